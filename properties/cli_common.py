@@ -1,0 +1,92 @@
+"""Shared plumbing for the command line: error handling, JSON output, key=value parsing.
+
+Every command of ``contrastive-bounds`` goes through :func:`command`, so bad input always
+exits with code 2 and one line naming the argument, never a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+from typing import Any, Callable
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+EXIT_OK = 0
+EXIT_VIOLATED = 1
+EXIT_BAD_INPUT = 2
+
+
+class CLIError(ValueError):
+    """Bad command-line input; the message names the argument."""
+
+
+def command(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a typer command: ValueError/KeyError/FileNotFoundError -> one line on stderr, exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (ValueError, KeyError, FileNotFoundError, TypeError) as exc:
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if isinstance(exc, KeyError):
+                msg = str(exc.args[0]) if exc.args else "unknown key"
+            err_console.print(f"error: {msg}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT)
+
+    return wrapper
+
+
+def parse_assignments(items: list[str] | None) -> dict[str, str]:
+    """Parse ``key=value`` words into a dict of strings; raise CLIError naming a malformed word."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise CLIError(f"argument {item!r} is not of the form key=value")
+        key, value = item.split("=", 1)
+        key = key.strip().replace("-", "_")
+        if not key:
+            raise CLIError(f"argument {item!r} has an empty key")
+        if key in out:
+            raise CLIError(f"argument {key!r} given twice")
+        out[key] = value.strip()
+    return out
+
+
+def parse_number(name: str, text: str) -> float | int:
+    """Parse an int or float; raise CLIError naming ``name`` when ``text`` is not a number."""
+    try:
+        if text.lstrip("+-").isdigit():
+            return int(text)
+        return float(text)
+    except ValueError:
+        raise CLIError(f"{name}={text!r} is not a number") from None
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _jsonable(obj.tolist())
+    if hasattr(obj, "item") and callable(obj.item):
+        return _jsonable(obj.item())
+    return obj
+
+
+def emit_json(obj: Any) -> None:
+    """Print ``obj`` as JSON on stdout (non-finite floats become null)."""
+    sys.stdout.write(json.dumps(_jsonable(obj), indent=2, default=str) + "\n")
+    sys.stdout.flush()
