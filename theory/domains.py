@@ -1,0 +1,190 @@
+"""Parameter domains and input validation.
+
+Every bound parameter carries a domain; every evaluation validates against it and raises a
+``ValueError`` that names the argument, its value and its domain (cases C04 of CASES.md). The plain
+functions :func:`check_real`, :func:`check_int` and :func:`check_probability` are the same checks
+for code that has no :class:`Param` (simulators, metrics, the command line).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["Interval", "Param", "check_real", "check_int", "check_probability", "check_finite_array"]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A real interval with open or closed ends; ``lo``/``hi`` may be ``-inf``/``inf`` (always open)."""
+
+    lo: float = -math.inf
+    hi: float = math.inf
+    lo_closed: bool = False
+    hi_closed: bool = False
+
+    def contains(self, x: float) -> bool:
+        """Return whether the real number ``x`` lies in the interval (NaN never does)."""
+        if math.isnan(x):
+            return False
+        lo_ok = x >= self.lo if self.lo_closed else x > self.lo
+        hi_ok = x <= self.hi if self.hi_closed else x < self.hi
+        return lo_ok and hi_ok
+
+    def __str__(self) -> str:
+        def fmt(v: float) -> str:
+            if math.isinf(v):
+                return "inf" if v > 0 else "-inf"
+            return f"{v:g}"
+
+        left = "[" if self.lo_closed and math.isfinite(self.lo) else "("
+        right = "]" if self.hi_closed and math.isfinite(self.hi) else ")"
+        return f"{left}{fmt(self.lo)}, {fmt(self.hi)}{right}"
+
+
+def _describe(value: Any) -> str:
+    try:
+        return repr(float(value)) if not isinstance(value, numbers.Integral) else str(int(value))
+    except (TypeError, ValueError, OverflowError):
+        return repr(value)
+
+
+def _as_real(name: str, value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be a number, not a bool")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not a real number") from None
+    if math.isnan(x):
+        raise ValueError(f"{name}=nan is not allowed (NaN)")
+    return x
+
+
+def check_real(
+    name: str,
+    value: Any,
+    lo: float = -math.inf,
+    hi: float = math.inf,
+    *,
+    lo_closed: bool = False,
+    hi_closed: bool = False,
+    allow_inf: bool = False,
+) -> float:
+    """Validate a real scalar and return it as ``float``.
+
+    Args:
+      name: the argument's public name (used in the message).
+      value: anything ``float()`` accepts (Python, numpy or sympy number, string of a number).
+      lo, hi, lo_closed, hi_closed: the domain.
+      allow_inf: accept ``inf`` when the domain includes it (default: never).
+
+    Raises:
+      ValueError: ``"tau=-1.0 is outside its domain (0, inf)"``; NaN, inf and non-numbers likewise
+        name the argument.
+    """
+    x = _as_real(name, value)
+    if math.isinf(x) and not allow_inf:
+        raise ValueError(f"{name}={x!r} must be finite; domain {Interval(lo, hi, lo_closed, hi_closed)}")
+    dom = Interval(lo, hi, lo_closed, hi_closed)
+    if not math.isinf(x) and not dom.contains(x):
+        raise ValueError(f"{name}={_describe(value)} is outside its domain {dom}")
+    return x
+
+
+def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """Validate an integer scalar in ``[lo, hi]`` and return it as ``int``.
+
+    Raises:
+      ValueError: not an integer (``2.5``, NaN, inf, a bool), or outside ``[lo, hi]``; the message
+        names the argument, its value and the allowed range.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be an integer, not a bool")
+    x = _as_real(name, value)
+    if math.isinf(x) or x != math.floor(x):
+        raise ValueError(f"{name}={_describe(value)} must be an integer")
+    n = int(x)
+    lo_s = "-inf" if lo is None else str(lo)
+    hi_s = "inf" if hi is None else str(hi)
+    if (lo is not None and n < lo) or (hi is not None and n > hi):
+        left = "(" if lo is None else "["
+        right = ")" if hi is None else "]"
+        raise ValueError(f"{name}={n} is outside its domain: integers in {left}{lo_s}, {hi_s}{right}")
+    return n
+
+
+def check_probability(name: str, value: Any, *, closed: bool = False) -> float:
+    """Validate a probability in the open interval (0, 1) (closed [0, 1] if ``closed``)."""
+    return check_real(name, value, 0.0, 1.0, lo_closed=closed, hi_closed=closed)
+
+
+def check_finite_array(name: str, array: Any, *, ndim: int | None = None) -> np.ndarray:
+    """Return ``np.asarray(array)`` after checking it is finite (and of ``ndim`` dims if given).
+
+    Raises:
+      ValueError: NaN or inf present (the message gives the first bad index), or wrong ``ndim``.
+    """
+    a = np.asarray(array)
+    if ndim is not None and a.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {a.shape}")
+    if a.dtype.kind in "fc" and not np.all(np.isfinite(a)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{name} contains NaN or inf (first at index {bad})")
+    return a
+
+
+@dataclass(frozen=True)
+class Param:
+    """A named bound parameter with its domain.
+
+    Attributes:
+      name: public name, a standard term of the field (``tau``, ``batch_size``, ``delta``...).
+      domain: an :class:`Interval`.
+      integer: whether only integers are allowed.
+      description: one line for humans (shown by ``contrastive-bounds list``).
+      units: units or meaning of the scale ("dimensionless", "steps", ...).
+    """
+
+    name: str
+    domain: Interval = field(default_factory=Interval)
+    integer: bool = False
+    description: str = ""
+    units: str = "dimensionless"
+
+    @property
+    def symbol(self) -> sp.Symbol:
+        """The sympy symbol, positive when the domain is inside (0, inf) (helps simplification)."""
+        positive = self.domain.lo > 0 or (self.domain.lo == 0 and not self.domain.lo_closed)
+        if self.integer:
+            return sp.Symbol(self.name, integer=True, positive=positive or None)
+        return sp.Symbol(self.name, positive=positive or None, real=True)
+
+    def validate(self, value: Any) -> Any:
+        """Return ``value`` checked against the domain (an ``int`` for integer params).
+
+        Exact sympy Rationals/Integers are kept exact; other inputs become ``float``/``int``.
+
+        Raises:
+          ValueError: naming the parameter, its value and its domain (NaN, inf, out of range,
+            non-integer for an integer parameter).
+        """
+        if self.integer:
+            lo = None if math.isinf(self.domain.lo) else math.ceil(self.domain.lo) + (0 if self.domain.lo_closed or self.domain.lo != math.ceil(self.domain.lo) else 1)
+            hi = None if math.isinf(self.domain.hi) else math.floor(self.domain.hi) - (0 if self.domain.hi_closed or self.domain.hi != math.floor(self.domain.hi) else 1)
+            return check_int(self.name, value, lo, hi)
+        if isinstance(value, sp.Rational):
+            check_real(self.name, float(value), self.domain.lo, self.domain.hi,
+                       lo_closed=self.domain.lo_closed, hi_closed=self.domain.hi_closed)
+            return value
+        return check_real(self.name, value, self.domain.lo, self.domain.hi,
+                          lo_closed=self.domain.lo_closed, hi_closed=self.domain.hi_closed)
+
+    def domain_text(self) -> str:
+        """Human-readable domain, e.g. ``integers in [1, inf)`` or ``(0, 1)``."""
+        return f"integers in {self.domain}" if self.integer else str(self.domain)
