@@ -1,0 +1,497 @@
+"""Chunked driver for many Langevin chains: observables, progress, atomic checkpoints, resume.
+
+:func:`simulate` runs ``chains × num_steps`` steps of a :class:`.langevin.LangevinKernel` with
+``lax.scan`` inside a jitted chunk (compiled once per chunk shape: at most two shapes per run, the
+full chunk and the last, shorter one). Between chunks it updates a rich progress bar and writes a
+checkpoint atomically (temp file + ``os.replace``). It returns observables, not trajectories:
+
+* ``energy_trace``: V of every chain every ``record_every`` steps, shape ``(num_records, chains)``;
+* ``running_min``: min over the run of V per chain (the initial state included);
+* ``hit_time``: first continuous time at which a chain is in ``target`` (``inf`` if never), the
+  initial state included (a chain that starts inside has hit time ``t_start``);
+* ``occupancy``: fraction of the steps that each chain ended inside each of ``basins``;
+* ``final_basin`` and ``escapes``: the basin label at the end and the number of moves between
+  distinct basins (an excursion outside every basin that returns to the same basin is not counted);
+* the final positions and energies.
+
+Randomness: the noise of step k for all chains is ``normal(fold_in(key(seed), k))``, so results
+depend only on (seed, PRNG implementation, kernel, initial positions, k) — not on the chunking or on
+interruptions: a resumed run is bit-identical to an uninterrupted one on the same platform.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, NamedTuple, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from contrastive_bounds.theory.domains import check_int, check_real
+
+from .langevin import LangevinKernel, LangevinState
+from .precision import require_x64
+
+__all__ = ["EnergyBelow", "Arc", "SimulationResult", "simulate", "default_record_every"]
+
+PRNG_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg")
+_TWO_PI = 2.0 * math.pi
+
+
+@dataclass(frozen=True)
+class EnergyBelow:
+    """Target set {V < level} (e.g. level = V_min + delta). Callable ``(position, potential) -> bool``."""
+
+    level: float
+
+    def __post_init__(self) -> None:
+        check_real("level", self.level)
+
+    def __call__(self, position: jax.Array, potential: jax.Array) -> jax.Array:
+        return potential < self.level
+
+    def describe(self) -> str:
+        return f"V < {self.level!r}"
+
+
+@dataclass(frozen=True)
+class Arc:
+    """Target set on S¹ (N = 1, d = 2): θ in the arc from ``theta_lo`` counter-clockwise to ``theta_hi``.
+
+    θ = atan2(z[0, 1], z[0, 0]); angles in radians, any real values; the arc's length
+    (theta_hi − theta_lo) must lie in (0, 2π]. Example: the basin of θ = π of ``double-well`` is
+    ``Arc(theta_s, 2π − theta_s)`` with cos θ_s = −1/8.
+    """
+
+    theta_lo: float
+    theta_hi: float
+
+    def __post_init__(self) -> None:
+        check_real("theta_lo", self.theta_lo)
+        check_real("theta_hi", self.theta_hi)
+        width = self.theta_hi - self.theta_lo
+        if not (0.0 < width <= _TWO_PI):
+            raise ValueError(
+                f"theta_hi - theta_lo={width!r} is outside its domain (0, 2*pi]; give theta_hi > theta_lo"
+            )
+
+    def __call__(self, position: jax.Array, potential: jax.Array) -> jax.Array:
+        theta = jnp.arctan2(position[0, 1], position[0, 0])
+        width = self.theta_hi - self.theta_lo
+        return jnp.mod(theta - self.theta_lo, _TWO_PI) < width
+
+    def describe(self) -> str:
+        return f"theta in [{self.theta_lo!r}, {self.theta_hi!r}] (mod 2pi)"
+
+
+class _Carry(NamedTuple):
+    state: LangevinState  # batched: position (chains, N, d)
+    step: jax.Array  # () int32: steps done
+    running_min: jax.Array  # (chains,)
+    hit_time: jax.Array  # (chains,), inf = not yet
+    occupancy: jax.Array  # (chains, num_basins) int32 step counts
+    last_basin: jax.Array  # (chains,) int32, -1 = none yet
+    escapes: jax.Array  # (chains,) int32
+
+
+@dataclass
+class SimulationResult:
+    """Observables of a run (numpy arrays; ``chains`` leading where per chain).
+
+    Attributes:
+      positions: ``(chains, N, d)`` final states; potential: ``(chains,)`` final V.
+      running_min: ``(chains,)``; hit_time: ``(chains,)`` (``inf``: not hit by ``t_end``).
+      occupancy: ``(chains, num_basins)`` fractions of steps in each basin; final_basin:
+        ``(chains,)`` int (−1: in none); escapes: ``(chains,)`` int.
+      energy_trace: ``(num_records, chains)``; record_times: ``(num_records,)`` continuous times.
+      steps_done / num_steps: progress (``complete`` iff equal); t_start, t_end (time reached).
+      wall_time: seconds spent in this call; chain_steps_per_second: throughput of this call
+        (including compilation). dtype: ``"float32"``/``"float64"``. config: the run's fingerprint.
+    """
+
+    positions: np.ndarray
+    potential: np.ndarray
+    running_min: np.ndarray
+    hit_time: np.ndarray
+    occupancy: np.ndarray
+    final_basin: np.ndarray
+    escapes: np.ndarray
+    energy_trace: np.ndarray
+    record_times: np.ndarray
+    steps_done: int
+    num_steps: int
+    step_size: float
+    t_start: float
+    t_end: float
+    wall_time: float
+    chain_steps_per_second: float
+    dtype: str
+    seed: int
+    config: dict = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """Whether all ``num_steps`` steps were run."""
+        return self.steps_done == self.num_steps
+
+    @property
+    def hit(self) -> np.ndarray:
+        """``(chains,)`` bool: the chain reached the target by ``t_end``."""
+        return np.isfinite(self.hit_time)
+
+    @property
+    def chains(self) -> int:
+        return int(self.positions.shape[0])
+
+
+def default_record_every(num_steps: int, records: int = 100) -> int:
+    """Largest divisor of ``num_steps`` not above ``num_steps // records`` (at least 1)."""
+    target = max(1, num_steps // records)
+    for r in range(target, 0, -1):
+        if num_steps % r == 0:
+            return r
+    return 1
+
+
+def _basin_label(basins: tuple, position: jax.Array, potential: jax.Array) -> jax.Array:
+    label = jnp.asarray(-1, jnp.int32)
+    for i in reversed(range(len(basins))):
+        label = jnp.where(basins[i](position, potential), jnp.asarray(i, jnp.int32), label)
+    return label
+
+
+@lru_cache(maxsize=64)
+def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: int, unroll: int):
+    """Jitted chunk ``(carry, key, t_start, n_records) -> (carry, energies (n_records, chains))``."""
+    step_v = jax.vmap(kernel.step_with_noise, in_axes=(0, 0, None))
+    label_v = jax.vmap(lambda p, v: _basin_label(basins, p, v))
+    target_v = None if target is None else jax.vmap(target)
+    num_basins = len(basins)
+
+    def one_step(carry: _Carry, key: jax.Array, t_start: jax.Array) -> _Carry:
+        state = carry.state
+        dtype = state.position.dtype
+        h = jnp.asarray(kernel.step_size, dtype)
+        k = carry.step
+        t = t_start + k.astype(dtype) * h
+        noise = jax.random.normal(jax.random.fold_in(key, k), state.position.shape, dtype)
+        new = step_v(state, noise, t)
+        t_new = t_start + (k + 1).astype(dtype) * h
+        running_min = jnp.minimum(carry.running_min, new.potential)
+        hit_time = carry.hit_time
+        if target_v is not None:
+            inside = target_v(new.position, new.potential)
+            hit_time = jnp.where(jnp.isinf(hit_time) & inside, t_new, hit_time)
+        occupancy, last, escapes = carry.occupancy, carry.last_basin, carry.escapes
+        if num_basins:
+            lab = label_v(new.position, new.potential)
+            occupancy = occupancy + (lab[:, None] == jnp.arange(num_basins, dtype=jnp.int32)[None, :]).astype(
+                jnp.int32
+            )
+            moved = (lab >= 0) & (last >= 0) & (lab != last)
+            escapes = escapes + moved.astype(jnp.int32)
+            last = jnp.where(lab >= 0, lab, last)
+        return _Carry(new, k + 1, running_min, hit_time, occupancy, last, escapes)
+
+    def record(carry: _Carry, key: jax.Array, t_start: jax.Array):
+        def body(c, _):
+            return one_step(c, key, t_start), None
+
+        carry, _ = jax.lax.scan(body, carry, None, length=record_every, unroll=max(1, min(unroll, record_every)))
+        return carry, carry.state.potential
+
+    def chunk(carry: _Carry, key: jax.Array, t_start: jax.Array, n_records: int):
+        return jax.lax.scan(lambda c, _: record(c, key, t_start), carry, None, length=n_records)
+
+    return jax.jit(chunk, static_argnums=3, donate_argnums=0)
+
+
+def _initial_carry(kernel: LangevinKernel, positions: jax.Array, target: Any, basins: tuple, t_start) -> _Carry:
+    state = jax.vmap(kernel.init)(positions)
+    chains = positions.shape[0]
+    dtype = positions.dtype
+    hit = jnp.full((chains,), jnp.inf, dtype)
+    if target is not None:
+        inside = jax.vmap(target)(state.position, state.potential)
+        hit = jnp.where(inside, jnp.asarray(t_start, dtype), hit)
+    if basins:
+        lab = jax.vmap(lambda p, v: _basin_label(basins, p, v))(state.position, state.potential)
+    else:
+        lab = jnp.full((chains,), -1, jnp.int32)
+    return _Carry(
+        state=state,
+        step=jnp.asarray(0, jnp.int32),
+        running_min=jnp.array(state.potential, copy=True),
+        hit_time=hit,
+        occupancy=jnp.zeros((chains, len(basins)), jnp.int32),
+        last_basin=lab,
+        escapes=jnp.zeros((chains,), jnp.int32),
+    )
+
+
+_CARRY_FIELDS = ("running_min", "hit_time", "occupancy", "last_basin", "escapes")
+
+
+def _save_checkpoint(path: Path, carry: _Carry, trace: np.ndarray, fingerprint: str) -> None:
+    """Write the run state to ``path`` atomically (temp file in the same folder + os.replace)."""
+    arrays = {
+        "position": np.asarray(carry.state.position),
+        "potential": np.asarray(carry.state.potential),
+        "grad": np.asarray(carry.state.grad),
+        "step": np.asarray(carry.step),
+        "energy_trace": trace,
+        "fingerprint": np.asarray(fingerprint),
+    }
+    for name in _CARRY_FIELDS:
+        arrays[name] = np.asarray(getattr(carry, name))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _load_checkpoint(path: Path, fingerprint: str) -> tuple[_Carry, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        found = str(data["fingerprint"])
+        if found != fingerprint:
+            raise ValueError(
+                f"checkpoint={str(path)!r} belongs to a different run (its configuration differs); "
+                "use another path or resume=False"
+            )
+        state = LangevinState(
+            jnp.asarray(data["position"]), jnp.asarray(data["potential"]), jnp.asarray(data["grad"])
+        )
+        carry = _Carry(
+            state,
+            jnp.asarray(data["step"]),
+            *(jnp.asarray(data[name]) for name in _CARRY_FIELDS),
+        )
+        return carry, np.array(data["energy_trace"])
+
+
+def _check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dtype: Any) -> None:
+    spec = kernel.temperature_spec
+    validate = getattr(spec, "validate_range", None)
+    if callable(validate):
+        validate(t_start, t_end)
+    grid = jnp.asarray(np.linspace(t_start, t_end, 1025), dtype)
+    temps = np.asarray(kernel.temperature_fn(grid))
+    bad = ~(np.isfinite(temps) & (temps > 0))
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"temperature(t={float(grid[i])!r})={float(temps[i])!r} is not finite and > 0 on the run's "
+            f"time span [{t_start!r}, {t_end!r}] (C12); shift the schedule (t0) or start later"
+        )
+
+
+def simulate(
+    kernel: LangevinKernel,
+    positions: Any,
+    *,
+    num_steps: int,
+    seed: int,
+    t_start: float = 0.0,
+    record_every: int | None = None,
+    chunk_steps: int = 100_000,
+    target: Any = None,
+    basins: Sequence[Any] = (),
+    progress: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    resume: bool = False,
+    stop_after_steps: int | None = None,
+    prng_impl: str = "threefry2x32",
+    unroll: int = 1,
+) -> SimulationResult:
+    """Run ``chains × num_steps`` steps of ``kernel`` and return observables.
+
+    Args:
+      kernel: a :class:`.langevin.LangevinKernel` (reuse the same object to reuse compiled chunks).
+      positions: initial states, shape ``(chains, N, d)``, float32 or float64, on the sphere. The
+        dtype of the run is the dtype of ``positions`` (float64 requires JAX x64 on).
+      num_steps: number of steps ≥ 1; the run covers [t_start, t_start + num_steps·h].
+      seed: integer ≥ 0; the noise of step k is ``normal(fold_in(key(seed, impl), k))``.
+      t_start: continuous time of the initial state (≥ 0); the schedule is evaluated at
+        t_start + k·h. Schedules are validated on [t_start, t_end] first (C12).
+      record_every: steps between entries of ``energy_trace`` (must divide num_steps); default
+        :func:`default_record_every` (about 100 records).
+      chunk_steps: steps per jitted chunk (rounded down to a multiple of record_every; ≥ one record).
+      target: ``None``, :class:`EnergyBelow`, :class:`Arc`, or any hashable pure predicate
+        ``(position (N, d), potential ()) -> bool``; its first hitting time is recorded.
+      basins: a sequence of such predicates (first match wins) for occupancy and escape counts.
+      progress: show a rich progress bar between chunks.
+      checkpoint: file path (``.npz``) written atomically after every chunk.
+      resume: continue from ``checkpoint`` if it exists (its configuration must match; otherwise
+        ValueError). The result is bit-identical to an uninterrupted run.
+      stop_after_steps: stop (after the chunk that reaches it) once this many steps of the run are
+        done in total; the result then has ``complete == False`` (for time-boxed jobs, and tests).
+      prng_impl: ``"threefry2x32"`` (default), ``"rbg"`` or ``"unsafe_rbg"`` (faster on CPU).
+      unroll: steps fused per scan iteration (a speed knob; does not change results beyond
+        floating-point reassociation by the compiler).
+
+    Returns:
+      :class:`SimulationResult`.
+
+    Raises:
+      ValueError: bad shapes, off-sphere or non-finite positions, non-positive temperatures on
+        the time span, a record_every that does not divide num_steps, an Arc target on a
+        landscape that is not S¹, a mismatching checkpoint, float64 input with x64 off.
+    """
+    num_steps = check_int("num_steps", num_steps, 1, 2**31 - 2)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    t_start = check_real("t_start", t_start, 0.0, math.inf, lo_closed=True)
+    chunk_steps = check_int("chunk_steps", chunk_steps, 1, None)
+    unroll = check_int("unroll", unroll, 1, 1024)
+    if prng_impl not in PRNG_IMPLS:
+        raise ValueError(f"prng_impl={prng_impl!r} is not one of {PRNG_IMPLS}")
+    if record_every is None:
+        record_every = default_record_every(num_steps)
+    record_every = check_int("record_every", record_every, 1, num_steps)
+    if num_steps % record_every:
+        raise ValueError(f"record_every={record_every} must divide num_steps={num_steps}")
+    if stop_after_steps is not None:
+        stop_after_steps = check_int("stop_after_steps", stop_after_steps, 1, num_steps)
+
+    require_x64(positions, what="simulate")
+    pos = np.asarray(positions)
+    if pos.ndim != 3:
+        raise ValueError(f"positions must have shape (chains, N, d), got {pos.shape}")
+    if pos.dtype not in (np.float32, np.float64):
+        raise ValueError(f"positions must be float32 or float64, got {pos.dtype}")
+    if not np.all(np.isfinite(pos)):
+        raise ValueError("positions contains NaN or inf")
+    err = float(np.max(np.abs(np.linalg.norm(pos.astype(np.float64), axis=-1) - 1.0)))
+    tol = 1e-5 if pos.dtype == np.float32 else 1e-10
+    if err > tol:
+        raise ValueError(f"positions must lie on the sphere: max | |z| - 1 | = {err:.3g} > {tol:g}")
+    basins = tuple(basins)
+    for obj in ((target,) if target is not None else ()) + basins:
+        if isinstance(obj, Arc) and pos.shape[1:] != (1, 2):
+            raise ValueError(f"an Arc target needs an S^1 landscape (N=1, d=2), positions have shape {pos.shape}")
+
+    h = kernel.step_size
+    t_end = t_start + num_steps * h
+    _check_temperatures(kernel, t_start, t_end, pos.dtype)
+
+    fingerprint = json.dumps(
+        {
+            "kernel": kernel.description,
+            "shape": list(pos.shape),
+            "dtype": str(pos.dtype),
+            "positions_sha256": hashlib.sha256(np.ascontiguousarray(pos).tobytes()).hexdigest(),
+            "num_steps": num_steps,
+            "seed": seed,
+            "t_start": t_start,
+            "record_every": record_every,
+            "prng_impl": prng_impl,
+            "target": None if target is None else getattr(target, "describe", lambda: repr(target))(),
+            "basins": [getattr(b, "describe", lambda b=b: repr(b))() for b in basins],
+        },
+        sort_keys=True,
+    )
+
+    ckpt = Path(checkpoint) if checkpoint is not None else None
+    carry = None
+    trace_parts: list[np.ndarray] = []
+    if ckpt is not None and resume and ckpt.exists():
+        carry, trace = _load_checkpoint(ckpt, fingerprint)
+        trace_parts.append(trace)
+    if carry is None:
+        carry = _initial_carry(kernel, jnp.asarray(pos), target, basins, t_start)
+        trace_parts.append(np.zeros((0, pos.shape[0]), pos.dtype))
+
+    key = jax.random.key(seed, impl=prng_impl)
+    t0 = jnp.asarray(t_start, pos.dtype)
+    fn = _chunk_fn(kernel, target, basins, record_every, unroll)
+    records_per_chunk = max(1, chunk_steps // record_every)
+    stop = num_steps if stop_after_steps is None else stop_after_steps
+    steps_at_start = int(carry.step)
+
+    bar = None
+    if progress:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        bar = Progress(
+            TextColumn("[bold]langevin[/bold] {task.completed:,}/{task.total:,} steps"),
+            BarColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+        )
+        bar.start()
+        task = bar.add_task("run", total=num_steps, completed=steps_at_start, rate="")
+
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+            while int(carry.step) < stop:
+                done = int(carry.step)
+                n_rec = min(records_per_chunk, (num_steps - done) // record_every)
+                carry, energies = fn(carry, key, t0, n_rec)
+                trace_parts.append(np.asarray(energies))
+                if ckpt is not None:
+                    _save_checkpoint(ckpt, carry, np.concatenate(trace_parts, axis=0), fingerprint)
+                if bar is not None:
+                    elapsed = time.perf_counter() - start
+                    rate = (int(carry.step) - steps_at_start) * pos.shape[0] / max(elapsed, 1e-9)
+                    bar.update(task, completed=int(carry.step), rate=f"{rate:.3g} chain-steps/s")
+    finally:
+        if bar is not None:
+            bar.stop()
+    jax.block_until_ready(carry)
+    wall = time.perf_counter() - start
+
+    steps_done = int(carry.step)
+    trace = np.concatenate(trace_parts, axis=0)
+    n_records = trace.shape[0]
+    record_times = t_start + h * record_every * np.arange(1, n_records + 1, dtype=np.float64)
+    occupancy = np.asarray(carry.occupancy, np.float64) / max(steps_done, 1)
+    last = np.asarray(carry.last_basin)
+    if basins:
+        final_label = np.asarray(
+            jax.vmap(lambda p, v: _basin_label(basins, p, v))(carry.state.position, carry.state.potential)
+        )
+    else:
+        final_label = np.full(pos.shape[0], -1, np.int32)
+    del last
+    return SimulationResult(
+        positions=np.asarray(carry.state.position),
+        potential=np.asarray(carry.state.potential),
+        running_min=np.asarray(carry.running_min),
+        hit_time=np.asarray(carry.hit_time),
+        occupancy=occupancy,
+        final_basin=final_label,
+        escapes=np.asarray(carry.escapes),
+        energy_trace=trace,
+        record_times=record_times,
+        steps_done=steps_done,
+        num_steps=num_steps,
+        step_size=h,
+        t_start=t_start,
+        t_end=t_start + steps_done * h,
+        wall_time=wall,
+        chain_steps_per_second=(steps_done - steps_at_start) * pos.shape[0] / max(wall, 1e-12),
+        dtype=str(pos.dtype),
+        seed=seed,
+        config=json.loads(fingerprint),
+    )

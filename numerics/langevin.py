@@ -1,0 +1,250 @@
+"""Annealed overdamped Langevin dynamics on (S^{d−1})^N: a BlackJAX-style kernel.
+
+The kernel is a pair of pure functions ``init(position) -> LangevinState`` and
+``step(key, state, t) -> LangevinState`` acting on ONE chain (position of shape ``(N, d)``); use
+``jax.vmap`` for many chains (the driver in :mod:`.driver` does, with one noise draw per step for
+all chains through :meth:`LangevinKernel.step_with_noise`).
+
+Dynamics (A1 of THEOREMS.md): dZ = −grad V(Z) dt + sqrt(2 T(t)) dW^M on M = (S^{d−1})^N, with the
+Riemannian gradient grad V = P(Z)∇V and P(z) = I − zzᵀ per factor. Time is continuous: step k
+goes from t = t_start + k·h to t + h and uses T(t) (left point), never the step index.
+
+Integrators (``integrator=``):
+
+* ``"euler"`` (default): projected Euler–Maruyama with the normalisation retraction,
+  z ← normalize(z − h·P(z)∇V + sqrt(2·T(t)·h)·P(z)ξ), ξ ~ N(0, I_d) per factor. The
+  normalisation supplies the Itô drift −(d−1)·T·z of Brownian motion on the sphere, so at fixed T
+  the chain samples exp(−V/T) up to an O(h) bias (weak order 1).
+* ``"geodesic"``: the same tangent increment applied through the exponential map,
+  z ← exp_z(−h·P(z)∇V + sqrt(2·T(t)·h)·P(z)ξ); also weak order 1, with a different O(h) bias.
+
+``anisotropy=A`` gives the author's anisotropic-noise variant (THEOREMS.md A8.5; the public notebook
+``anisotropic.ipynb`` of farischaudhry/contrastive-learning-temperature-schedules): the noise is
+P(z)·A^{1/2}ξ while the drift is NOT preconditioned by A. This chain does NOT sample exp(−V/T)
+(for A ≠ I its stationary law is not the Gibbs law; with A = diag(10, 10, 0.01) it is a hotter
+chain); the kernel marks it with ``samples_gibbs = False``.
+
+Sources: Chaudhry (arXiv 2603.12552) for the model; Hsu, *Stochastic Analysis on Manifolds* (2002)
+Sec. 1.2 for Brownian motion on an embedded sphere; Talay & Tubaro (1990) for the weak order-1 bias.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from contrastive_bounds.theory.domains import check_finite_array, check_real
+
+from .sphere import exp_map, project_tangent, retract
+
+__all__ = ["LangevinState", "LangevinKernel", "langevin_kernel", "as_temperature_fn"]
+
+INTEGRATORS = ("euler", "geodesic")
+
+
+class LangevinState(NamedTuple):
+    """State of one chain.
+
+    Attributes:
+      position: shape ``(N, d)``, on (S^{d−1})^N, dtype float32 or float64.
+      potential: shape ``()``, V(position), same dtype.
+      grad: shape ``(N, d)``, the Euclidean gradient ∇V(position) (not yet projected).
+    """
+
+    position: jax.Array
+    potential: jax.Array
+    grad: jax.Array
+
+
+def as_temperature_fn(temperature: Any) -> Callable[[jax.Array], jax.Array]:
+    """Turn a temperature specification into a pure function t -> T(t) for use under jit.
+
+    Args:
+      temperature: a positive finite float (fixed T); an object with a method
+        ``temperature(t, xp=...)`` (a :class:`contrastive_bounds.theory.annealing.Schedule`); or a
+        callable ``f(t, xp)`` taking continuous time and an array namespace.
+
+    Returns:
+      ``fn(t)`` evaluating T elementwise with ``jax.numpy``.
+
+    Raises:
+      ValueError: a fixed temperature that is not finite and > 0, or an unsupported object.
+    """
+    if isinstance(temperature, (int, float, np.floating, np.integer)) and not isinstance(temperature, bool):
+        value = check_real("temperature", temperature, 0.0, math.inf)
+
+        def fixed(t: jax.Array) -> jax.Array:
+            return jnp.full_like(t, value)
+
+        return fixed
+    method = getattr(temperature, "temperature", None)
+    if callable(method):
+        return lambda t: method(t, xp=jnp)
+    if callable(temperature):
+        return lambda t: temperature(t, jnp)
+    raise ValueError(
+        f"temperature={temperature!r} must be a positive float, a Schedule, or a callable f(t, xp)"
+    )
+
+
+def _sqrt_spd(name: str, a: Any, d: int) -> np.ndarray:
+    """Symmetric square root of an SPD (d, d) matrix or a positive (d,) diagonal; validates."""
+    arr = check_finite_array(name, np.asarray(a, dtype=np.float64))
+    if arr.ndim == 1:
+        if arr.shape != (d,):
+            raise ValueError(f"{name} must have shape ({d},) or ({d}, {d}), got {arr.shape}")
+        if np.any(arr <= 0):
+            raise ValueError(f"{name} must be positive on the diagonal, got {arr.tolist()}")
+        return np.diag(np.sqrt(arr))
+    if arr.shape != (d, d):
+        raise ValueError(f"{name} must have shape ({d},) or ({d}, {d}), got {arr.shape}")
+    if not np.allclose(arr, arr.T, rtol=1e-12, atol=1e-12):
+        raise ValueError(f"{name} must be symmetric")
+    w, v = np.linalg.eigh(arr)
+    if np.any(w <= 0):
+        raise ValueError(f"{name} must be positive definite; smallest eigenvalue {w.min():g}")
+    return (v * np.sqrt(w)) @ v.T
+
+
+@dataclass(frozen=True, eq=False)
+class LangevinKernel:
+    """Projected Langevin kernel on (S^{d−1})^N (construct with :func:`langevin_kernel`).
+
+    Attributes:
+      potential: V, ``(N, d) -> ()``, pure JAX.
+      grad: ∇V (Euclidean), ``(N, d) -> (N, d)``, pure JAX.
+      temperature_fn: ``t -> T(t)``, pure JAX, elementwise.
+      step_size: h > 0 (continuous-time units).
+      integrator: ``"euler"`` or ``"geodesic"``.
+      noise_sqrt: ``None`` (isotropic) or the (d, d) matrix A^{1/2} of the anisotropic variant.
+      samples_gibbs: True iff the chain targets exp(−V/T) at fixed T (False for anisotropic noise).
+      description: a one-line human description (also used to fingerprint checkpoints).
+      temperature_spec: what was passed as ``temperature`` (a float, Schedule or callable); the
+        driver calls its ``validate_range`` over the run's time span when it has one.
+    """
+
+    potential: Callable[[jax.Array], jax.Array]
+    grad: Callable[[jax.Array], jax.Array]
+    temperature_fn: Callable[[jax.Array], jax.Array]
+    step_size: float
+    integrator: str = "euler"
+    noise_sqrt: np.ndarray | None = None
+    description: str = ""
+    samples_gibbs: bool = field(default=True)
+    temperature_spec: Any = None
+
+    def init(self, position: jax.Array) -> LangevinState:
+        """Build the state of one chain at ``position`` (shape ``(N, d)``, on the sphere)."""
+        position = jnp.asarray(position)
+        return LangevinState(position, self.potential(position), self.grad(position))
+
+    def step_with_noise(self, state: LangevinState, noise: jax.Array, t: jax.Array) -> LangevinState:
+        """One step from continuous time ``t`` with a given standard Gaussian ``noise`` (shape (N, d)).
+
+        Pure and vmappable; this is the deterministic core of :meth:`step`.
+        """
+        z = state.position
+        dtype = z.dtype
+        h = jnp.asarray(self.step_size, dtype)
+        temp = jnp.asarray(self.temperature_fn(jnp.asarray(t, dtype)), dtype)
+        if self.noise_sqrt is not None:
+            noise = noise @ jnp.asarray(self.noise_sqrt, dtype).T
+        increment = project_tangent(z, -h * state.grad + jnp.sqrt(2.0 * temp * h) * noise)
+        if self.integrator == "euler":
+            new = retract(z, increment)
+        else:
+            new = exp_map(z, increment)
+        return LangevinState(new, self.potential(new), self.grad(new))
+
+    def step(self, key: jax.Array, state: LangevinState, t: jax.Array) -> LangevinState:
+        """One step of one chain from continuous time ``t`` (pure, vmappable over key/state).
+
+        Args:
+          key: PRNG key; state: :class:`LangevinState` with position ``(N, d)``; t: scalar time.
+        Returns:
+          The next :class:`LangevinState`.
+        """
+        noise = jax.random.normal(key, state.position.shape, state.position.dtype)
+        return self.step_with_noise(state, noise, t)
+
+
+def _resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, str]:
+    if hasattr(potential, "potential") and callable(getattr(potential, "potential")):
+        land = potential
+        v = land.potential
+        g = grad if grad is not None else getattr(land, "grad", None) or jax.grad(v)
+        return v, g, str(getattr(land, "name", type(land).__name__))
+    if not callable(potential):
+        raise ValueError(f"potential={potential!r} must be a Landscape or a callable (N, d) -> scalar")
+    g = grad if grad is not None else jax.grad(potential)
+    return potential, g, getattr(potential, "__name__", "potential")
+
+
+def langevin_kernel(
+    potential: Any,
+    grad: Callable[[jax.Array], jax.Array] | None = None,
+    *,
+    temperature: Any,
+    step_size: float,
+    integrator: str = "euler",
+    anisotropy: Any = None,
+) -> LangevinKernel:
+    """Build the annealed Langevin kernel for a potential on (S^{d−1})^N.
+
+    Args:
+      potential: a :class:`contrastive_bounds.numerics.landscapes.Landscape` (its ``potential`` and
+        ``grad`` are used) or a pure JAX callable ``V(z)``, z of shape ``(N, d)`` -> scalar.
+      grad: the Euclidean gradient of V, ``(N, d) -> (N, d)``; default: the landscape's ``grad``,
+        else ``jax.grad(potential)``.
+      temperature: a positive float (fixed T), a ``Schedule`` (``theory.annealing``), or a callable
+        ``f(t, xp)``; evaluated at continuous time t = t_start + k·h. Schedules should be checked
+        with ``Schedule.validate_range`` over the run's time span before simulating (C12); the
+        driver does this when given a Schedule.
+      step_size: h > 0, finite (continuous-time units).
+      integrator: ``"euler"`` (projected Euler–Maruyama + normalisation, default) or ``"geodesic"``.
+      anisotropy: ``None`` (isotropic, samples exp(−V/T)), or the author's diffusion matrix A: an
+        SPD ``(d, d)`` array or a positive ``(d,)`` diagonal. Noise becomes P(z)A^{1/2}ξ with an
+        unpreconditioned drift; the result does NOT sample exp(−V/T) (A8.5).
+
+    Returns:
+      A :class:`LangevinKernel`.
+
+    Raises:
+      ValueError: bad step_size, unknown integrator, bad anisotropy or temperature.
+    """
+    h = check_real("step_size", step_size, 0.0, math.inf)
+    if integrator not in INTEGRATORS:
+        raise ValueError(f"integrator={integrator!r} is not one of {INTEGRATORS}")
+    v, g, name = _resolve_potential(potential, grad)
+    temp_fn = as_temperature_fn(temperature)
+    noise_sqrt = None
+    if anisotropy is not None:
+        a = np.asarray(anisotropy, dtype=np.float64)
+        d = a.shape[-1] if a.ndim >= 1 else 0
+        noise_sqrt = _sqrt_spd("anisotropy", a, d)
+    if hasattr(temperature, "describe"):
+        temp_desc = temperature.describe()
+    elif callable(temperature):
+        temp_desc = getattr(temperature, "__qualname__", type(temperature).__name__)
+    else:
+        temp_desc = repr(float(temperature))
+    desc = (
+        f"langevin(potential={name}, integrator={integrator}, step_size={h!r}, "
+        f"temperature={temp_desc}, anisotropy={None if noise_sqrt is None else np.round(noise_sqrt @ noise_sqrt, 12).tolist()})"
+    )
+    return LangevinKernel(
+        potential=v,
+        grad=g,
+        temperature_fn=temp_fn,
+        step_size=h,
+        integrator=integrator,
+        noise_sqrt=noise_sqrt,
+        description=desc,
+        samples_gibbs=noise_sqrt is None,
+        temperature_spec=temperature,
+    )
