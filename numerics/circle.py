@@ -1,0 +1,297 @@
+"""Potentials on the circle S¹ as Fourier series, and their exact critical-point structure.
+
+``V(θ) = Σ_k a_k cos(kθ) + b_k sin(kθ)`` (``k >= 0``; ``b_0`` is ignored). Critical points are
+found by a sign scan of ``V'`` on a fine grid followed by Brent's method (float64, |θ error| ~ 1e-15),
+so heights of minima and saddles are exact to rounding; from them the depth of every local minimum
+and the critical height ``H*`` follow by walking the circle (THEOREMS.md A3). The grid-based,
+persistence computation of the same numbers lives in :mod:`.barriers` (an independent method).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Mapping
+
+import numpy as np
+from scipy.optimize import brentq
+
+from contrastive_bounds.theory.domains import check_finite_array, check_int
+
+__all__ = ["FourierSeries", "CircleCriticalPoints", "MinimumDepth", "analyse_circle", "read_fourier_file"]
+
+TWO_PI = 2.0 * math.pi
+
+
+@dataclass(frozen=True)
+class FourierSeries:
+    """A real trigonometric polynomial on S¹.
+
+    Attributes:
+      ks: int array (K,), the distinct frequencies ``k >= 0``, increasing.
+      cos: float64 array (K,), ``a_k``; sin: float64 array (K,), ``b_k`` (``b_0`` must be 0).
+    """
+
+    ks: np.ndarray
+    cos: np.ndarray
+    sin: np.ndarray
+
+    @staticmethod
+    def from_dicts(cos: Mapping[Any, float] | None = None, sin: Mapping[Any, float] | None = None) -> "FourierSeries":
+        """Build from ``{k: a_k}`` and ``{k: b_k}`` (keys int or str of an int >= 0; sin keys >= 1).
+
+        Raises:
+          ValueError: a key that is not a non-negative integer, a ``sin`` key 0, a non-finite
+            coefficient, or no coefficient at all.
+        """
+        cos = dict(cos or {})
+        sin = dict(sin or {})
+        if not cos and not sin:
+            raise ValueError("a Fourier landscape needs at least one coefficient in 'cos' or 'sin'")
+        a: dict[int, float] = {}
+        b: dict[int, float] = {}
+        for name, src, dst, lo in (("cos", cos, a, 0), ("sin", sin, b, 1)):
+            for key, val in src.items():
+                k = check_int(f"{name} frequency", key, lo, None)
+                v = float(val)
+                if not math.isfinite(v):
+                    raise ValueError(f"{name}[{k}]={val!r} must be finite")
+                dst[k] = dst.get(k, 0.0) + v
+        ks = np.array(sorted(set(a) | set(b)), dtype=np.int64)
+        return FourierSeries(
+            ks=ks,
+            cos=np.array([a.get(int(k), 0.0) for k in ks], dtype=np.float64),
+            sin=np.array([b.get(int(k), 0.0) for k in ks], dtype=np.float64),
+        )
+
+    def scaled(self, factor: float) -> "FourierSeries":
+        """``factor · V`` (a new series)."""
+        return FourierSeries(self.ks, self.cos * factor, self.sin * factor)
+
+    @property
+    def max_frequency(self) -> int:
+        return int(self.ks.max()) if self.ks.size else 0
+
+    def derivative_bound(self, order: int) -> float:
+        """``Σ k^order (|a_k| + |b_k|)``: an upper bound of ``sup |V^(order)|``."""
+        return float(np.sum(self.ks.astype(float) ** order * (np.abs(self.cos) + np.abs(self.sin))))
+
+    def value(self, theta: Any, xp: ModuleType = np, order: int = 0) -> Any:
+        """``V^(order)(θ)`` for ``order`` in 0..3, elementwise over ``theta`` (any shape, radians).
+
+        ``xp`` is ``numpy`` or ``jax.numpy`` (pure elementwise, jit/grad-safe).
+        """
+        theta = xp.asarray(theta)
+        kt = theta[..., None] * self.ks.astype(np.float64)
+        c, s = xp.cos(kt), xp.sin(kt)
+        kpow = self.ks.astype(np.float64) ** order
+        # d^n/dθ^n of (a cos kθ + b sin kθ): cycles through (c, s) -> (-k s, k c) -> (-k² c, -k² s) ...
+        if order % 4 == 0:
+            terms = self.cos * c + self.sin * s
+        elif order % 4 == 1:
+            terms = -self.cos * s + self.sin * c
+        elif order % 4 == 2:
+            terms = -self.cos * c - self.sin * s
+        else:
+            terms = self.cos * s - self.sin * c
+        return xp.sum(kpow * terms, axis=-1)
+
+    def value_mp(self, theta: Any, order: int = 0) -> Any:
+        """``V^(order)(θ)`` in mpmath at the current ``mp.dps`` (scalar ``theta``)."""
+        import mpmath as mp
+
+        th = mp.mpf(theta)
+        total = mp.mpf(0)
+        for k, a, b in zip(self.ks, self.cos, self.sin):
+            k = int(k)
+            c, s = mp.cos(k * th), mp.sin(k * th)
+            kp = mp.mpf(k) ** order
+            if order % 4 == 0:
+                total += kp * (a * c + b * s)
+            elif order % 4 == 1:
+                total += kp * (-a * s + b * c)
+            elif order % 4 == 2:
+                total += kp * (-a * c - b * s)
+            else:
+                total += kp * (a * s - b * c)
+        return total
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """The file format: ``{"cos": {"k": a_k}, "sin": {"k": b_k}}`` (zero terms omitted)."""
+        return {
+            "cos": {str(int(k)): float(a) for k, a in zip(self.ks, self.cos) if a != 0.0},
+            "sin": {str(int(k)): float(b) for k, b in zip(self.ks, self.sin) if b != 0.0 and k > 0},
+        }
+
+
+def read_fourier_file(path: str | Path) -> FourierSeries:
+    """Read a Fourier landscape file: JSON or TOML ``{"cos": {k: a_k}, "sin": {k: b_k}}``.
+
+    TOML example::
+
+        [cos]
+        1 = -0.5
+        2 = -1.0
+
+    Raises:
+      FileNotFoundError: no such file; ValueError: unparsable, unknown top-level keys, bad keys or
+      values (see :meth:`FourierSeries.from_dicts`).
+    """
+    p = Path(path)
+    text = p.read_text()
+    if p.suffix.lower() == ".toml":
+        import tomllib
+
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{p}: not valid TOML ({exc})") from None
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{p}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or set(data) - {"cos", "sin"}:
+        raise ValueError(f"{p}: a Fourier file has only the tables 'cos' and 'sin', got {sorted(data) if isinstance(data, dict) else type(data).__name__}")
+    return FourierSeries.from_dicts(data.get("cos"), data.get("sin"))
+
+
+@dataclass(frozen=True)
+class MinimumDepth:
+    """Escape data of one non-global local minimum of a circle potential.
+
+    Attributes:
+      theta: the minimum (radians in [0, 2π)); value: ``V(theta)``.
+      depth: ``min(left, right) barrier − value``: the height to climb to reach a strictly lower minimum.
+      targets: ``(theta_left, theta_right)``: the first strictly lower minimum going in the
+        negative / positive direction (radians in [0, 2π); possibly the same point).
+      saddles: ``(theta_left, theta_right)``: the highest maximum on each of those two paths.
+      saddle_values: ``(V_left, V_right)``.
+    """
+
+    theta: float
+    value: float
+    depth: float
+    targets: tuple[float, float]
+    saddles: tuple[float, float]
+    saddle_values: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class CircleCriticalPoints:
+    """Critical points of a circle potential and the derived depths.
+
+    Attributes:
+      minima, maxima: float64 arrays of θ in [0, 2π) (sorted); minima_values, maxima_values: V there.
+      v_min: global minimum value; global_minima: θ of minima within ``tie_tol`` of ``v_min``.
+      depths: tuple of :class:`MinimumDepth`, one per non-global local minimum.
+      critical_height: ``H* = max depth`` (0.0 when every local minimum is global).
+      tie_tol: the tolerance used to call two minimum values equal (ties are not depths).
+    """
+
+    minima: np.ndarray
+    minima_values: np.ndarray
+    maxima: np.ndarray
+    maxima_values: np.ndarray
+    v_min: float
+    global_minima: np.ndarray
+    depths: tuple[MinimumDepth, ...] = field(default_factory=tuple)
+    critical_height: float = 0.0
+    tie_tol: float = 0.0
+
+
+def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> CircleCriticalPoints:
+    """Exact critical points, depths and ``H*`` of a circle potential (THEOREMS.md A3).
+
+    Algorithm: sign changes of ``V'`` on ``resolution`` equispaced points (default
+    ``max(4096, 256·k_max)``), each bracket refined by Brent's method to machine precision; a sign
+    change − to + is a minimum, + to − a maximum. Depth of a non-global minimum x: walk in each
+    direction to the first minimum strictly lower than ``V(x)`` (by more than ``tie_tol =
+    1e-12·(1 + sup|V|)``), recording the highest maximum passed; depth = lower of the two maxima −
+    V(x). Degenerate critical points where ``V'`` does not change sign are not extrema and are
+    skipped; two extrema closer than the grid spacing could be missed (raise ``resolution``).
+
+    Raises:
+      ValueError: ``resolution`` not an integer >= 64.
+    """
+    n = check_int("resolution", resolution if resolution is not None else max(4096, 256 * series.max_frequency), 64, None)
+    scale = 1.0 + series.derivative_bound(0)
+    tie = 1e-12 * scale
+    grid = np.linspace(0.0, TWO_PI, n, endpoint=False)
+    d1 = series.value(grid, order=1)
+    f1 = lambda th: float(series.value(np.array([th]), order=1)[0])  # noqa: E731
+    mins: list[float] = []
+    maxs: list[float] = []
+    dscale = 1e-13 * (1.0 + series.derivative_bound(1))
+    for i in range(n):
+        lo, hi = grid[i], grid[i] + TWO_PI / n
+        flo, fhi = d1[i], d1[(i + 1) % n]
+        if abs(flo) <= dscale:  # exactly at a grid point: classify by neighbours
+            prev = d1[i - 1]
+            if prev < -dscale and fhi > dscale:
+                mins.append(lo)
+            elif prev > dscale and fhi < -dscale:
+                maxs.append(lo)
+            continue
+        if abs(fhi) <= dscale:
+            continue  # handled at the next point
+        if flo < 0 < fhi:
+            mins.append(brentq(f1, lo, hi, xtol=1e-15, rtol=1e-15))
+        elif flo > 0 > fhi:
+            maxs.append(brentq(f1, lo, hi, xtol=1e-15, rtol=1e-15))
+    minima = np.mod(np.array(mins, dtype=np.float64), TWO_PI)
+    maxima = np.mod(np.array(maxs, dtype=np.float64), TWO_PI)
+    minima.sort()
+    maxima.sort()
+    if minima.size == 0:  # constant potential
+        v = float(series.value(np.zeros(1))[0])
+        return CircleCriticalPoints(minima, minima, maxima, maxima, v, minima, (), 0.0, tie)
+    mv = series.value(minima)
+    xv = series.value(maxima)
+    v_min = float(mv.min())
+    global_minima = minima[mv <= v_min + tie]
+    # interleaved ring of extrema sorted by angle
+    kinds = np.concatenate([np.zeros(minima.size, int), np.ones(maxima.size, int)])
+    thetas = np.concatenate([minima, maxima])
+    vals = np.concatenate([mv, xv])
+    order = np.argsort(thetas)
+    kinds, thetas, vals = kinds[order], thetas[order], vals[order]
+    m = thetas.size
+    depths: list[MinimumDepth] = []
+    for i in range(m):
+        if kinds[i] != 0 or vals[i] <= v_min + tie:
+            continue
+        walk = []
+        for step in (-1, +1):
+            best_v, best_th = -math.inf, math.nan
+            j = i
+            for _ in range(m):
+                j = (j + step) % m
+                if kinds[j] == 1 and vals[j] > best_v:
+                    best_v, best_th = float(vals[j]), float(thetas[j])
+                if kinds[j] == 0 and vals[j] < vals[i] - tie:
+                    walk.append((float(thetas[j]), best_th, best_v))
+                    break
+        (tl, sl, vl), (tr, sr, vr) = walk
+        depths.append(
+            MinimumDepth(
+                theta=float(thetas[i]),
+                value=float(vals[i]),
+                depth=min(vl, vr) - float(vals[i]),
+                targets=(tl, tr),
+                saddles=(sl, sr),
+                saddle_values=(vl, vr),
+            )
+        )
+    h = max((d.depth for d in depths), default=0.0)
+    return CircleCriticalPoints(minima, mv, maxima, xv, v_min, global_minima, tuple(depths), float(h), tie)
+
+
+def grid_values(series: FourierSeries, resolution: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(theta, V(theta))`` on ``resolution`` equispaced points of [0, 2π) (float64 arrays (n,))."""
+    n = check_int("resolution", resolution, 8, None)
+    th = np.linspace(0.0, TWO_PI, n, endpoint=False)
+    return th, check_finite_array("V on the grid", series.value(th))
