@@ -13,6 +13,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -178,7 +179,8 @@ class Param:
             lo = None if math.isinf(self.domain.lo) else math.ceil(self.domain.lo) + (0 if self.domain.lo_closed or self.domain.lo != math.ceil(self.domain.lo) else 1)
             hi = None if math.isinf(self.domain.hi) else math.floor(self.domain.hi) - (0 if self.domain.hi_closed or self.domain.hi != math.floor(self.domain.hi) else 1)
             return check_int(self.name, value, lo, hi)
-        if isinstance(value, sp.Rational):
+        if isinstance(value, (sp.Rational, sp.Float, mpmath.mpf)):
+            # exact or high-precision inputs are kept as they are (case C05)
             check_real(self.name, float(value), self.domain.lo, self.domain.hi,
                        lo_closed=self.domain.lo_closed, hi_closed=self.domain.hi_closed)
             return value

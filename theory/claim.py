@@ -1,0 +1,257 @@
+"""Claims: checkable statements about bounds, with verdicts.
+
+A :class:`Claim` wraps a ``check(certify: bool) -> Verdict``. Verdicts, strongest first:
+
+- ``proved``: shown symbolically (sympy decides the sign of an expression under the symbols'
+  assumptions);
+- ``certified``: shown on a parameter box with rigorous interval arithmetic (python-flint arb,
+  adaptive bisection of the box);
+- ``supported``: no counterexample among sampled points (evidence, not proof);
+- ``refuted``: a counterexample, re-evaluated with mpmath, is attached.
+
+Claims taken from the seed notes are registered with ``expected="refuted"``: the toolkit asserts they
+are false, and ``contrastive-bounds claims`` fails (exit 1) when any claim's verdict disagrees with
+what the toolkit expects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .intervals import arb_eval, arb_interval
+from .source import Source
+
+__all__ = ["Claim", "Verdict", "sign_claim_check", "SignCheckSpec"]
+
+Status = Literal["proved", "certified", "supported", "refuted"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking a claim.
+
+    Attributes:
+      status: ``proved`` | ``certified`` | ``supported`` | ``refuted``.
+      evidence: what was done (the method, the box, the number of sub-boxes or samples).
+      counterexample: for ``refuted``: the parameter point and the offending value.
+    """
+
+    status: Status
+    evidence: str
+    counterexample: dict[str, Any] | None = None
+
+    @property
+    def holds(self) -> bool:
+        """True unless refuted."""
+        return self.status != "refuted"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"status": self.status, "evidence": self.evidence, "counterexample": self.counterexample}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A checkable statement with its source.
+
+    Attributes:
+      name: dotted registry name (``alignment.frobenius_decreasing_in_tau``).
+      statement: the claim in words (with its parameter box, if any).
+      source: a :class:`Source`.
+      check: ``check(certify) -> Verdict``; with ``certify=False`` a cheap check (symbolic or sampled),
+        with ``certify=True`` the rigorous one where available.
+      expected: ``"holds"`` for a statement the toolkit asserts; ``"refuted"`` for a statement (e.g.
+        from the seed notes) the toolkit asserts is false.
+      tags: free labels (``"B7"``, ``"seed-note"``) for filtering.
+    """
+
+    name: str
+    statement: str
+    source: Source
+    check: Callable[[bool], Verdict]
+    expected: Literal["holds", "refuted"] = "holds"
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    def run(self, certify: bool = False) -> Verdict:
+        """Run the check and return its :class:`Verdict`."""
+        return self.check(certify)
+
+    def agrees(self, verdict: Verdict) -> bool:
+        """Whether ``verdict`` is what the toolkit expects for this claim."""
+        return (verdict.status == "refuted") == (self.expected == "refuted")
+
+
+@dataclass(frozen=True)
+class SignCheckSpec:
+    """Specification of a sign claim: ``sign * expr > 0`` for all points of ``box``.
+
+    Attributes:
+      expr: sympy expression (e.g. a derivative of log(bound)).
+      box: symbol name -> (lo, hi); integer parameters are treated as reals on the box (a stronger
+        statement than needed).
+      sign: +1 (expr > 0) or -1 (expr < 0).
+      max_boxes: bisection budget for certification.
+      samples: number of sampled points for the cheap check (log-uniform on positive ranges).
+      seed: seed of the sampler.
+    """
+
+    expr: sp.Expr
+    box: Mapping[str, tuple[float, float]]
+    sign: int = 1
+    max_boxes: int = 20000
+    samples: int = 400
+    seed: int = 0
+
+
+def _symbols(expr: sp.Expr, box: Mapping[str, tuple[float, float]]) -> list[sp.Symbol]:
+    syms = sorted(expr.free_symbols, key=str)
+    missing = [str(s) for s in syms if str(s) not in box]
+    if missing:
+        raise ValueError(f"box has no range for {', '.join(missing)}")
+    return syms
+
+
+def _split(lo: float, hi: float) -> float:
+    if lo > 0 and hi / lo > 4:
+        return math.sqrt(lo * hi)
+    return 0.5 * (lo + hi)
+
+
+def _sample_points(box: Mapping[str, tuple[float, float]], syms: list[sp.Symbol], n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    cols = []
+    for s in syms:
+        lo, hi = box[str(s)]
+        u = rng.random(n)
+        if lo > 0 and hi / lo > 4:
+            cols.append(np.exp(np.log(lo) + u * (np.log(hi) - np.log(lo))))
+        else:
+            cols.append(lo + u * (hi - lo))
+    pts = np.stack(cols, axis=1)
+    corners = np.array(np.meshgrid(*[box[str(s)] for s in syms], indexing="ij")).reshape(len(syms), -1).T
+    return np.concatenate([corners, pts], axis=0)
+
+
+def _mp_value(expr: sp.Expr, syms: list[sp.Symbol], point: np.ndarray) -> Any:
+    with mpmath.workdps(40):
+        return sp.lambdify(syms, expr, "mpmath")(*[mpmath.mpf(float(v)) for v in point])
+
+
+def sign_claim_check(spec: SignCheckSpec) -> Callable[[bool], Verdict]:
+    """Build a ``check(certify)`` for "``sign * expr > 0`` on ``box``".
+
+    Order of attempts: (1) symbolic: sympy decides ``(sign*expr).is_positive`` from the symbols'
+    assumptions -> ``proved``; (2) sampled points (corners + log-uniform/uniform samples) evaluated
+    at 40 digits with mpmath: a wrong sign -> ``refuted`` with the point; (3) with ``certify``:
+    adaptive bisection with arb balls until every sub-box has ``sign*expr`` strictly positive ->
+    ``certified``; a sub-box whose whole ball has the wrong sign -> ``refuted``; budget exhausted ->
+    ``supported`` (with the count of undecided sub-boxes).
+
+    Raises:
+      ValueError: the box lacks a symbol of ``expr``, or a range is empty.
+    """
+    syms = _symbols(spec.expr, spec.box)
+    for s in syms:
+        lo, hi = spec.box[str(s)]
+        if not lo < hi:
+            raise ValueError(f"box range for {s} is empty: [{lo}, {hi}]")
+    target = sp.Integer(spec.sign) * spec.expr
+    box_text = ", ".join(f"{s} in [{spec.box[str(s)][0]:g}, {spec.box[str(s)][1]:g}]" for s in syms)
+
+    def check(certify: bool) -> Verdict:
+        simplified = sp.simplify(target)
+        if simplified.is_positive:
+            return Verdict("proved", f"sympy: sign is determined by the symbols' assumptions (all parameters positive); "
+                                     f"simplified expression: {sp.sstr(simplified)}")
+        pts = _sample_points(spec.box, syms, spec.samples, spec.seed)
+        fn = sp.lambdify(syms, target, "numpy")
+        with np.errstate(all="ignore"):
+            vals = np.asarray(fn(*pts.T), dtype=float) * np.ones(len(pts))
+        for idx in np.argsort(vals):
+            if vals[idx] > 0:
+                break
+            mp_val = _mp_value(target, syms, pts[idx])  # confirm at 40 digits
+            if mp_val <= 0:
+                point = {str(s): float(v) for s, v in zip(syms, pts[idx])}
+                return Verdict("refuted", f"sampled point on the box ({box_text}) has the wrong sign",
+                               {"point": point, "value": float(spec.sign * mp_val)})
+        if not certify:
+            return Verdict("supported", f"{len(pts)} sampled points (corners + random) on {box_text} all have the claimed sign")
+        termwise = _certify_termwise(target, spec)
+        if termwise is not None:
+            return Verdict("certified", f"python-flint arb interval arithmetic on {box_text}: each of the "
+                                        f"{termwise[0]} additive terms of sign*expr has the claimed sign "
+                                        f"({termwise[1]} sub-boxes in all)")
+        return _certify_bisection(target, syms, spec, box_text, len(pts))
+
+    return check
+
+
+def _arb_bisect(expr: sp.Expr, syms: list[sp.Symbol], box: Mapping[str, tuple[float, float]], budget: int,
+                strict: bool = True) -> tuple[str, int, Any]:
+    """Adaptive bisection: ('positive', n, None) | ('negative', n, subbox) | ('undecided', n, remaining)."""
+    stack = [tuple(box[str(s)] for s in syms)]
+    done = 0
+    while stack:
+        if done >= budget:
+            return "undecided", done, len(stack)
+        b = stack.pop()
+        done += 1
+        ball = arb_eval(expr, {s: arb_interval(lo, hi) for s, (lo, hi) in zip(syms, b)})
+        if ball.is_finite() and (ball.lower() > 0 or (not strict and ball.lower() >= 0)):
+            continue
+        if ball.is_finite() and ball.upper() < 0:
+            return "negative", done, b
+        widths = [(math.log(hi / lo) if lo > 0 else (hi - lo) / max(abs(hi), 1e-300)) for lo, hi in b]
+        k = int(np.argmax(widths))
+        lo, hi = b[k]
+        mid = _split(lo, hi)
+        for part in ((lo, mid), (mid, hi)):
+            nb = list(b)
+            nb[k] = part
+            stack.append(tuple(nb))
+    return "positive", done, None
+
+
+def _certify_termwise(target: sp.Expr, spec: SignCheckSpec) -> tuple[int, int] | None:
+    """Certify ``target > 0`` by showing every additive term is > 0 (each factored, fewer symbols each).
+
+    Returns (number of terms, sub-boxes used) on success, None when some term is not of one sign
+    (then the whole expression must be bisected).
+    """
+    terms = [sp.factor(t) for t in sp.Add.make_args(target)]
+    budget = spec.max_boxes
+    used = 0
+    for t in terms:
+        if t.is_positive:
+            continue
+        syms = sorted(t.free_symbols, key=str)
+        if not syms:
+            if float(t) > 0:
+                continue
+            return None
+        status, n, _ = _arb_bisect(t, syms, spec.box, budget - used)
+        used += n
+        if status != "positive":
+            return None
+    return len(terms), used
+
+
+def _certify_bisection(target: sp.Expr, syms: list[sp.Symbol], spec: SignCheckSpec, box_text: str, n_samples: int) -> Verdict:
+    status, n, info = _arb_bisect(target, syms, spec.box, spec.max_boxes)
+    if status == "positive":
+        return Verdict("certified", f"python-flint arb interval arithmetic, {n} sub-boxes of {box_text}: "
+                                    f"sign*expr > 0 on every one")
+    if status == "negative":
+        mid = np.array([_split(lo, hi) for lo, hi in info])
+        return Verdict("refuted", f"arb: whole sub-box has the wrong sign: {info}",
+                       {"point": {str(s): float(v) for s, v in zip(syms, mid)},
+                        "value": float(_mp_value(target, syms, mid))})
+    return Verdict("supported", f"arb bisection budget ({spec.max_boxes} boxes) exhausted with {info} undecided "
+                                f"sub-boxes; {n_samples} samples all agree")
