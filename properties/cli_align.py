@@ -1,10 +1,170 @@
-"""Commands of this group (filled in by its issue)."""
+"""``contrastive-bounds align``: CL vs NSCL similarity descent and real-data training (Paper B)."""
 
 from __future__ import annotations
 
+import math
+from typing import Optional
+
 import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from .cli_common import command, console, emit_json
+
+align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simulation and digits training.",
+                        no_args_is_help=True)
+
+
+def _progress(description: str, total: int, quiet: bool):
+    if quiet:
+        return None, None
+    prog = Progress(console=console, transient=True)
+    task = prog.add_task(description, total=total)
+    return prog, (lambda done, _total: prog.update(task, completed=done))
+
+
+@align_app.command("simulate")
+@command
+def simulate(
+    num_samples: int = typer.Option(1000, help="n samples (m = 2n view rows of Sigma)."),
+    num_classes: int = typer.Option(10, help="C balanced classes (pi_max = 1/C)."),
+    batch_size: int = typer.Option(64, help="B samples per batch (shared by both runs)."),
+    tau: float = typer.Option(0.5, help="Temperature tau > 0."),
+    eta: float = typer.Option(1.0, help="Constant step size eta >= 0."),
+    steps: int = typer.Option(500, help="T steps."),
+    seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches."),
+    delta: float = typer.Option(0.05, help="Failure probability of Theorem 1."),
+    coupled: bool = typer.Option(False, help="Coupled denominators (positive inside)."),
+    symmetrize: bool = typer.Option(False, help="Symmetrised updates (G + G^T)/2."),
+    both_views: bool = typer.Option(False, help="Both views as anchors."),
+    replace: bool = typer.Option(False, help="Batches with replacement (i.i.d.)."),
+    stratified: bool = typer.Option(False, help="Stratified batches."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
+    from contrastive_bounds.numerics.similarity_descent_run import DescentConfig, make_problem, run_similarity_descent
+
+    sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
+    cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
+                        anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
+                        replace=replace, stratified=stratified)
+    prog, cb = _progress("similarity descent", steps, json_out)
+    if prog is not None:
+        with prog:
+            res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
+    else:
+        res = run_similarity_descent(sigma0, labels, cfg)
+    summary = res.summary()
+    if json_out:
+        emit_json(summary)
+        return
+    table = Table(title=f"CL vs NSCL similarity descent (m={summary['m']}, B={batch_size}, T={steps}, tau={tau})")
+    for col in ("quantity", "log10 value", "slack (log10)", "holds at every step"):
+        table.add_column(col)
+    table.add_row("measured d_T", f"{math.log10(summary['d_T']) if summary['d_T'] > 0 else -math.inf:.4f}", "", "")
+    for link, lv in summary["bounds_log10"].items():
+        table.add_row(f"bound {link}", f"{lv:.4f}", f"{summary['slack_log10'][link]:.4f}", str(summary["holds"][link]))
+    table.add_row("L1 per step", "", "", str(summary["holds"]["L1_step"]))
+    console.print(table)
+    console.print(f"Delta = {summary['delta_value']:.6g} (pi_max = {summary['pi_max']:.4g}, epsilon = "
+                  f"{summary['epsilon']:.4g}); status: {summary['status']} {summary['reason']}")
+    console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
+    console.print(f"CKA = {summary['cka']:.6f} >= {summary['cka_lower']:.6f} (rho = {summary['rho']:.4g}); "
+                  f"RSA = {summary['rsa']:.6f} >= {summary['rsa_lower']:.6f} (r = {summary['r']:.4g})")
+
+
+@align_app.command("train")
+@command
+def train(
+    dataset: str = typer.Option("digits", help="Dataset; only 'digits' (scikit-learn, no download)."),
+    num_classes: int = typer.Option(10, help="C in [2, 10]: classes 0..C-1."),
+    tau: float = typer.Option(0.5, help="Temperature of CL, NSCL, SupCon."),
+    epochs: int = typer.Option(30, help="Epochs."),
+    batch_size: int = typer.Option(128, help="Batch size."),
+    learning_rate: float = typer.Option(1e-3, help="Adam learning rate."),
+    seed: int = typer.Option(0, help="Seed of init, split, batches and augmentations."),
+    plot: Optional[str] = typer.Option(None, help="Write a PNG of the per-epoch metrics to this file."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Train CL, NSCL, SupCon (SCL) and CE on digits under shared randomness; per-epoch CKA/RSA and loss gap."""
+    from contrastive_bounds.numerics.training import TrainConfig, train_alignment
+
+    if dataset != "digits":
+        raise ValueError(f"dataset={dataset!r} is not available; choose 'digits'")
+    cfg = TrainConfig(num_classes=num_classes, tau=tau, epochs=epochs, batch_size=batch_size,
+                      learning_rate=learning_rate, seed=seed)
+    cfg.validate()
+    if plot is not None and not plot.lower().endswith(".png"):
+        raise ValueError(f"plot={plot!r} must be a .png file name")
+    prog, cb = _progress("training", epochs, json_out)
+    if prog is not None:
+        with prog:
+            res = train_alignment(cfg, progress=cb)
+    else:
+        res = train_alignment(cfg)
+    if plot is not None:
+        _plot(res, plot)
+    if json_out:
+        out = res.to_dict()
+        out["loss_gap_within_bound_every_epoch"] = all(h["loss_gap_cl_holds"] and h["loss_gap_nscl_holds"] for h in res.history)
+        if plot is not None:
+            out["plot"] = plot
+        emit_json(out)
+        return
+    table = Table(title=f"digits, C={num_classes}, tau={tau}: CL vs other models (float32 training)")
+    cols = ["epoch"] + [f"CKA_z {p}" for p in ("nscl", "supcon", "ce")] + [f"RSA {p}" for p in ("nscl", "supcon", "ce")] + \
+        ["probe acc cl/nscl/scl/ce", "gap CL", "gap bound"]
+    for col in cols:
+        table.add_column(col)
+    for h in res.history:
+        table.add_row(
+            str(h["epoch"]), *[f"{h['cka_z']['cl-' + p]:.3f}" for p in ("nscl", "supcon", "ce")],
+            *[f"{h['rsa']['cl-' + p]:.3f}" for p in ("nscl", "supcon", "ce")],
+            "/".join(f"{h['probe_accuracy'][m]:.2f}" for m in ("cl", "nscl", "supcon", "ce")),
+            f"{h['loss_gap_cl']:.4f}", f"{h['loss_gap_bound']:.4f}",
+        )
+    console.print(table)
+    last = res.history[-1]["cka_z"]
+    order = sorted(("nscl", "supcon", "ce"), key=lambda p: -last["cl-" + p])
+    console.print(f"measured order of CKA(CL, .) at the last epoch: {' > '.join(order)} (paper: nscl > ce > supcon)")
+
+
+def _plot(res, path: str) -> None:
+    import os
+    import tempfile
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [h["epoch"] for h in res.history]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for p in ("nscl", "supcon", "ce"):
+        axes[0].plot(epochs, [h["cka_z"]["cl-" + p] for h in res.history], label=f"CKA_z CL-{p}")
+        axes[1].plot(epochs, [h["rsa"]["cl-" + p] for h in res.history], label=f"RSA CL-{p}")
+    axes[0].set_title("CKA on cosine Grams of z")
+    axes[1].set_title("RSA (Pearson, 1 - cosine)")
+    axes[2].plot(epochs, [h["loss_gap_cl"] for h in res.history], label="L_DCL - L_NSCL (CL model)")
+    axes[2].plot(epochs, [h["loss_gap_nscl"] for h in res.history], label="L_DCL - L_NSCL (NSCL model)")
+    axes[2].plot(epochs, [h["loss_gap_bound"] for h in res.history], "k--", label="bound")
+    axes[2].set_title("loss gap")
+    for ax in axes:
+        ax.set_xlabel("epoch")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="png", dpi=100)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
-    return None
+    """Add the ``align`` sub-app (``simulate``, ``train``) to ``app``."""
+    app.add_typer(align_app, name="align")
