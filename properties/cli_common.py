@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 EXIT_OK = 0
 EXIT_VIOLATED = 1

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.codegen.cfunctions import log1p
+from sympy.codegen.cfunctions import expm1, log1p
 
 from .bound import Bound, Constraint, Reparametrisation, Vacuity
 from .domains import Interval, Param, check_int, check_probability, check_real
@@ -183,7 +183,8 @@ WEIGHT_DIVERGENCE = register(Bound(
            "it does not show that weights must diverge"),
     quantity=r"\|w^{CL}_T - w^{NSCL}_T\|", vacuity=(_VACUOUS_DELTA,), constraints=(_TB_CONSTRAINT,),
     reparametrisations=(_BALANCED,),
-    log_factors={"growth": _X + log1p(-sp.exp(-_X))},
+    # log(e^x - 1): log(expm1(x)) is accurate for small x, x + log1p(-e^-x) avoids overflow for large x
+    log_factors={"growth": sp.Piecewise((sp.log(expm1(_X)), _X < 30), (_X + log1p(-sp.exp(-_X)), True))},
 ))
 
 
