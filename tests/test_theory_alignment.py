@@ -160,8 +160,9 @@ def test_cka_rsa_lower_bounds():
     np.testing.assert_allclose(A.cka_lower(np.array([0.0, 1 / 3])), [1.0, 0.5], rtol=1e-15)
     apriori = A.CKA_LOWER_APRIORI.evaluate(num_classes=1000, batch_size=4096, steps=1000, delta=R(1, 20), tau=1,
                                            eta_sum=1, k_norm=10)
-    rho_bar = mpmath.mpf("0.01168518175999980849") / 10
-    assert _close(apriori.mp_value, mpmath.nstr((1 - rho_bar) / (1 + rho_bar), 25), 1e-17)
+    with mpmath.workdps(40):
+        rho_bar = mpmath.mpf("0.01168518175999980849") / 10
+        assert _close(apriori.mp_value, mpmath.nstr((1 - rho_bar) / (1 + rho_bar), 30), 1e-17)
 
 
 def test_weight_divergence_log_space_stable():
