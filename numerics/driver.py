@@ -170,12 +170,29 @@ def _basin_label(basins: tuple, position: jax.Array, potential: jax.Array) -> ja
     return label
 
 
+# Inside jitted chunks the batched state is kept "chains-last": position and grad (N, d, chains),
+# potential (chains,), so elementwise work runs over contiguous chains (vectorises well on CPU).
+# Outside (initial positions, checkpoints, results) the public layout is chains-first (chains, N, d).
+
+
+def _to_chains_last(state: LangevinState) -> LangevinState:
+    return LangevinState(jnp.moveaxis(state.position, 0, -1), state.potential, jnp.moveaxis(state.grad, 0, -1))
+
+
+def _to_chains_first(state: LangevinState) -> LangevinState:
+    return LangevinState(jnp.moveaxis(state.position, -1, 0), state.potential, jnp.moveaxis(state.grad, -1, 0))
+
+
+def _label_fn(basins: tuple):
+    return jax.vmap(lambda p, v: _basin_label(basins, p, v), in_axes=(-1, -1))
+
+
 @lru_cache(maxsize=64)
 def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: int, unroll: int):
     """Jitted chunk ``(carry, key, t_start, n_records) -> (carry, energies (n_records, chains))``."""
-    step_v = jax.vmap(kernel.step_with_noise, in_axes=(0, 0, None))
-    label_v = jax.vmap(lambda p, v: _basin_label(basins, p, v))
-    target_v = None if target is None else jax.vmap(target)
+    step_v = jax.vmap(kernel.step_with_noise, in_axes=(-1, -1, None), out_axes=-1)
+    label_v = _label_fn(basins)
+    target_v = None if target is None else jax.vmap(target, in_axes=(-1, -1))
     num_basins = len(basins)
 
     def one_step(carry: _Carry, key: jax.Array, t_start: jax.Array) -> _Carry:
@@ -184,7 +201,9 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         h = jnp.asarray(kernel.step_size, dtype)
         k = carry.step
         t = t_start + k.astype(dtype) * h
-        noise = jax.random.normal(jax.random.fold_in(key, k), state.position.shape, dtype)
+        n, d, chains = state.position.shape
+        noise_shape = kernel.noise_shape((n, d)) + (chains,)
+        noise = jax.random.normal(jax.random.fold_in(key, k), noise_shape, dtype)
         new = step_v(state, noise, t)
         t_new = t_start + (k + 1).astype(dtype) * h
         running_min = jnp.minimum(carry.running_min, new.potential)
@@ -211,7 +230,9 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         return carry, carry.state.potential
 
     def chunk(carry: _Carry, key: jax.Array, t_start: jax.Array, n_records: int):
-        return jax.lax.scan(lambda c, _: record(c, key, t_start), carry, None, length=n_records)
+        carry = carry._replace(state=_to_chains_last(carry.state))
+        carry, energies = jax.lax.scan(lambda c, _: record(c, key, t_start), carry, None, length=n_records)
+        return carry._replace(state=_to_chains_first(carry.state)), energies
 
     return jax.jit(chunk, static_argnums=3, donate_argnums=0)
 

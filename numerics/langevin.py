@@ -42,7 +42,14 @@ from contrastive_bounds.theory.domains import check_finite_array, check_real
 
 from .sphere import exp_map, project_tangent, retract
 
-__all__ = ["LangevinState", "LangevinKernel", "langevin_kernel", "as_temperature_fn"]
+__all__ = [
+    "LangevinState",
+    "LangevinKernel",
+    "langevin_kernel",
+    "as_temperature_fn",
+    "euler_maruyama_increment",
+    "noise_scale",
+]
 
 INTEGRATORS = ("euler", "geodesic")
 
@@ -143,8 +150,26 @@ class LangevinKernel:
         position = jnp.asarray(position)
         return LangevinState(position, self.potential(position), self.grad(position))
 
+    def noise_shape(self, position_shape: tuple[int, ...]) -> tuple[int, ...]:
+        """Shape of the standard Gaussian noise one step consumes for a chain of ``position_shape``.
+
+        ``(N, d)`` in general. On S¹ factors (d = 2) with isotropic noise the tangent space is a line
+        spanned by t(z) = (−z₂, z₁), and P(z)ξ has the law of η·t(z) with η ~ N(0, 1): one normal per
+        factor, shape ``(N, 1)`` — the same Markov kernel at half the random-number cost.
+        """
+        n, d = position_shape[-2], position_shape[-1]
+        if d == 2 and self.noise_sqrt is None:
+            return (n, 1)
+        return (n, d)
+
     def step_with_noise(self, state: LangevinState, noise: jax.Array, t: jax.Array) -> LangevinState:
-        """One step from continuous time ``t`` with a given standard Gaussian ``noise`` (shape (N, d)).
+        """One step from continuous time ``t`` with given standard Gaussian ``noise``.
+
+        Args:
+          state: one chain (position ``(N, d)``).
+          noise: N(0, I) of shape :meth:`noise_shape` — ``(N, d)`` ambient noise (projected here), or
+            ``(N, 1)`` tangent coordinates on S¹ factors (isotropic kernels only).
+          t: scalar continuous time of the current state.
 
         Pure and vmappable; this is the deterministic core of :meth:`step`.
         """
@@ -152,9 +177,15 @@ class LangevinKernel:
         dtype = z.dtype
         h = jnp.asarray(self.step_size, dtype)
         temp = jnp.asarray(self.temperature_fn(jnp.asarray(t, dtype)), dtype)
-        if self.noise_sqrt is not None:
-            noise = noise @ jnp.asarray(self.noise_sqrt, dtype).T
-        increment = project_tangent(z, -h * state.grad + jnp.sqrt(2.0 * temp * h) * noise)
+        if noise.shape[-1] == 1 and z.shape[-1] == 2:
+            if self.noise_sqrt is not None:
+                raise ValueError("anisotropic kernels need ambient noise of shape (N, d)")
+            tangent = jnp.stack([-z[..., 1], z[..., 0]], axis=-1)
+            increment = project_tangent(z, -h * state.grad) + (noise_scale(temp, h) * noise) * tangent
+        else:
+            if self.noise_sqrt is not None:
+                noise = noise @ jnp.asarray(self.noise_sqrt, dtype).T
+            increment = project_tangent(z, euler_maruyama_increment(state.grad, noise, temp, h))
         if self.integrator == "euler":
             new = retract(z, increment)
         else:
@@ -169,8 +200,27 @@ class LangevinKernel:
         Returns:
           The next :class:`LangevinState`.
         """
-        noise = jax.random.normal(key, state.position.shape, state.position.dtype)
+        noise = jax.random.normal(key, self.noise_shape(state.position.shape), state.position.dtype)
         return self.step_with_noise(state, noise, t)
+
+
+def noise_scale(temperature: Any, step_size: Any) -> Any:
+    """Standard deviation sqrt(2·T·h) of the noise of one step (A1; case C11: not h, not sqrt(h))."""
+    return jnp.sqrt(2.0 * temperature * step_size)
+
+
+def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax.Array, step_size: Any) -> jax.Array:
+    """The ambient Euler–Maruyama increment −h·∇V + sqrt(2·T·h)·ξ shared by both integrators.
+
+    Args:
+      grad: ∇V, any shape; noise: standard Gaussian, same shape; temperature: T > 0 (broadcastable);
+      step_size: h > 0.
+    Returns:
+      Array of the broadcast shape. In R^n this is the unadjusted Langevin step x' = x + increment
+      (case C11: on U = x²/2 its stationary variance is T/(1 − h/2)). The sphere kernel uses the same
+      noise scale sqrt(2·T·h).
+    """
+    return -step_size * grad + noise_scale(temperature, step_size) * noise
 
 
 def _resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, str]:

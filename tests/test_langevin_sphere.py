@@ -1,0 +1,113 @@
+"""Sphere geometry (numerics/sphere.py): identities against float64 numpy references; C07 zero vectors."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contrastive_bounds.numerics import sphere
+
+# Few shape buckets so jit does not recompile per example (case C14).
+SHAPES = [(7, 1, 2), (5, 3, 3), (4, 2, 6)]
+
+
+@st.composite
+def points_and_vectors(draw):
+    shape = draw(st.sampled_from(SHAPES))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(shape)
+    z /= np.linalg.norm(z, axis=-1, keepdims=True)
+    v = rng.standard_normal(shape) * draw(st.sampled_from([1e-6, 0.1, 1.0, 3.0]))
+    return z, v
+
+
+@given(points_and_vectors())
+def test_projection_is_tangent_idempotent_and_matches_matrix_form(zv):
+    z, v = zv
+    p = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
+    # P(z) = I - z z^T, per factor (A1), as an explicit matrix product in float64.
+    ref = np.einsum("...ij,...j->...i", np.eye(z.shape[-1]) - np.einsum("...i,...j->...ij", z, z), v)
+    np.testing.assert_allclose(p, ref, rtol=0, atol=1e-13)
+    assert np.max(np.abs(np.sum(p * z, axis=-1))) < 1e-13
+    p2 = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(p)))
+    np.testing.assert_allclose(p2, p, rtol=0, atol=1e-13)
+
+
+@given(points_and_vectors())
+def test_exp_map_stays_on_sphere_and_travels_the_geodesic_length(zv):
+    z, v = zv
+    v = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
+    v = np.clip(np.linalg.norm(v, axis=-1, keepdims=True), 0, 3.0) * v / np.maximum(
+        np.linalg.norm(v, axis=-1, keepdims=True), 1e-300
+    )
+    y = np.asarray(sphere.exp_map(jnp.asarray(z), jnp.asarray(v)))
+    assert np.max(np.abs(np.linalg.norm(y, axis=-1) - 1)) < 1e-14
+    # |v| <= 3 < pi: the geodesic is minimising, so d(z, exp_z v) = |v|.
+    d = np.asarray(sphere.geodesic_distance(jnp.asarray(z), jnp.asarray(y)))
+    np.testing.assert_allclose(d, np.linalg.norm(v, axis=-1), rtol=1e-12, atol=1e-12)
+
+
+@given(points_and_vectors())
+def test_retraction_agrees_with_exp_map_to_second_order(zv):
+    z, v = zv
+    v = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
+    eps = 1e-3
+    v = eps * v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-300)
+    r = np.asarray(sphere.retract(jnp.asarray(z), jnp.asarray(v)))
+    e = np.asarray(sphere.exp_map(jnp.asarray(z), jnp.asarray(v)))
+    # |R_z(v) - exp_z(v)| = |v|^3/3 + O(|v|^5) for a sphere.
+    assert np.max(np.linalg.norm(r - e, axis=-1)) <= eps**3 / 3 * 1.01 + 1e-15
+
+
+def test_geodesic_distance_is_stable_near_equal_and_antipodal_points():
+    x = jnp.asarray([1.0, 0.0, 0.0])
+    y = jnp.asarray([math.cos(1e-9), math.sin(1e-9), 0.0])
+    assert abs(float(sphere.geodesic_distance(x, y)) - 1e-9) < 1e-20
+    y = jnp.asarray([-math.cos(1e-9), math.sin(1e-9), 0.0])
+    assert abs(float(sphere.geodesic_distance(x, y)) - (math.pi - 1e-9)) < 1e-15
+    # products: sqrt of the sum of squares of the factor distances
+    xs = jnp.asarray([[1.0, 0.0], [0.0, 1.0]])
+    ys = jnp.asarray([[0.0, 1.0], [0.0, -1.0]])
+    assert abs(float(sphere.product_distance(xs, ys)) - math.hypot(math.pi / 2, math.pi)) < 1e-14
+
+
+def test_C07_zero_vector_raises_and_traced_zero_gives_no_nan():
+    with pytest.raises(ValueError, match="zero vector at index \\(1,\\)"):
+        sphere.normalize(jnp.asarray([[1.0, 0.0], [0.0, 0.0]]))
+    with pytest.raises(ValueError, match="zero vector"):
+        sphere.project_to_sphere(np.zeros((2, 3, 3)))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        sphere.normalize(jnp.asarray([[np.nan, 1.0]]))
+    # Under jit: no exception possible; a zero row maps to zero, and the gradient is finite (double-where).
+    out = jax.jit(sphere.normalize)(jnp.zeros((2, 3)))
+    assert np.all(np.asarray(out) == 0)
+    g = jax.grad(lambda x: jnp.sum(jax.jit(sphere.normalize)(x)))(jnp.zeros(3))
+    assert np.all(np.isfinite(np.asarray(g)))
+    g = jax.grad(lambda v: jnp.sum(sphere.exp_map(jnp.asarray([1.0, 0.0, 0.0]), v)))(jnp.zeros(3))
+    assert np.all(np.isfinite(np.asarray(g)))
+
+
+def test_uniform_sampler_moments_z_test():
+    """E[x_i^2] = 1/d and E[x_i] = 0 on S^{d-1}; z-tests, Bonferroni over 2d statistics, false alarm 1e-4."""
+    from scipy.stats import norm
+
+    n, d = 40_000, 4
+    x = np.asarray(sphere.uniform(jax.random.key(3), (n, 1, d)))[:, 0, :]
+    assert np.max(np.abs(np.linalg.norm(x, axis=-1) - 1)) < 1e-14
+    zcrit = norm.ppf(1 - 1e-4 / (2 * 2 * d))
+    var_x2 = 3 / (d * (d + 2)) - 1 / d**2  # E[x^4] = 3/(d(d+2)) on S^{d-1}
+    for i in range(d):
+        assert abs(x[:, i].mean()) / math.sqrt(1 / d / n) < zcrit
+        assert abs((x[:, i] ** 2).mean() - 1 / d) / math.sqrt(var_x2 / n) < zcrit
+
+
+def test_uniform_rejects_bad_shapes():
+    with pytest.raises(ValueError, match="d=1"):
+        sphere.uniform(jax.random.key(0), (3, 1))
+    with pytest.raises(ValueError, match="empty shape"):
+        sphere.uniform(jax.random.key(0), ())
