@@ -127,8 +127,12 @@ def hsic_gram(k, l, *, debiased: bool) -> float:
 
 
 def _centre_gram(k: np.ndarray) -> np.ndarray:
-    """H K H with H = I - 11^T/n, in O(n^2) without forming H."""
-    return k - k.mean(axis=0, keepdims=True) - k.mean(axis=1, keepdims=True) + k.mean()
+    """H K H with H = I - 11^T/n, in O(n^2) without forming H (one new n x n array, no temporaries)."""
+    col, row, tot = k.mean(axis=0, keepdims=True), k.mean(axis=1, keepdims=True), k.mean()
+    out = k - col
+    out -= row
+    out += tot
+    return out
 
 
 def linear_cka_gram(k, l, *, debiased: bool) -> float:
@@ -153,13 +157,13 @@ def linear_cka_gram(k, l, *, debiased: bool) -> float:
         _check_n(k.shape[0], False)
         kc = _centre_gram(k)
         lc = _centre_gram(l)
-        nk = np.linalg.norm(kc)
-        nl = np.linalg.norm(lc)
+        nk = math.sqrt(np.vdot(kc, kc))
+        nl = math.sqrt(np.vdot(lc, lc))
         scale = max(np.abs(k).max(), np.abs(l).max(), 1e-300) * k.shape[0]
         if nk <= _REL_TOL * scale or nl <= _REL_TOL * scale:
             which = "k" if nk <= _REL_TOL * scale else "l"
             raise ValueError(f"{which} is constant after centring (all representations equal): CKA is undefined")
-        return float(np.sum(kc * lc) / (nk * nl))
+        return float(np.vdot(kc, lc) / (nk * nl))
     kl = hsic_gram(k, l, debiased=True)
     kk = hsic_gram(k, k, debiased=True)
     ll = hsic_gram(l, l, debiased=True)

@@ -15,6 +15,7 @@ h; and the population loss gap L^DCL - L^NSCL of the CL and NSCL models on the t
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any, Callable
@@ -196,7 +197,9 @@ def _metrics(params, split, config: TrainConfig, eval_key) -> dict[str, Any]:
     for name in MODELS:
         scaler = StandardScaler().fit(emb_tr[name])
         htr, hte = scaler.transform(emb_tr[name]), scaler.transform(emb[name][0])
-        out["ncc_accuracy"][name] = float(NearestCentroid().fit(htr, split.y_train).score(hte, split.y_test))
+        with warnings.catch_warnings():  # dead ReLU units have zero spread; harmless for the centroid rule
+            warnings.filterwarnings("ignore", message=".*zero standard deviation.*")
+            out["ncc_accuracy"][name] = float(NearestCentroid().fit(htr, split.y_train).score(hte, split.y_test))
         probe = LogisticRegression(max_iter=300).fit(htr, split.y_train)
         out["probe_accuracy"][name] = float(probe.score(hte, split.y_test))
     k1, k2 = jax.random.split(eval_key)
@@ -205,6 +208,7 @@ def _metrics(params, split, config: TrainConfig, eval_key) -> dict[str, Any]:
     counts = np.bincount(split.y_train)
     bound = alignment.loss_gap_value(config.tau, counts.max() / counts.sum())
     out["loss_gap_bound"] = bound
+    out["loss_gap_bound_pi_max"] = float(counts.max() / counts.sum())
     for name in ("cl", "nscl"):
         p = params[MODELS.index(name)]
         l_dcl, l_nscl = population_loss_gap(encode(p, v1)[1], encode(p, v2)[1], split.y_train, tau=config.tau)
