@@ -86,9 +86,14 @@ class Arc:
             )
 
     def __call__(self, position: jax.Array, potential: jax.Array) -> jax.Array:
-        theta = jnp.arctan2(position[0, 1], position[0, 0])
-        width = self.theta_hi - self.theta_lo
-        return jnp.mod(theta - self.theta_lo, _TWO_PI) < width
+        # No atan2: z lies in the arc iff its angle to the arc's midpoint is below half the width,
+        # i.e. z . u_mid > cos(width / 2) (exact up to rounding at the two end points).
+        half = 0.5 * (self.theta_hi - self.theta_lo)
+        mid = self.theta_lo + half
+        if half >= math.pi:
+            return jnp.ones((), bool)
+        dot = position[0, 0] * math.cos(mid) + position[0, 1] * math.sin(mid)
+        return dot > math.cos(half)
 
     def describe(self) -> str:
         return f"theta in [{self.theta_lo!r}, {self.theta_hi!r}] (mod 2pi)"

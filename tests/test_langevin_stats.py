@@ -1,0 +1,66 @@
+"""Outcome statistics (numerics/stats.py) against closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+
+from contrastive_bounds.numerics import stats as st
+
+
+def test_clopper_pearson_closed_forms():
+    # k = 0: upper = 1 - (alpha/2)^(1/n); k = n: lower = (alpha/2)^(1/n)
+    ci = st.clopper_pearson(0, 20, 0.95)
+    assert ci.lo == 0.0 and ci.hi == pytest.approx(1 - 0.025 ** (1 / 20), rel=1e-12)
+    ci = st.clopper_pearson(20, 20, 0.95)
+    assert ci.hi == 1.0 and ci.lo == pytest.approx(0.025 ** (1 / 20), rel=1e-12)
+    assert ci.method == "clopper-pearson" and ci.estimate == 1.0
+
+
+def test_wilson_matches_formula():
+    k, n, conf = 37, 120, 0.99
+    z = 2.5758293035489004
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    ci = st.wilson(k, n, conf)
+    assert ci.lo == pytest.approx(centre - half, rel=1e-9) and ci.hi == pytest.approx(centre + half, rel=1e-9)
+
+
+def test_mean_and_exponential_intervals():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    ci = st.mean_ci(x, 0.95)
+    se = np.std(x, ddof=1) / 2
+    assert ci.mean == 2.5 and ci.hi - ci.mean == pytest.approx(3.182446305284263 * se, rel=1e-12)
+    e = st.exponential_mean_ci(np.array([2.0]), 0.9)  # n = 1: 2x/theta ~ chi2(2) -> theta in [2x/q95, 2x/q05]
+    assert e.lo == pytest.approx(4.0 / 5.991464547107979, rel=1e-12)
+    assert e.hi == pytest.approx(4.0 / 0.10258658877510107, rel=1e-12)
+
+
+def test_hitting_time_summary_counts_censoring():
+    t = np.array([1.0, 2.0, np.inf, 3.0, np.inf])
+    s = st.hitting_time_summary(t, horizon=10.0)
+    assert s.censored == 2 and s.hit.successes == 3 and s.mean.mean == 2.0 and s.median == 2.0
+
+
+def test_arrhenius_recovers_barrier_from_exact_data():
+    temps = np.array([0.2, 0.25, 0.3, 0.4])
+    tau = 3.0 * np.exp(1.53125 / temps)
+    fit = st.arrhenius_fit(temps, tau)
+    assert fit.barrier == pytest.approx(1.53125, rel=1e-12)
+    assert fit.log_prefactor == pytest.approx(math.log(3.0), rel=1e-12)
+    w = st.arrhenius_fit(temps, tau * np.array([1.01, 0.99, 1.02, 0.98]), log_stderr=[0.02] * 4)
+    assert w.barrier_lo < 1.53125 < w.barrier_hi
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="successes"):
+        st.clopper_pearson(5, 4)
+    with pytest.raises(ValueError, match="confidence"):
+        st.wilson(1, 4, 1.0)
+    with pytest.raises(ValueError, match="samples"):
+        st.mean_ci([1.0])
+    with pytest.raises(ValueError, match="distinct"):
+        st.arrhenius_fit([0.2, 0.2, 0.3], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="method"):
+        st.proportion_ci(1, 2, method="wald")
