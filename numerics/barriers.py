@@ -26,7 +26,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from scipy.optimize import brentq
 
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_real
 
@@ -235,30 +234,18 @@ class BarrierResult:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def _refine_extremum(series: FourierSeries, theta: float, h: float) -> float:
-    f = lambda t: float(series.value(np.array([t]), order=1)[0])  # noqa: E731
-    for w in (h, 2 * h, 4 * h):
-        lo, hi = theta - w, theta + w
-        flo, fhi = f(lo), f(hi)
-        if flo == 0.0:
-            return lo % TWO_PI
-        if fhi == 0.0:
-            return hi % TWO_PI
-        if flo * fhi < 0:
-            return brentq(f, lo, hi, xtol=1e-15, rtol=1e-15) % TWO_PI
-    return theta % TWO_PI
-
-
 def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierResult:
     """``H*`` of an S¹ landscape by persistence on a periodic grid, refined, with its error bound.
 
     Steps: (1) values on ``resolution`` equispaced angles (float64); (2) 0-dim persistence by gudhi
     (periodic cubical complex) and by :func:`union_find_depths` (must agree: cross-check);
-    (3) for Fourier landscapes, each depth-defining minimum and saddle refined by Brent's method on
-    ``V'`` near its grid vertex. Grid error bound (unrefined): grid minima are within
+    (3) for Fourier landscapes, the reported H* comes from the exact critical points
+    (:func:`~.circle.analyse_circle`: sign scan of ``V'`` refined by Brent's method). Grid error bound (unrefined): grid minima are within
     ``M2·(h/2)²/2`` above the true minima and grid saddles within as much below the true saddles,
     ``M2 = Σ k²(|a_k| + |b_k|) >= sup|V''|``, so ``|H_grid − H*| <= M2·h²/4``, provided the grid
-    resolves every extremum (true when ``h`` is below half the distance between critical points).
+    resolves every extremum (``h`` below half the distance between critical points). Minima whose
+    grid values differ by less than ``2·M2·h²/4`` cannot be ordered by the grid and are treated as
+    ties (a minimum that close to the global one counts as global on the grid).
 
     Args:
       landscape: an S¹ landscape (``num_points = 1``, ``dim = 2``).
@@ -281,14 +268,15 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
         m2 = float(np.max(np.abs(d2))) / (TWO_PI / n) ** 2
     vals = check_finite_array("V on the grid", vals)
     h = TWO_PI / n
-    tol = _tie_tol(vals)
+    grid_bound = m2 * h * h / 4.0
+    # minima whose grid values differ by less than the grid's resolution cannot be ordered: ties
+    tol = max(_tie_tol(vals), 2.0 * grid_bound)
     v_min_grid = float(vals.min())
     pairs = gudhi_persistence(vals, periodic=True)
     h_gudhi = critical_height_from_pairs(pairs, v_min_grid, tie_tol=tol)
     recs = union_find_depths(vals, cycle_edges(n), tie_tol=tol)
     finite = [r for r in recs if math.isfinite(r.depth) and r.value > v_min_grid + tol]
     h_uf = max((r.depth for r in finite), default=0.0)
-    grid_bound = m2 * h * h / 4.0
     method = f"0-dim sublevel persistence on a periodic grid of {n} points (gudhi PeriodicCubicalComplex; union-find cross-check)"
     if landscape.fourier is not None:
         s = landscape.fourier
@@ -299,17 +287,10 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
                 if abs(m["theta"] - d.theta) < 1e-12:
                     m["depth"] = d.depth
         saddles = [{"theta": float(t), "value": float(v)} for t, v in zip(crit.maxima, crit.maxima_values)]
-        # refine the grid's own depth-defining points and recompute
-        refined = []
-        for r in finite:
-            tm = _refine_extremum(s, theta[r.vertex], h)
-            ts = _refine_extremum(s, theta[r.saddle_vertex], h)
-            refined.append(float(s.value(np.array([ts]))[0] - s.value(np.array([tm]))[0]))
-        h_ref = max(refined, default=0.0)
-        # Brent on V' is accurate to ~1e-15 in θ; heights to ~M1·1e-15 + rounding of the sum
+        # Brent on V' locates extrema to ~1e-15 rad; heights carry the rounding of the Fourier sum
         err = 1e-13 * (1.0 + s.derivative_bound(0))
-        method += "; minima and saddles refined by Brent's method on V'"
-        return BarrierResult(h_ref, err, h_gudhi, grid_bound, n, h, crit.v_min, minima, saddles, method, h_uf)
+        method += "; H* from the exact critical points (sign scan of V' refined by Brent's method)"
+        return BarrierResult(crit.critical_height, err, h_gudhi, grid_bound, n, h, crit.v_min, minima, saddles, method, h_uf)
     minima = [{"theta": float(theta[r.vertex]), "value": r.value, "depth": r.depth} for r in recs]
     saddles = [{"theta": float(theta[r.saddle_vertex]), "value": r.saddle_value} for r in finite]
     method += "; no refinement (not a Fourier landscape); M2 estimated by finite differences"
