@@ -1,10 +1,103 @@
-"""Commands of this group (filled in by its issue)."""
+"""``contrastive-bounds check``: every theorem's checks on built-in scenarios and real data.
+
+Exit codes: 0 when every asserted bound/claim holds (vacuous and inconclusive do not fail), 1 when any
+is violated (or a check crashed), 2 on bad input.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
 import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .cli_common import command, console, emit_json
+
+_COLOURS = {"holds": "green", "violated": "bold red", "vacuous": "yellow", "inconclusive": "cyan"}
+
+
+def check_cmd(
+    profile: str = typer.Option("quick", "--profile", help="quick (<= 5 min on 2 cores) or thorough (<= 1 h)."),
+    only: Optional[str] = typer.Option(None, "--only", help="Run only checks whose id matches (glob or substring)."),
+    scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="TOML file of scenarios (replaces the built-ins)."),
+    out: Path = typer.Option(Path("contrastive-bounds-report"), "--out", help="Output folder."),
+    resume: bool = typer.Option(False, "--resume", help="Skip checks already finished in OUT/results.json."),
+    list_only: bool = typer.Option(False, "--list", help="List the checks and exit."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON instead of the table."),
+) -> None:
+    """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
+    from .check import registered_checks
+    from .report import fmt_value, write_report
+    from .runner import _write, run_suite
+    from .scenarios import builtin_scenarios, load_scenarios, select
+
+    if profile not in ("quick", "thorough"):
+        raise ValueError(f"--profile={profile!r} must be 'quick' or 'thorough'")
+    if list_only:
+        checks = registered_checks()
+        if as_json:
+            emit_json([{"id": c.id, "theorem": c.theorem, "statement": c.statement, "paper": c.paper,
+                        "defaults": c.defaults[profile]} for c in checks.values()])
+            return
+        t = Table(title="Checks")
+        for col in ("id", "theorem", "statement"):
+            t.add_column(col, overflow="fold")
+        for c in checks.values():
+            t.add_row(c.id, c.theorem, c.statement)
+        console.print(t)
+        return
+    chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
+    chosen = select(chosen, only)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out={out} exists and is not a folder")
+
+    quiet = as_json
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                        TimeElapsedColumn(), console=console, transient=True, disable=quiet)
+    with progress:
+        task = progress.add_task("checks", total=len(chosen))
+
+        def on_start(sc, i, n):  # noqa: ANN001
+            progress.update(task, description=f"{sc.check} ({sc.name})")
+
+        def on_done(rec):  # noqa: ANN001
+            progress.advance(task)
+            if not quiet:
+                v = "error" if rec.error else rec.outcome.verdict
+                colour = _COLOURS.get(v, "red")
+                console.print(f"[{colour}]{v:>12}[/{colour}]  {rec.check} ({rec.scenario}) {rec.seconds:.1f}s: "
+                              f"{rec.outcome.summary}", highlight=False)
+
+        suite = run_suite(chosen, profile=profile, out_dir=out, resume=resume, on_start=on_start, on_done=on_done)
+    paths = write_report(suite, out)
+    _write(out / "results.json", suite.results, suite.alpha, profile)  # now with figure names
+    if as_json:
+        emit_json({"exit_code": suite.exit_code, "out": str(out), "results": [r.to_dict() for r in suite.results]})
+    else:
+        t = Table(title=f"contrastive-bounds check ({profile})")
+        show_scenario = any(r.scenario != "builtin" for r in suite.results)
+        cols = ["check"] + (["scenario"] if show_scenario else []) + ["bound", "empirical [interval]", "ratio", "verdict", "time"]
+        for col in cols:
+            t.add_column(col, overflow="fold", no_wrap=col in ("check", "verdict"))
+        for r in suite.results:
+            o = r.outcome
+            emp = fmt_value(o.empirical)
+            if o.interval is not None and o.interval[0] != o.interval[1]:
+                emp += f" [{fmt_value(o.interval[0])}, {fmt_value(o.interval[1])}]"
+            v = "error" if r.error else o.verdict
+            colour = _COLOURS.get(v, "red")
+            cells = [r.check] + ([r.scenario] if show_scenario else []) + [
+                fmt_value(o.bound, o.bound_log10), emp, fmt_value(o.ratio) if o.ratio is not None else "-",
+                f"[{colour}]{v}[/{colour}]", f"{r.seconds:.1f}s"]
+            t.add_row(*cells)
+        console.print(t)
+        console.print(f"results: {out / 'results.json'}; report: {paths['markdown']}, {paths['html']}")
+    if suite.exit_code:
+        raise typer.Exit(suite.exit_code)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to app."""
-    return None
+    """Add ``check`` to ``app``."""
+    app.command("check")(command(check_cmd))

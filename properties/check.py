@@ -1,0 +1,236 @@
+"""The unit of the main job: a check joins a theorem (bound or claim) with a measurement.
+
+A check is a function ``fn(params, seed) -> Outcome`` registered with :func:`check`. The runner
+(:mod:`.runner`) wraps each outcome in a :class:`CheckResult` with the scenario, timing, seed and
+versions, so every record in ``results.json`` is enough to re-run it.
+
+Verdicts (DESIGN.md, Check):
+
+- ``holds``: the measurement is on the right side of the bound (or the toolkit's assertion about a
+  claim is confirmed), with the stated false-alarm probability;
+- ``violated``: the measurement contradicts the bound (for a stochastic check: the whole confidence
+  interval is on the wrong side, and the suite's Holm correction still rejects);
+- ``vacuous``: the bound says nothing here (with the reason);
+- ``inconclusive``: the interval straddles the bound; ``samples_needed`` says how many would decide.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+__all__ = ["Outcome", "CheckResult", "CheckSpec", "PlotSpec", "Series", "check", "registered_checks",
+           "compare_upper", "compare_lower", "Verdict"]
+
+Verdict = Literal["holds", "violated", "vacuous", "inconclusive"]
+ROUNDING = 1e-9  # relative slack granted to deterministic float64 comparisons (rounding only)
+
+
+@dataclass
+class Series:
+    """One line of a figure: ``y`` against ``x``, optional band ``lo``..``hi``."""
+
+    label: str
+    x: list[float]
+    y: list[float]
+    lo: list[float] | None = None
+    hi: list[float] | None = None
+    style: str = "-"
+
+
+@dataclass
+class PlotSpec:
+    """Data of one figure (drawn by :mod:`.report` with matplotlib; kept as data in results.json)."""
+
+    title: str
+    xlabel: str
+    ylabel: str
+    series: list[Series]
+    logx: bool = False
+    logy: bool = False
+    kind: Literal["lines", "bars"] = "lines"
+
+
+@dataclass
+class Outcome:
+    """What a check function returns.
+
+    Attributes:
+      verdict: one of holds / violated / vacuous / inconclusive.
+      bound: the bound's value (float) or ``None`` (vacuous, or beyond float64: see ``bound_log10``).
+      bound_log10: log10 of the bound when known.
+      empirical: the measured value (the worst case over the check's samples, where it has several).
+      interval: ``(lo, hi)`` confidence interval of ``empirical`` (equal ends when exact).
+      ratio: empirical / bound (for an upper bound: <= 1 means it holds; the tightness).
+      summary: one sentence a reader can act on (what was measured, what it means).
+      false_alarm: probability that ``violated`` is reported although the statement is true.
+      p_value: for stochastic checks, the p-value of "the statement holds" (used for Holm).
+      samples: number of independent samples behind ``empirical``.
+      samples_needed: for ``inconclusive``: how many samples would likely decide.
+      slack: name -> log10 factor of slack (the slack budget of a proof chain), if any.
+      reason: why vacuous, or the evidence of a claim's verdict.
+      details: JSON-able extra numbers (kept in results.json).
+      plots: figures for the report.
+    """
+
+    verdict: Verdict
+    summary: str
+    bound: float | None = None
+    bound_log10: float | None = None
+    empirical: float | None = None
+    interval: tuple[float, float] | None = None
+    ratio: float | None = None
+    false_alarm: float = 0.0
+    p_value: float | None = None
+    samples: int | None = None
+    samples_needed: int | None = None
+    slack: dict[str, float] = field(default_factory=dict)
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    plots: list[PlotSpec] = field(default_factory=list)
+
+
+@dataclass
+class CheckResult:
+    """One record of ``results.json``: an :class:`Outcome` plus what is needed to re-run it."""
+
+    check: str
+    theorem: str
+    statement: str
+    scenario: str
+    params: dict[str, Any]
+    seed: int
+    outcome: Outcome
+    seconds: float
+    versions: dict[str, str]
+    profile: str
+    figures: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (NaN/inf become None in the writer)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "CheckResult":
+        """Inverse of :meth:`to_dict` (used by ``--resume``)."""
+        o = dict(d["outcome"])
+        o["plots"] = [PlotSpec(**{**p, "series": [Series(**s) for s in p["series"]]}) for p in o.get("plots", [])]
+        if o.get("interval") is not None:
+            o["interval"] = tuple(o["interval"])
+        return cls(**{**d, "outcome": Outcome(**o)})
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A registered check: id, the theorem it tests, and the function that runs it."""
+
+    id: str
+    theorem: str
+    statement: str
+    fn: Callable[[Mapping[str, Any], int], Outcome]
+    defaults: Mapping[str, Mapping[str, Any]]  # profile -> default params
+    paper: Literal["A", "B"]
+
+
+_CHECKS: dict[str, CheckSpec] = {}
+
+
+def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
+          quick: Mapping[str, Any], thorough: Mapping[str, Any] | None = None) -> Callable:
+    """Decorator registering ``fn(params, seed) -> Outcome`` as a check.
+
+    Args:
+      id: unique dotted id, e.g. ``"B4.theorem1"`` (THEOREMS.md section first).
+      theorem: the theorem/claim tested, with its registry name where there is one.
+      statement: the statement in one line.
+      paper: ``"A"`` or ``"B"``.
+      quick, thorough: default parameters of the built-in scenario in each profile.
+
+    Raises:
+      ValueError: duplicate id.
+    """
+
+    def deco(fn: Callable[[Mapping[str, Any], int], Outcome]) -> Callable:
+        if id in _CHECKS:
+            raise ValueError(f"check id {id!r} registered twice")
+        _CHECKS[id] = CheckSpec(id, theorem, statement, fn, {"quick": dict(quick), "thorough": dict(thorough or quick)}, paper)
+        return fn
+
+    return deco
+
+
+def registered_checks() -> dict[str, CheckSpec]:
+    """All checks, importing the per-paper modules first."""
+    from . import checks_alignment, checks_annealing  # noqa: F401  (registration side effect)
+
+    return dict(sorted(_CHECKS.items()))
+
+
+def _needed(n: int | None, estimate: float, half_width: float, margin: float) -> int | None:
+    """Samples that would shrink the half-width below the margin (CI width ~ 1/sqrt(n))."""
+    if not n or margin <= 0 or half_width <= 0:
+        return None
+    return int(math.ceil(n * (half_width / margin) ** 2))
+
+
+def compare_upper(bound: float | None, empirical: float, interval: tuple[float, float] | None = None, *,
+                  samples: int | None = None, what: str = "value", reason: str | None = None,
+                  bound_log10: float | None = None, false_alarm: float = 0.0) -> Outcome:
+    """Verdict for "empirical <= bound" (an upper bound).
+
+    ``interval`` is the confidence interval of ``empirical`` (omit for an exact, deterministic value:
+    then only float rounding, relative 1e-9, is tolerated). ``bound=None`` with ``bound_log10=None``
+    means vacuous (give ``reason``); a bound beyond float64 is given by ``bound_log10`` alone.
+    """
+    if bound is None and bound_log10 is None:
+        return Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
+                       reason=reason, samples=samples)
+    lo, hi = interval if interval is not None else (empirical, empirical)
+    if bound is None:  # astronomically large: holds unless the measurement is too
+        ratio = 0.0
+        return Outcome("holds", f"{what} {empirical:.4g} <= 10^{bound_log10:.1f}", None, bound_log10, empirical,
+                       (lo, hi), ratio, false_alarm, samples=samples)
+    tol = ROUNDING * max(abs(bound), 1e-300) if interval is None else 0.0
+    ratio = empirical / bound if bound > 0 else (math.inf if empirical > 0 else 0.0)
+    blog = math.log10(bound) if bound > 0 else None
+    if hi <= bound + tol:
+        verdict: Verdict = "holds"
+        text = f"{what} {empirical:.4g} <= bound {bound:.4g} (ratio {ratio:.3g})"
+    elif lo > bound + tol:
+        verdict = "violated"
+        text = f"{what} {empirical:.4g} EXCEEDS bound {bound:.4g} (ratio {ratio:.3g})"
+    else:
+        verdict = "inconclusive"
+        text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
+    needed = _needed(samples, empirical, (hi - lo) / 2, abs(bound - empirical)) if verdict == "inconclusive" else None
+    return Outcome(verdict, text, bound, blog, empirical, (lo, hi), ratio, false_alarm, samples=samples,
+                   samples_needed=needed)
+
+
+def compare_lower(bound: float | None, empirical: float, interval: tuple[float, float] | None = None, *,
+                  samples: int | None = None, what: str = "value", reason: str | None = None,
+                  false_alarm: float = 0.0) -> Outcome:
+    """Verdict for "empirical >= bound" (a lower bound); conventions as :func:`compare_upper`.
+
+    The ratio reported is ``bound / empirical`` (<= 1 when it holds; near 1 means tight).
+    """
+    if bound is None:
+        return Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
+                       reason=reason, samples=samples)
+    lo, hi = interval if interval is not None else (empirical, empirical)
+    tol = ROUNDING * max(abs(bound), 1.0) if interval is None else 0.0
+    ratio = bound / empirical if empirical > 0 else None
+    if lo >= bound - tol:
+        verdict: Verdict = "holds"
+        text = f"{what} {empirical:.4g} >= bound {bound:.4g}"
+    elif hi < bound - tol:
+        verdict = "violated"
+        text = f"{what} {empirical:.4g} is BELOW bound {bound:.4g}"
+    else:
+        verdict = "inconclusive"
+        text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
+    needed = _needed(samples, empirical, (hi - lo) / 2, abs(bound - empirical)) if verdict == "inconclusive" else None
+    return Outcome(verdict, text, bound, math.log10(bound) if bound > 0 else None, empirical, (lo, hi), ratio,
+                   false_alarm, samples=samples, samples_needed=needed)

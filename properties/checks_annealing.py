@@ -1,0 +1,1 @@
+"""Checks of Paper A (THEOREMS.md A1-A8)."""
