@@ -255,11 +255,11 @@ def _chunk_batches(key, labels, start, *, count, batch_size, replace, stratified
                                            stratified=stratified, num_classes=num_classes))(steps)
 
 
-@partial(jax.jit, static_argnames=("anchors", "coupled", "symmetrize"), donate_argnums=(0,))
-def _run_chunk(state, batches, labels, tau, step_size, *, anchors, coupled, symmetrize):
+@partial(jax.jit, static_argnames=("anchors", "coupled", "symmetrize", "unique"), donate_argnums=(0,))
+def _run_chunk(state, batches, labels, tau, step_size, *, anchors, coupled, symmetrize, unique=False):
     def body(st, batch):
         return descent_step(st, batch, labels, tau=tau, step_size=step_size, anchors=anchors,
-                            coupled=coupled, symmetrize=symmetrize)
+                            coupled=coupled, symmetrize=symmetrize, unique=unique)
 
     return jax.lax.scan(body, state, batches)
 
@@ -382,7 +382,8 @@ def run_similarity_descent(
         state = state._replace(d2=jnp.sum(diff * diff))  # exact at every chunk start
         state, recs = _run_chunk(state, batches, labels_j, jnp.asarray(config.tau, dtype),
                                  jnp.asarray(config.step_size, dtype), anchors=config.anchors,
-                                 coupled=config.coupled, symmetrize=config.symmetrize)
+                                 coupled=config.coupled, symmetrize=config.symmetrize,
+                                 unique=not config.replace)
         for k in _RECORD_FIELDS:
             records[k].append(np.asarray(getattr(recs, k)))
         step += count
