@@ -56,8 +56,9 @@ class Landscape:
       num_points: N; dim: ambient dimension d.
       v_min: global minimum value (float) or None when not known.
       critical_height: H* (float) or None when not known (then use :mod:`.barriers`).
-      minima: tuple of float64 arrays (N, d): known global/local minima (representatives of orbits
-        for symmetric potentials); may be empty.
+      minima: tuple of float64 arrays (N, d): known minima, lowest value first (so ``minima[0]`` is
+        a global minimum when any is listed; representatives of orbits for symmetric potentials);
+        may be empty.
       description: one paragraph for humans; source: where the potential comes from.
       fourier: for S¹ landscapes, the :class:`FourierSeries` of ``V(θ)``; else None.
       params: the parameters it was built with.
@@ -145,7 +146,8 @@ def fourier_landscape(series: FourierSeries, *, name: str = "fourier", descripti
     text = description or "S¹ potential " + _series_text(series)
     return Landscape(
         name=name, num_points=1, dim=2, potential_fn=potential, v_min=crit.v_min, critical_height=h,
-        minima=tuple(_unit_circle(t) for t in crit.minima), description=text, source=source,
+        minima=tuple(_unit_circle(t) for t in crit.minima[np.argsort(crit.minima_values, kind="stable")]),
+        description=text, source=source,
         fourier=series, params=dict(params or {}),
     )
 

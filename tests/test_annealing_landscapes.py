@@ -110,3 +110,10 @@ def test_high_dimensional_estimates_on_double_well():
     assert set(np.round(v, 6)) == {-1.5, -0.5}
     barrier, energies = string_method_barrier(land, _z(math.pi - 1e-3), _z(1e-3), images=41, iterations=300)
     assert barrier == pytest.approx(1.53125, abs=5e-3) and energies.shape == (41,)
+
+
+def test_minima_lowest_first():
+    for name in ("double-well", "triple-well"):
+        land = get_landscape(name)
+        first = land.minima[0][0]
+        assert float(land.potential_theta(math.atan2(first[1], first[0]))) == pytest.approx(land.v_min, abs=1e-14)
