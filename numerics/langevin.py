@@ -139,6 +139,7 @@ class LangevinKernel:
     grad: Callable[[jax.Array], jax.Array]
     temperature_fn: Callable[[jax.Array], jax.Array]
     step_size: float
+    value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Array]] | None = None
     integrator: str = "euler"
     noise_sqrt: np.ndarray | None = None
     description: str = ""
@@ -148,7 +149,7 @@ class LangevinKernel:
     def init(self, position: jax.Array) -> LangevinState:
         """Build the state of one chain at ``position`` (shape ``(N, d)``, on the sphere)."""
         position = jnp.asarray(position)
-        return LangevinState(position, self.potential(position), self.grad(position))
+        return LangevinState(position, *self._value_and_grad(position))
 
     def noise_shape(self, position_shape: tuple[int, ...]) -> tuple[int, ...]:
         """Shape of the standard Gaussian noise one step consumes for a chain of ``position_shape``.
@@ -190,7 +191,13 @@ class LangevinKernel:
             new = retract(z, increment)
         else:
             new = exp_map(z, increment)
-        return LangevinState(new, self.potential(new), self.grad(new))
+        value, gradient = self._value_and_grad(new)
+        return LangevinState(new, value, gradient)
+
+    def _value_and_grad(self, z: jax.Array) -> tuple[jax.Array, jax.Array]:
+        if self.value_and_grad is not None:
+            return self.value_and_grad(z)
+        return self.potential(z), self.grad(z)
 
     def step(self, key: jax.Array, state: LangevinState, t: jax.Array) -> LangevinState:
         """One step of one chain from continuous time ``t`` (pure, vmappable over key/state).
@@ -223,16 +230,19 @@ def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax
     return -step_size * grad + noise_scale(temperature, step_size) * noise
 
 
-def _resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, str]:
+def _resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, Callable, str]:
+    """Return (V, ∇V, value_and_grad, name). Without an explicit ``grad`` the value and the gradient
+    come from one ``jax.value_and_grad`` pass (the landscape's ``grad`` is that same autodiff gradient)."""
+    name = getattr(potential, "__name__", "potential")
     if hasattr(potential, "potential") and callable(getattr(potential, "potential")):
-        land = potential
-        v = land.potential
-        g = grad if grad is not None else getattr(land, "grad", None) or jax.grad(v)
-        return v, g, str(getattr(land, "name", type(land).__name__))
-    if not callable(potential):
+        name = str(getattr(potential, "name", type(potential).__name__))
+        potential = potential.potential
+    elif not callable(potential):
         raise ValueError(f"potential={potential!r} must be a Landscape or a callable (N, d) -> scalar")
-    g = grad if grad is not None else jax.grad(potential)
-    return potential, g, getattr(potential, "__name__", "potential")
+    if grad is None:
+        vg = jax.value_and_grad(potential)
+        return potential, jax.grad(potential), vg, name
+    return potential, grad, (lambda z: (potential(z), grad(z))), name
 
 
 def langevin_kernel(
@@ -270,7 +280,7 @@ def langevin_kernel(
     h = check_real("step_size", step_size, 0.0, math.inf)
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator={integrator!r} is not one of {INTEGRATORS}")
-    v, g, name = _resolve_potential(potential, grad)
+    v, g, vg, name = _resolve_potential(potential, grad)
     temp_fn = as_temperature_fn(temperature)
     noise_sqrt = None
     if anisotropy is not None:
@@ -290,6 +300,7 @@ def langevin_kernel(
     return LangevinKernel(
         potential=v,
         grad=g,
+        value_and_grad=vg,
         temperature_fn=temp_fn,
         step_size=h,
         integrator=integrator,
