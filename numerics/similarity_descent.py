@@ -182,8 +182,8 @@ def descent_step(
     if not unique:  # duplicates carry the value of their first occurrence, so .set is deterministic
         new_cl = new_cl[canon[:, None], canon[None, :]]
         new_nscl = new_nscl[canon[:, None], canon[None, :]]
-    sigma_cl = state.sigma_cl.reshape(-1).at[flat].set(new_cl.ravel(), unique_indices=unique).reshape(m, m)
-    sigma_nscl = state.sigma_nscl.reshape(-1).at[flat].set(new_nscl.ravel(), unique_indices=unique).reshape(m, m)
+    sigma_cl = state.sigma_cl.at[rows[:, None], rows[None, :]].set(new_cl, unique_indices=unique)
+    sigma_nscl = state.sigma_nscl.at[rows[:, None], rows[None, :]].set(new_nscl, unique_indices=unique)
 
     d_old = s_cl - s_nscl
     d_new = new_cl - new_nscl
