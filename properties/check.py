@@ -90,6 +90,39 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
     plots: list[PlotSpec] = field(default_factory=list)
 
+    def _repr_html_(self) -> str:
+        """Notebook display: the verdict, the summary and the numbers as a small HTML table."""
+        import html
+
+        rows = [("bound", self.bound if self.bound is not None else
+                 (f"10^{self.bound_log10:.4g}" if self.bound_log10 is not None else None)),
+                ("empirical", self.empirical), ("interval", self.interval), ("ratio", self.ratio),
+                ("false alarm", self.false_alarm or None), ("p-value", self.p_value), ("samples", self.samples),
+                ("samples needed", self.samples_needed), ("reason", self.reason)]
+        rows += [(f"slack {k} (log10)", v) for k, v in self.slack.items()]
+        cells = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(_fmt_cell(v))}</td></tr>"
+                        for k, v in rows if v is not None)
+        return (f"<div><b>{html.escape(self.verdict)}</b>: {html.escape(self.summary)}"
+                f"<table>{cells}</table></div>")
+
+    def _repr_latex_(self) -> str:
+        """Notebook/LaTeX display: ``empirical <= bound`` (or the verdict alone) in math mode."""
+        if self.bound is None and self.bound_log10 is None:
+            return rf"$\text{{{self.verdict}}}$"
+        b = f"{self.bound:.6g}" if self.bound is not None else f"10^{{{self.bound_log10:.4g}}}"
+        e = "?" if self.empirical is None else f"{self.empirical:.6g}"
+        r = "" if self.ratio is None else rf",\ \text{{ratio}}={self.ratio:.3g}"
+        return rf"$\text{{{self.verdict}}}:\ \text{{empirical}}={e},\ \text{{bound}}={b}{r}$"
+
+
+def _fmt_cell(v: Any) -> str:
+    """A short text form of a number, pair or string for the HTML displays."""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_fmt_cell(x) for x in v) + "]"
+    return str(v)
+
 
 @dataclass
 class CheckResult:
@@ -120,6 +153,19 @@ class CheckResult:
         if o.get("interval") is not None:
             o["interval"] = tuple(o["interval"])
         return cls(**{**d, "outcome": Outcome(**o)})
+
+    def _repr_html_(self) -> str:
+        """Notebook display: check id, scenario, theorem, seed and time above the outcome's table."""
+        import html
+
+        head = (f"<code>{html.escape(self.check)}</code> ({html.escape(self.scenario)}, seed {self.seed}, "
+                f"{self.seconds:.1f} s): <i>{html.escape(self.theorem)}</i>")
+        err = f"<br><b>error</b>: {html.escape(self.error)}" if self.error else ""
+        return f"<div>{head}{err}{self.outcome._repr_html_()}</div>"
+
+    def _repr_latex_(self) -> str:
+        """Notebook/LaTeX display of the outcome (see :meth:`Outcome._repr_latex_`)."""
+        return self.outcome._repr_latex_()
 
 
 @dataclass(frozen=True)
