@@ -14,8 +14,10 @@ h; and the population loss gap L^DCL - L^NSCL of the CL and NSCL models on the t
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+import dataclasses
 from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any, Callable
@@ -45,7 +47,10 @@ class TrainConfig:
     Attributes: ``num_classes`` C in [2, 10]; ``tau`` > 0 (CL, NSCL, SupCon); ``epochs`` >= 1;
     ``batch_size`` in [4, n_train]; ``learning_rate`` > 0 (Adam); ``seed`` >= 0; ``hidden``,
     ``feature_dim`` (h), ``projection_dim`` (z) >= 1; ``noise_std`` >= 0 and ``max_shift`` >= 0 of the
-    augmentation; ``coupled``: coupled InfoNCE/NSCL denominators.
+    augmentation; ``coupled``: coupled InfoNCE/NSCL denominators; ``models``: which of
+    ``("cl", "nscl", "supcon", "ce")`` to train (must include ``"cl"``, the reference of every
+    comparison; fewer models compile and run faster); ``probe``: compute the linear-probe accuracy
+    each epoch (the slowest metric; nearest-class-centre accuracy is always computed).
     """
 
     num_classes: int = 10
@@ -60,6 +65,8 @@ class TrainConfig:
     noise_std: float = 0.1
     max_shift: int = 1
     coupled: bool = False
+    models: tuple[str, ...] = ("cl", "nscl", "supcon", "ce")
+    probe: bool = True
 
     def validate(self) -> None:
         check_int("num_classes", self.num_classes, 2, 10)
@@ -72,6 +79,9 @@ class TrainConfig:
             check_int(name, getattr(self, name), 1)
         check_real("noise_std", self.noise_std, 0.0, lo_closed=True)
         check_int("max_shift", self.max_shift, 0, 3)
+        models = tuple(self.models)
+        if "cl" not in models or len(set(models)) != len(models) or any(m not in MODELS for m in models):
+            raise ValueError(f"models={models!r} must be distinct names from {MODELS} including 'cl'")
 
 
 def _dense(key, fan_in, fan_out):
@@ -111,11 +121,19 @@ def _loss(name: str, params, x1, x2, y, tau: float, coupled: bool):
     return batch_loss(z1, z2, y, tau=tau, kind=kind, coupled=coupled and name != "supcon")
 
 
-def _make_epoch(config: TrainConfig, optimizer, num_batches: int):
+@functools.lru_cache(maxsize=16)
+def _make_epoch(shape_config: TrainConfig, num_batches: int):
+    """One jitted epoch for every config with the same shapes and model set.
+
+    ``shape_config`` has ``tau``, ``seed`` and ``epochs`` zeroed by the caller: tau is a traced
+    argument, so runs that differ only in tau, seed or length share one compilation.
+    """
+    config = shape_config
     bs = config.batch_size
+    optimizer = optax.adam(config.learning_rate)
 
     @jax.jit
-    def epoch(all_params, all_opt, x, y, key):
+    def epoch(all_params, all_opt, x, y, key, tau):
         k_perm, k_aug = jax.random.split(key)
         order = jax.random.permutation(k_perm, x.shape[0])[: num_batches * bs].reshape(num_batches, bs)
 
@@ -128,8 +146,8 @@ def _make_epoch(config: TrainConfig, optimizer, num_batches: int):
             x1 = augment(k1, xb, noise_std=config.noise_std, max_shift=config.max_shift)
             x2 = augment(k2, xb, noise_std=config.noise_std, max_shift=config.max_shift)
             new_p, new_o, losses = [], [], []
-            for name, p, o in zip(MODELS, ps, os_):  # same views for every model: shared randomness
-                val, g = jax.value_and_grad(partial(_loss, name))(p, x1, x2, yb, config.tau, config.coupled)
+            for name, p, o in zip(config.models, ps, os_):  # same views for every model: shared randomness
+                val, g = jax.value_and_grad(partial(_loss, name))(p, x1, x2, yb, tau, config.coupled)
                 upd, o = optimizer.update(g, o, p)
                 new_p.append(optax.apply_updates(p, upd))
                 new_o.append(o)
@@ -138,6 +156,8 @@ def _make_epoch(config: TrainConfig, optimizer, num_batches: int):
 
         (ps, os_), losses = jax.lax.scan(body, (all_params, all_opt), (order, jnp.arange(num_batches)))
         return ps, os_, losses.mean(axis=0)
+
+    return epoch, optimizer
 
     return epoch
 
@@ -185,23 +205,25 @@ def _metrics(params, split, config: TrainConfig, eval_key) -> dict[str, Any]:
 
     xtr = jnp.asarray(split.x_train, jnp.float32)
     xte = jnp.asarray(split.x_test, jnp.float32)
-    emb = {name: [np.asarray(a, np.float64) for a in encode(p, xte)] for name, p in zip(MODELS, params)}
-    emb_tr = {name: np.asarray(encode(p, xtr)[0], np.float64) for name, p in zip(MODELS, params)}
+    models = tuple(config.models)
+    emb = {name: [np.asarray(a, np.float64) for a in encode(p, xte)] for name, p in zip(models, params)}
+    emb_tr = {name: np.asarray(encode(p, xtr)[0], np.float64) for name, p in zip(models, params)}
     grams = {name: cosine_gram(z + 0.0) for name, (_, z) in emb.items()}
     out: dict[str, Any] = {"cka_z": {}, "cka_h": {}, "rsa": {}, "ncc_accuracy": {}, "probe_accuracy": {}}
-    for other in PAIRS:
+    for other in (m for m in PAIRS if m in models):
         key = f"cl-{other}"
         out["cka_z"][key] = cosine_gram_cka(grams["cl"], grams[other])
         out["cka_h"][key] = linear_cka(emb["cl"][0], emb[other][0], debiased=False)
         out["rsa"][key] = rsa_from_similarity(grams["cl"], grams[other])
-    for name in MODELS:
+    for name in models:
         scaler = StandardScaler().fit(emb_tr[name])
         htr, hte = scaler.transform(emb_tr[name]), scaler.transform(emb[name][0])
         with warnings.catch_warnings():  # dead ReLU units have zero spread; harmless for the centroid rule
             warnings.filterwarnings("ignore", message=".*zero standard deviation.*")
             out["ncc_accuracy"][name] = float(NearestCentroid().fit(htr, split.y_train).score(hte, split.y_test))
-        probe = LogisticRegression(max_iter=300).fit(htr, split.y_train)
-        out["probe_accuracy"][name] = float(probe.score(hte, split.y_test))
+        if config.probe:
+            probe = LogisticRegression(max_iter=300).fit(htr, split.y_train)
+            out["probe_accuracy"][name] = float(probe.score(hte, split.y_test))
     k1, k2 = jax.random.split(eval_key)
     v1 = augment(k1, xtr, noise_std=config.noise_std, max_shift=config.max_shift)
     v2 = augment(k2, xtr, noise_std=config.noise_std, max_shift=config.max_shift)
@@ -209,8 +231,8 @@ def _metrics(params, split, config: TrainConfig, eval_key) -> dict[str, Any]:
     bound = alignment.loss_gap_value(config.tau, counts.max() / counts.sum())
     out["loss_gap_bound"] = bound
     out["loss_gap_bound_pi_max"] = float(counts.max() / counts.sum())
-    for name in ("cl", "nscl"):
-        p = params[MODELS.index(name)]
+    for name in (m for m in ("cl", "nscl") if m in models):
+        p = params[models.index(name)]
         l_dcl, l_nscl = population_loss_gap(encode(p, v1)[1], encode(p, v2)[1], split.y_train, tau=config.tau)
         gap = l_dcl - l_nscl
         out[f"loss_gap_{name}"] = gap
@@ -243,16 +265,16 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
     key = jax.random.key(config.seed)
     k_init, k_train, k_eval = jax.random.split(key, 3)
     params0 = init_params(k_init, config)
-    optimizer = optax.adam(config.learning_rate)
-    all_params = tuple(params0 for _ in MODELS)  # the same initialisation for every model
-    all_opt = tuple(optimizer.init(params0) for _ in MODELS)
-    epoch_fn = _make_epoch(config, optimizer, num_batches)
+    epoch_fn, optimizer = _make_epoch(dataclasses.replace(config, tau=1.0, seed=0, epochs=1), num_batches)
+    all_params = tuple(params0 for _ in config.models)  # the same initialisation for every model
+    all_opt = tuple(optimizer.init(params0) for _ in config.models)
     x = jnp.asarray(split.x_train, jnp.float32)
     y = jnp.asarray(split.y_train)
     history = []
     for e in range(config.epochs):
-        all_params, all_opt, losses = epoch_fn(all_params, all_opt, x, y, jax.random.fold_in(k_train, e))
-        rec = {"epoch": e + 1, "train_loss": {m: float(v) for m, v in zip(MODELS, np.asarray(losses))}}
+        all_params, all_opt, losses = epoch_fn(all_params, all_opt, x, y, jax.random.fold_in(k_train, e),
+                                               jnp.float32(config.tau))
+        rec = {"epoch": e + 1, "train_loss": {m: float(v) for m, v in zip(config.models, np.asarray(losses))}}
         rec.update(_metrics(all_params, split, config, k_eval))
         history.append(rec)
         if progress is not None:

@@ -307,8 +307,9 @@ def b7_claims(params: Mapping[str, Any], seed: int) -> Outcome:
 @check("B8.digits", theorem="alignment.loss_gap on real data; trends of B7 (paper Figs. 3-5)", paper=PAPER_B,
        statement="CL vs NSCL (and SupCon, CE) on scikit-learn digits under shared randomness: loss gap within its bound "
                  "at every epoch; CKA/RSA trends in C and tau reported as findings",
-       quick={"epochs": 4, "tau": 0.5, "num_classes": [2, 10], "taus": [0.1, 1.0], "batch_size": 128},
-       thorough={"epochs": 30, "tau": 0.5, "num_classes": [2, 4, 6, 8, 10], "taus": [0.1, 0.5, 1.0], "batch_size": 128})
+       quick={"epochs": 5, "tau": 0.5, "num_classes": [2, 10], "taus": [0.1, 1.0], "batch_size": 128, "probe": False},
+       thorough={"epochs": 30, "tau": 0.5, "num_classes": [2, 4, 6, 8, 10], "taus": [0.1, 0.5, 1.0], "batch_size": 128,
+                 "probe": True})
 def digits(params: Mapping[str, Any], seed: int) -> Outcome:
     from contrastive_bounds.numerics.training import TrainConfig, train_alignment
 
@@ -318,7 +319,8 @@ def digits(params: Mapping[str, Any], seed: int) -> Outcome:
     configs += [(10, t) for t in params["taus"] if (10, t) not in configs]
     worst_ratio, worst = -math.inf, None
     for c, t in configs:
-        res = train_alignment(TrainConfig(num_classes=int(c), tau=t, epochs=epochs, batch_size=bs, seed=seed))
+        res = train_alignment(TrainConfig(num_classes=int(c), tau=t, epochs=epochs, batch_size=bs, seed=seed,
+                                          probe=bool(params["probe"])))
         runs[f"C={c},tau={t}"] = res.history
         for rec in res.history:
             for kind in ("cl", "nscl"):

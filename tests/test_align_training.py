@@ -104,3 +104,20 @@ def test_cli_train_json_and_plot(tmp_path):
     out = json.loads(res.stdout)
     assert len(out["history"]) == 1 and out["loss_gap_within_bound_every_epoch"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_model_subset_and_shared_compilation_across_tau():
+    """models=("cl","nscl") trains only those; runs differing only in tau reuse one jitted epoch."""
+    from contrastive_bounds.numerics import training
+
+    cfg = TrainConfig(num_classes=3, tau=0.5, epochs=1, batch_size=64, models=("cl", "nscl"), probe=False)
+    before = training._make_epoch.cache_info().misses
+    r1 = train_alignment(cfg)
+    r2 = train_alignment(TrainConfig(**{**cfg.__dict__, "tau": 0.2}))
+    assert training._make_epoch.cache_info().misses - before <= 1
+    assert set(r1.history[0]["cka_z"]) == {"cl-nscl"} and r1.history[0]["probe_accuracy"] == {}
+    assert r1.history[0]["loss_gap_cl"] != r2.history[0]["loss_gap_cl"]  # tau really changes the run
+    import pytest
+
+    with pytest.raises(ValueError, match="models"):
+        TrainConfig(models=("nscl",)).validate()
