@@ -91,7 +91,8 @@ def loss_gap(params: Mapping[str, Any], seed: int) -> Outcome:
 
 # ------------------------------------------------------------------------------------ B5 (deterministic)
 @check("B5.corollaries_any_pair", theorem="alignment.cka_lower, alignment.rsa_lower", paper=PAPER_B,
-       statement="CKA >= (1-rho)/(1+rho) and RSA >= (1-r)/(1+r) for ANY pair of similarity matrices",
+       statement="CKA >= (1-rho)/(1+rho) and RSA >= (1-r)/(1+r) (and the sharp sqrt(1-x^2) forms) for any pair "
+                 "of similarity matrices with rho, r < 1",
        quick={"examples": 60}, thorough={"examples": 600})
 def corollaries_any_pair(params: Mapping[str, Any], seed: int) -> Outcome:
     """Equivalent upper-bound form: deficit 1 - CKA <= 2 rho/(1 + rho) (same for RSA with r).
@@ -107,7 +108,9 @@ def corollaries_any_pair(params: Mapping[str, Any], seed: int) -> Outcome:
         a, b = pair
         rho, r = cka_rho(a, b), rsa_r(a, b)
         cka, rsa_v = cosine_gram_cka(a, b), rsa_from_similarity(a, b)
-        for name, measured, lower, x in (("CKA", cka, A.cka_lower(rho), rho), ("RSA", rsa_v, A.rsa_lower(r), r)):
+        for name, measured, lower, x in (("CKA", cka, A.cka_lower(rho), rho), ("RSA", rsa_v, A.rsa_lower(r), r),
+                                         ("CKA sharp", cka, A.cka_lower_sharp(rho), rho),
+                                         ("RSA sharp", rsa_v, A.rsa_lower_sharp(r), r)):
             if x >= 1:
                 if measured < lower:
                     beyond.append({"metric": name, "x": x, "measured": measured, "formula": lower})

@@ -145,6 +145,20 @@ RSA_LOWER = register(Bound(
     vacuity=(Vacuity(1 - r, "r >= 1: the lower bound is <= 0 and guarantees no positive alignment"),),
 ))
 
+_SRC_SHARP = Source("contrastive-bounds (derived; law of cosines)", None, "sharpening of the CKA/RSA corollaries",
+                    "CKA and Pearson RSA are cosines of the angle between K, K' (centred a, b); ||K' - K|| <= rho ||K|| "
+                    "forces cos >= sqrt(1 - rho^2) for rho < 1, which is >= (1 - rho)/(1 + rho)")
+CKA_LOWER_SHARP = register(Bound(
+    "alignment.cka_lower_sharp", "CKA_T >= sqrt(1 - rho_T^2) (sharp for rho < 1; the paper's (1-rho)/(1+rho) is weaker)",
+    (RHO,), {"lower": sp.sqrt(1 - rho**2)}, _SRC_SHARP, kind="lower", quantity=r"\mathrm{CKA}_T",
+    vacuity=(Vacuity(1 - rho, "rho >= 1: no positive lower bound (CKA of PSD Grams is >= 0 anyway)"),),
+))
+RSA_LOWER_SHARP = register(Bound(
+    "alignment.rsa_lower_sharp", "RSA_T >= sqrt(1 - r_T^2) (sharp for r < 1; the paper's (1-r)/(1+r) is weaker)",
+    (R,), {"lower": sp.sqrt(1 - r**2)}, _SRC_SHARP, kind="lower", quantity=r"\mathrm{RSA}_T",
+    vacuity=(Vacuity(1 - r, "r >= 1: no lower bound above -1 (Pearson can reach -1)"),),
+))
+
 _SRC_LINKS = Source(PAPER_B, "2510.08852", "proof of Theorem 1", _READING_T1)
 _C_EXPR = DELTA_EXPR / (tau * sp.sqrt(B))
 LINK_L1 = register(Bound(
@@ -350,7 +364,12 @@ def loss_gap_value(tau: float, pi_max: float) -> float:
 
 
 def cka_lower(rho: Any) -> Any:
-    """CKA_T >= (1 - rho)/(1 + rho) for rho >= 0 (Paper B, CKA corollary); informative iff rho < 1."""
+    """CKA_T >= (1 - rho)/(1 + rho) (Paper B, CKA corollary), a valid bound only for 0 <= rho < 1.
+
+    For rho >= 1 the formula is not a lower bound for arbitrary matrices (K' = -K gives rho = 2 and
+    CKA = -1 < -1/3); for PSD Grams CKA >= 0 anyway. :func:`cka_lower_sharp` is the sharp form.
+    Returns the formula's value (float or array) for any rho >= 0; callers treat rho >= 1 as vacuous.
+    """
     x = np.asarray(rho, dtype=np.float64)
     if np.any(~np.isfinite(x)) or np.any(x < 0):
         raise ValueError("rho must be finite and >= 0")
@@ -359,12 +378,33 @@ def cka_lower(rho: Any) -> Any:
 
 
 def rsa_lower(r: Any) -> Any:
-    """RSA_T >= (1 - r)/(1 + r) for r >= 0 (Paper B, RSA corollary); positive iff r < 1."""
+    """RSA_T >= (1 - r)/(1 + r) (Paper B, RSA corollary), a valid bound only for 0 <= r < 1.
+
+    For r > 1 Pearson can be -1 while the formula is larger (b = -a/2: r = 1.5, formula -0.2).
+    Returns the formula's value for any r >= 0; callers treat r >= 1 as vacuous.
+    """
     x = np.asarray(r, dtype=np.float64)
     if np.any(~np.isfinite(x)) or np.any(x < 0):
         raise ValueError("r must be finite and >= 0")
     out = (1 - x) / (1 + x)
     return float(out) if out.ndim == 0 else out
+
+
+def cka_lower_sharp(rho: Any) -> Any:
+    """sqrt(1 - rho^2): the sharp lower bound on CKA (law of cosines) for 0 <= rho < 1; -1 for rho >= 1.
+
+    For rho >= 1 nothing better than -1 holds for arbitrary matrices (PSD Grams: CKA >= 0).
+    """
+    x = np.asarray(rho, dtype=np.float64)
+    if np.any(~np.isfinite(x)) or np.any(x < 0):
+        raise ValueError("rho must be finite and >= 0")
+    out = np.where(x < 1, np.sqrt(np.clip(1 - x * x, 0.0, 1.0)), -1.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def rsa_lower_sharp(r: Any) -> Any:
+    """sqrt(1 - r^2): the sharp lower bound on Pearson RSA for 0 <= r < 1; -1 for r >= 1."""
+    return cka_lower_sharp(r)
 
 
 def trivial_frobenius(m: int) -> float:

@@ -84,3 +84,16 @@ _sign_claim("alignment.lr_scaling_fixed_epochs_a1",
             source=Source(PAPER_B, "2510.08852", "Fig. 5 (batch-size scaling)",
                           "the paper's runs use fixed epochs; at fixed epochs S = n*c is constant, so the "
                           "bound cannot explain the observed drop of alignment with B under O(B) scaling"))
+
+
+# ---- the corollaries' form vs the sharp form (law of cosines)
+_rho = sp.Symbol("rho", positive=True)
+register(Claim(
+    "alignment.corollary_weaker_than_sharp",
+    "For 0 < rho < 1: (1 - rho)/(1 + rho) <= sqrt(1 - rho^2), i.e. the paper's CKA/RSA corollaries are implied by "
+    "the sharp law-of-cosines bound (equality only at rho = 0)",
+    Source("contrastive-bounds (derived)", None, "sharpening of Paper B's corollaries",
+           "(1-rho)^2 <= (1-rho^2)(1+rho)^2 <=> 1 - rho <= (1 + rho)^3"),
+    sign_claim_check(SignCheckSpec(expr=sp.sqrt(1 - _rho**2) - (1 - _rho) / (1 + _rho),
+                                   box={"rho": (1e-6, 1 - 1e-6)}, sign=1)),
+    "holds", ("B5",)))
