@@ -354,47 +354,45 @@ def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
 
 
 # ------------------------------------------------------------------------------------ A6
-def _miss_curve(run: Any, t_min: float) -> tuple[np.ndarray, np.ndarray]:
-    keep = run.record_times >= t_min
-    return run.record_times[keep], (run.energy_trace[keep] >= run.level)  # (k,), (k, chains) bool
-
-
-def _fit_slope(t: np.ndarray, miss: np.ndarray) -> tuple[float, float]:
-    """Least squares of log P_miss − ½ log log(1+t) = log C − s·log(1+t): returns (s, log C)."""
-    y = np.log(np.maximum(miss, 1e-12)) - 0.5 * np.log(np.log1p(t))
-    x = np.log1p(t)
-    a = np.polyfit(x, y, 1)
+def _fit_slope(t: np.ndarray, miss: np.ndarray, log_power: float) -> tuple[float, float]:
+    """Least squares of log P_miss − p·log log(1+t) = log C − s·log(1+t): returns (s, log C)."""
+    y = np.log(np.maximum(miss, 1e-12)) - log_power * np.log(np.log1p(t))
+    a = np.polyfit(np.log1p(t), y, 1)
     return float(-a[0]), float(a[1])
 
 
-@check("A6.finite_time", theorem="A6 finite-time tail P(V >= V_min + delta) <= C (log t)^{1/2} (1+t)^{-delta/Gamma}",
+@check("A6.finite_time", theorem="A6 finite-time tail P(V >= V_min + delta) <= C_delta (log t)^{(n-k)/2} (1+t)^{-delta/Gamma}",
        paper=PAPER_A,
-       statement="double-well, T = Gamma/log(t + 2), Gamma = 2 > H*: fitted log-log slope of the miss probability "
-                 "(delta = 0.5, log factor removed) agrees with delta/Gamma within a stated factor 1.5 (99.9% bootstrap)",
-       quick={**_A4_COMMON, "c": 2.0, "t0": 2.0, "t_end": 200.0, "t_min": 20.0, "exponent": "delta/Gamma",
-              "factor": 1.5, "bootstrap": 400},
-       thorough={**_A4_COMMON, "chains": 8192, "c": 2.0, "t0": 2.0, "t_end": 1000.0, "t_min": 20.0,
-                 "exponent": "delta/Gamma", "factor": 1.5, "bootstrap": 1000})
+       statement="double-well, T = Gamma/log(t + 2), Gamma = 2 > H*: the fitted log-log slope of the miss probability "
+                 "P(V >= V_min + 1.2) agrees with delta/Gamma = 0.6 within a stated factor 1.25 (99.9% bootstrap interval)",
+       quick={**_A4_COMMON, "c": 2.0, "t0": 2.0, "t_end": 200.0, "t_min": 20.0, "delta": 1.2, "log_power": 0.0,
+              "exponent": "delta/Gamma", "factor": 1.25, "bootstrap": 400},
+       thorough={**_A4_COMMON, "chains": 8192, "c": 2.0, "t0": 2.0, "t_end": 1000.0, "t_min": 20.0, "delta": 1.2,
+                 "log_power": 0.0, "exponent": "delta/Gamma", "factor": 1.25, "bootstrap": 1000})
 def a6_finite_time(params: Mapping[str, Any], seed: int) -> Outcome:
+    """delta = 1.2 exceeds the gap (1) between the two minima, so both wells' Gibbs tails decay as exp(-delta/T):
+    the exponent is delta/Gamma without a competing exp(-1/T) term; the quasi-static Gibbs miss has plain log-log
+    slope 0.602 on [20, 200] (scipy quadrature), so the factor 1.25 covers log factors and the lag of the chain."""
     c, t0, te = float(params["c"]), float(params["t0"]), float(params["t_end"])
     land, sched, trap, run = _schedule_run("double-well", (), "temperature", (("c", c), ("t0", t0)), int(params["chains"]),
                                            te, float(params["step_size"]), seed, float(params["noise_factor"]))
-    delta = run.delta
+    delta = float(params["delta"])
     if params["exponent"] == "delta/Gamma":
         claimed = delta / c
-    elif params["exponent"] == "seed":
+    elif params["exponent"] == "seed":  # the note's H*/eps - 1 under the precision reading eps = delta
         from contrastive_bounds.theory.annealing import seed_finite_time_exponent
 
         claimed = seed_finite_time_exponent(land.critical_height, delta)
     else:
         raise ValueError(f"exponent={params['exponent']!r} must be 'delta/Gamma' or 'seed'")
-    t, miss = _miss_curve(run, float(params["t_min"]))
-    s, log_c = _fit_slope(t, miss.mean(axis=1))
+    keep = run.record_times >= float(params["t_min"])
+    t = run.record_times[keep]
+    miss = run.energy_trace[keep] >= land.v_min + delta  # (records, chains)
+    lp = float(params["log_power"])
+    s, log_c = _fit_slope(t, miss.mean(axis=1), lp)
     rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(int(params["bootstrap"])):
-        idx = rng.integers(0, run.chains, run.chains)
-        boots.append(_fit_slope(t, miss[:, idx].mean(axis=1))[0])
+    boots = [_fit_slope(t, miss[:, rng.integers(0, run.chains, run.chains)].mean(axis=1), lp)[0]
+             for _ in range(int(params["bootstrap"]))]
     lo, hi = (float(x) for x in np.quantile(boots, [(1 - CONF) / 2, (1 + CONF) / 2]))
     f = float(params["factor"])
     band = (claimed / f, claimed * f)
@@ -402,16 +400,17 @@ def a6_finite_time(params: Mapping[str, Any], seed: int) -> Outcome:
     sd = float(np.std(boots, ddof=1))
     dist = max(band[0] - s, s - band[1], 0.0)
     p = float(2 * sst.norm.sf(dist / sd)) if sd > 0 else (0.0 if dist > 0 else 1.0)
-    text = (f"fitted slope {s:.4f} [{lo:.4f}, {hi:.4f}] vs claimed exponent {claimed:.4f} (band x/÷{f:g}: "
-            f"[{band[0]:.4f}, {band[1]:.4f}]); fitted log C_delta = {log_c:.3f} over t in [{t[0]:g}, {t[-1]:g}]")
-    model = np.exp(log_c + 0.5 * np.log(np.log1p(t)) - s * np.log1p(t))
+    text = (f"fitted slope {s:.4f} [{lo:.4f}, {hi:.4f}] vs claimed exponent {claimed:.4f} ({params['exponent']}; band "
+            f"x/÷{f:g}: [{band[0]:.4f}, {band[1]:.4f}]); fitted log C_delta = {log_c:.3f} (log power {lp:g}) over t in "
+            f"[{t[0]:g}, {t[-1]:g}], delta = {delta:g}, Gamma = {c:g}")
+    model = np.exp(log_c + lp * np.log(np.log1p(t)) - s * np.log1p(t))
     plots = [PlotSpec("A6: miss probability vs t (T = Gamma/log(t+2))", "t", "P(V >= V_min + delta)",
                       [Series("simulation", t.tolist(), miss.mean(axis=1).tolist()),
-                       Series(f"fit C (log t)^1/2 t^-{s:.3f}", t.tolist(), model.tolist(), style="--")], logx=True, logy=True)]
+                       Series(f"fit C t^-{s:.3f}", t.tolist(), model.tolist(), style="--")], logx=True, logy=True)]
     return Outcome(verdict, text, bound=claimed, empirical=s, interval=(lo, hi), ratio=s / claimed, false_alarm=1 - CONF,
                    p_value=min(1.0, p), samples=run.chains, plots=plots,
                    details={"delta": delta, "Gamma": c, "claimed_exponent": claimed, "exponent_rule": params["exponent"],
-                            "fitted_slope": s, "fitted_log_constant": log_c, "bootstrap_sd": sd,
+                            "fitted_slope": s, "fitted_log_constant": log_c, "log_power": lp, "bootstrap_sd": sd,
                             "times": t.tolist(), "miss": miss.mean(axis=1).tolist()})
 
 
@@ -541,7 +540,22 @@ def a83_table(params: Mapping[str, Any], seed: int) -> Outcome:
                      "model_success_at_note_tau": None if note_tau is None else _two_state_success(land, trap, note_tau, tf, run.delta)})
     increasing = all(b["best_fixed_T_model"] > a["best_fixed_T_model"] for a, b in zip(rows, rows[1:]))
     consistent = all(x == "holds" for x in verdicts)
-    verdict = "holds" if (consistent and increasing) else "violated"
+    # simulation at fixed T for the first height: the note's tau* against the Kramers-model best T
+    r0 = rows[0]
+    fixed = {}
+    if r0["note_best_tau"] is not None:
+        for label, temp in (("note_tau", r0["note_best_tau"]), ("model_best_T", r0["best_fixed_T_model"])):
+            land, _, trap, run = _schedule_run("barrier-H", (("H", r0["H"]),), "fixed", (("c", float(temp)),),
+                                               int(params["chains"]), tf, h, seed, 1.0)
+            ci = clopper_pearson(run.success, run.chains, CONF)
+            fixed[label] = {"T": float(temp), "success": run.success / run.chains, "ci": [ci.lo, ci.hi],
+                            "model": _two_state_success(land, trap, float(temp), tf, run.delta)}
+        better = fixed["model_best_T"]["ci"][0] > fixed["note_tau"]["ci"][1]
+        ps.append(float(sst.binom.cdf(int(round(fixed["model_best_T"]["success"] * int(params["chains"]))),
+                                      int(params["chains"]), fixed["note_tau"]["ci"][1])) if not better else 1.0)
+    else:
+        better = True
+    verdict = "holds" if (consistent and increasing and better) else "violated"
     text = "; ".join(f"H*={r['H']:g}: linear success {100 * r['linear_success']:.1f}% [{100 * r['linear_success_ci'][0]:.1f}, "
                      f"{100 * r['linear_success_ci'][1]:.1f}] (note {100 * r['note_linear_success']:.0f}%; Kramers trapped "
                      f"{r['kramers_trapped']:.3f} {'ok' if r['agrees_with_kramers'] else 'DISAGREES'}), best fixed T "
@@ -550,6 +564,11 @@ def a83_table(params: Mapping[str, Any], seed: int) -> Outcome:
                      for r in rows if r["note_linear_success"] is not None)
     text = (f"linear T = {t0:g}(1 - t/{tf:g}), h = {h:g}, from the trap: " + text
             + f". Best fixed T increases with H* ({increasing}); the note's decreases: the table contradicts Eyring-Kramers")
+    if fixed:
+        a, b = fixed["note_tau"], fixed["model_best_T"]
+        text += (f". Simulated at fixed T, H* = {r0['H']:g}, t_f = {tf:g}: note's tau* = {a['T']:g} gives success "
+                 f"{a['success']:.3f} [{a['ci'][0]:.3f}, {a['ci'][1]:.3f}] (model {a['model']:.3f}); Kramers best T = "
+                 f"{b['T']:.3g} gives {b['success']:.3f} [{b['ci'][0]:.3f}, {b['ci'][1]:.3f}] (model {b['model']:.3f})")
     plots = [PlotSpec("A8.3: linear-schedule success vs H* (ours vs note)", "H*", "success",
                       [Series("simulation", [r["H"] for r in rows], [r["linear_success"] for r in rows],
                               lo=[r["linear_success_ci"][0] for r in rows], hi=[r["linear_success_ci"][1] for r in rows]),
@@ -558,7 +577,7 @@ def a83_table(params: Mapping[str, Any], seed: int) -> Outcome:
                       [Series("Kramers two-well model", [r["H"] for r in rows], [r["best_fixed_T_model"] for r in rows]),
                        Series("note tau*", [r["H"] for r in rows], [r["note_best_tau"] or 0.0 for r in rows], style="--")])]
     return Outcome(verdict, text, false_alarm=1 - CONF, p_value=min(1.0, min(ps) * len(ps)), samples=int(params["chains"]),
-                   reason="the note's success rates and tau* are not reproduced: see details", details={"rows": rows},
+                   reason="the note's success rates and tau* are not reproduced: see details", details={"rows": rows, "fixed_T": fixed},
                    plots=plots)
 
 
@@ -575,7 +594,7 @@ _PUBLISHED_TOY = {
 @check("A8.4_author_toy", theorem="A8.4: the author's toy U0 (N = 4 on S²) is barrier-free", paper=PAPER_A,
        statement="projected gradient descent from uniform random starts reaches the global value -2 from every start "
                  "(Clopper-Pearson lower bound >= 0.99): H* ≈ 0, so success-vs-c measures relaxation, not barrier crossing",
-       quick={"landscape": "infonce-toy", "starts": 512, "steps": 1500, "step_size": 0.05, "tolerance": 1e-3},
+       quick={"landscape": "infonce-toy", "starts": 1024, "steps": 1500, "step_size": 0.05, "tolerance": 1e-3},
        thorough={"landscape": "infonce-toy", "starts": 4096, "steps": 4000, "step_size": 0.02, "tolerance": 1e-4})
 def a84_toy(params: Mapping[str, Any], seed: int) -> Outcome:
     import jax
