@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
 __all__ = ["Outcome", "CheckResult", "CheckSpec", "PlotSpec", "Series", "check", "registered_checks",
@@ -195,12 +196,15 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
       quick, thorough: default parameters of the built-in scenario in each profile.
 
     Raises:
-      ValueError: duplicate id.
+      ValueError: duplicate id from a different function (re-loading the same file, e.g. in a
+        notebook or a second scenario file importing it, replaces the old definition).
     """
 
     def deco(fn: Callable[[Mapping[str, Any], int], Outcome]) -> Callable:
-        if id in _CHECKS:
-            raise ValueError(f"check id {id!r} registered twice")
+        old = _CHECKS.get(id)
+        if old is not None and (Path(old.fn.__code__.co_filename).name, old.fn.__qualname__) != (
+                Path(fn.__code__.co_filename).name, fn.__qualname__):
+            raise ValueError(f"check id {id!r} registered twice (by {old.fn.__qualname__} and {fn.__qualname__})")
         _CHECKS[id] = CheckSpec(id, theorem, statement, fn, {"quick": dict(quick), "thorough": dict(thorough or quick)}, paper)
         return fn
 
