@@ -25,6 +25,7 @@ def check_cmd(
     out: Path = typer.Option(Path("contrastive-bounds-report"), "--out", help="Output folder."),
     resume: bool = typer.Option(False, "--resume", help="Skip checks already finished in OUT/results.json."),
     list_only: bool = typer.Option(False, "--list", help="List the checks and exit."),
+    report_only: bool = typer.Option(False, "--report-only", help="Remake report.md/html and figures from OUT/results.json."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON instead of the table."),
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
@@ -48,6 +49,19 @@ def check_cmd(
             t.add_row(c.id, c.theorem, c.statement)
         console.print(t)
         return
+    if report_only:
+        from .runner import SuiteResult, load_results
+
+        path = out / "results.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"--report-only: no results.json in {out}")
+        import json
+
+        meta = json.loads(path.read_text())
+        suite = SuiteResult(load_results(path), float(meta.get("suite_alpha", 1e-3)), str(meta.get("profile", profile)))
+        paths = write_report(suite, out)
+        console.print(f"report: {paths['markdown']}, {paths['html']}")
+        raise typer.Exit(suite.exit_code)
     chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
     chosen = select(chosen, only)
     if out.exists() and not out.is_dir():

@@ -129,3 +129,13 @@ def test_load_scenarios_merges_defaults(tmp_path):
     f = _write_scenarios(tmp_path, '[[scenario]]\nname = "a"\ncheck = "user.square"\nparams = {x = 0.25}\n')
     (sc,) = load_scenarios(f)
     assert sc.params == {"x": 0.25, "bound": 1.0} and sc.seed == 0
+
+
+def test_report_only_remakes_report_from_results(tmp_path):
+    f = _write_scenarios(tmp_path, '[[scenario]]\nname = "ok"\ncheck = "user.square"\n')
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["check", "--scenarios", str(f), "--out", str(out)]).exit_code == 0
+    (out / "report.md").unlink()
+    res = runner.invoke(app, ["check", "--report-only", "--out", str(out)])
+    assert res.exit_code == 0 and (out / "report.md").exists()
+    assert runner.invoke(app, ["check", "--report-only", "--out", str(tmp_path / "none")]).exit_code == 2
