@@ -14,7 +14,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["hardest_negative_potential", "soft_hardest_negative_potential", "infonce_potential"]
+__all__ = [
+    "hardest_negative_potential",
+    "hardest_negative_value_and_grad",
+    "soft_hardest_negative_potential",
+    "infonce_potential",
+]
+
+_UNROLL_LIMIT = 512  # directed pairs × negatives up to which the hand-written U0 gradient is unrolled
 
 _MASKED = -1e30  # finite: keeps gradients of where/logsumexp free of NaN
 
@@ -56,6 +63,66 @@ def hardest_negative_potential(num_points: int, pairs: Sequence[tuple[int, int]]
         return jnp.mean(-s[a, p] + hard)
 
     return potential
+
+
+def hardest_negative_value_and_grad(num_points: int, pairs: Sequence[tuple[int, int]]) -> Callable[[jax.Array], tuple[jax.Array, jax.Array]]:
+    """``z -> (U0(z), ∇U0(z))`` for the potential of :func:`hardest_negative_potential`, gradient by hand.
+
+    For each directed pair (a, p) with hardest negative k* = argmax_{k∉{a,p}} s_ak (the first
+    maximiser in index order), ``−s_ap + s_ak*`` has the gradient ``z_k* − z_p`` in row a, ``−z_a``
+    in row p and ``+z_a`` in row k*; U0 is their mean over the M directed pairs. This is the
+    gradient of U0 wherever the maximiser is unique (almost everywhere) and an element of its Clarke
+    subdifferential at ties (where ``jax.grad`` of ``jnp.max`` would split the weight between the
+    tied maximisers instead). Everything is unrolled over the (static) pairs and negatives into
+    elementwise work on the rows of z: no N×N matrix, no gather, no autodiff — the fast path of the
+    simulator (a per-chain gather/where under autodiff is several times slower on CPU). Above
+    ``M·(N−2) > 512`` terms it falls back to ``jax.value_and_grad`` of the potential (same values).
+
+    Args/returns: z of shape ``(N, d)``, unit rows, float32 or float64 -> (scalar, ``(N, d)``), z's dtype.
+    The unrolled form also accepts trailing batch axes, ``(N, d, *batch)`` -> ``((*batch), (N, d, *batch))``
+    (the simulator's chains-last layout).
+
+    Raises:
+      ValueError: as :func:`hardest_negative_potential`.
+    """
+    a, p, neg = _directed(num_points, pairs)
+    potential = hardest_negative_potential(num_points, pairs)
+    m = a.size
+    if m * (num_points - 2) > _UNROLL_LIMIT:
+        return jax.value_and_grad(potential)
+    directed = [(int(a[i]), int(p[i]), [int(k) for k in np.flatnonzero(neg[i])]) for i in range(m)]
+    inv_m = 1.0 / m
+
+    def value_and_grad(z: jax.Array) -> tuple[jax.Array, jax.Array]:
+        rows = [z[i] for i in range(num_points)]
+        grads: list = [None] * num_points
+
+        def add(i: int, v: jax.Array) -> None:
+            grads[i] = v if grads[i] is None else grads[i] + v
+
+        total = None
+        for anchor, pos, negs in directed:
+            za = rows[anchor]
+            best = jnp.sum(za * rows[negs[0]], axis=0)
+            z_best = rows[negs[0]]
+            arg = jnp.zeros(best.shape, jnp.int32)
+            for j, k in enumerate(negs[1:], start=1):
+                s_ak = jnp.sum(za * rows[k], axis=0)
+                take = s_ak > best
+                best = jnp.where(take, s_ak, best)
+                z_best = jnp.where(take, rows[k], z_best)
+                arg = jnp.where(take, j, arg)
+            term = best - jnp.sum(za * rows[pos], axis=0)
+            total = term if total is None else total + term
+            add(anchor, z_best - rows[pos])
+            add(pos, -za)
+            for j, k in enumerate(negs):
+                add(k, jnp.where(arg == j, za, jnp.zeros_like(za)) if len(negs) > 1 else za)
+        zero = jnp.zeros_like(rows[0])
+        grad = jnp.stack([zero if gi is None else gi for gi in grads]) * inv_m
+        return (total * inv_m).astype(z.dtype), grad.astype(z.dtype)
+
+    return value_and_grad
 
 
 def soft_hardest_negative_potential(num_points: int, pairs: Sequence[tuple[int, int]], beta0: float) -> Callable[[jax.Array], jax.Array]:

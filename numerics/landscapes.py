@@ -40,7 +40,12 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_real
 
 from .circle import FourierSeries, analyse_circle, read_fourier_file
-from .infonce_potentials import infonce_potential, soft_hardest_negative_potential, hardest_negative_potential
+from .infonce_potentials import (
+    hardest_negative_potential,
+    hardest_negative_value_and_grad,
+    infonce_potential,
+    soft_hardest_negative_potential,
+)
 
 __all__ = ["Landscape", "get_landscape", "list_landscapes", "load_fourier", "fourier_landscape", "scaled"]
 
@@ -62,6 +67,14 @@ class Landscape:
       description: one paragraph for humans; source: where the potential comes from.
       fourier: for S¹ landscapes, the :class:`FourierSeries` of ``V(θ)``; else None.
       params: the parameters it was built with.
+      value_and_grad_fn: optional fused ``z -> (V(z), ∇V(z))`` written by hand (S¹ Fourier
+        landscapes, U0); None means autodiff of ``potential_fn``. A hand-written gradient may differ
+        from autodiff by a component normal to the sphere (radial per factor); its tangential part
+        is exact — the only part any consumer here uses (the simulator and the descent in
+        :mod:`.barriers` project onto the tangent space).
+      trailing_batch: True iff ``value_and_grad_fn`` also accepts ``z`` of shape
+        ``(num_points, dim, *batch)`` ("chains-last") and returns ``((*batch), (num_points, dim, *batch))``;
+        the simulator then calls it on all chains at once instead of through ``vmap`` (no transposes).
     """
 
     name: str
@@ -75,6 +88,8 @@ class Landscape:
     source: str = ""
     fourier: FourierSeries | None = field(default=None, repr=False)
     params: dict[str, Any] = field(default_factory=dict)
+    value_and_grad_fn: Callable[[jax.Array], tuple[jax.Array, jax.Array]] | None = field(default=None, repr=False)
+    trailing_batch: bool = False
 
     def potential(self, z: jax.Array) -> jax.Array:
         """``V(z)``: z of shape ``(num_points, dim)`` (unit rows) -> scalar of z's dtype. Pure JAX.
@@ -95,11 +110,29 @@ class Landscape:
     def grad(self, z: jax.Array) -> jax.Array:
         """Euclidean gradient of :meth:`potential`, same shape and dtype as ``z`` (not projected).
 
+        For S¹ Fourier landscapes it is ``V'(θ)·(−z₁, z₀)``, the gradient of ``V(atan2(z₁, z₀))`` on
+        the circle (tangent); for U0 the one-hot subgradient of the hardest negative (see
+        ``value_and_grad_fn``).
+
         Raises:
           ValueError: wrong shape, as :meth:`potential`.
         """
         self._check_shape(z)
+        if self.value_and_grad_fn is not None:
+            return self.value_and_grad_fn(z)[1]
         return jax.grad(self.potential_fn)(z)
+
+    def value_and_grad(self, z: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """``(V(z), ∇V(z))`` from one fused evaluation (hand-written where available, else
+        ``jax.value_and_grad``); shapes ``()`` and ``(num_points, dim)``, dtype of ``z``. Pure JAX.
+
+        Raises:
+          ValueError: wrong shape, as :meth:`potential`.
+        """
+        self._check_shape(z)
+        if self.value_and_grad_fn is not None:
+            return self.value_and_grad_fn(z)
+        return jax.value_and_grad(self.potential_fn)(z)
 
     # S¹ helpers ------------------------------------------------------------------------------
     def _series(self) -> FourierSeries:
@@ -133,13 +166,23 @@ def fourier_landscape(series: FourierSeries, *, name: str = "fourier", descripti
                       critical_height: float | None = None) -> Landscape:
     """An S¹ landscape (N = 1, d = 2) from a Fourier series; ``θ = atan2(z[0,1], z[0,0])``.
 
+    Evaluated in z-coordinates (``cos kθ + i sin kθ = (z0 + i z1)^k``, no transcendental functions)
+    with the analytic gradient ``V'(θ)·(−z1, z0)``; ``z`` must be on the circle (unit row).
+
     Minima, ``v_min`` and (unless given exactly) ``critical_height`` come from
     :func:`~.circle.analyse_circle` (float64 critical points, error ~1e-14).
     """
 
+    # z-coordinates, no atan2/sin/cos: cos kθ + i sin kθ = (z0 + i z1)^k (FourierSeries.value_and_derivative_z).
     def potential(z: jax.Array) -> jax.Array:
-        theta = jnp.arctan2(z[0, 1], z[0, 0])
-        return series.value(theta, xp=jnp).astype(z.dtype)
+        return series.value_and_derivative_z(z[0, 0], z[0, 1])[0].astype(z.dtype)
+
+    def value_and_grad(z: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x, y = z[0, 0], z[0, 1]
+        v, dv = series.value_and_derivative_z(x, y)
+        # Euclidean gradient of V(atan2(z1, z0)) at a unit z: V'(θ)·(−z1, z0) (tangent to the circle).
+        g = jnp.stack([-y * dv, x * dv])[None]  # (1, 2, *batch): also works chains-last
+        return v.astype(z.dtype), g.astype(z.dtype)
 
     crit = analyse_circle(series)
     h = crit.critical_height if critical_height is None else critical_height
@@ -148,7 +191,7 @@ def fourier_landscape(series: FourierSeries, *, name: str = "fourier", descripti
         name=name, num_points=1, dim=2, potential_fn=potential, v_min=crit.v_min, critical_height=h,
         minima=tuple(_unit_circle(t) for t in crit.minima[np.argsort(crit.minima_values, kind="stable")]),
         description=text, source=source,
-        fourier=series, params=dict(params or {}),
+        fourier=series, params=dict(params or {}), value_and_grad_fn=value_and_grad, trailing_batch=True,
     )
 
 
@@ -183,6 +226,11 @@ def scaled(landscape: Landscape, factor: float) -> Landscape:
     """
     f = check_real("factor", factor, 0.0, math.inf)
     base = landscape.potential_fn
+    base_vg = landscape.value_and_grad_fn
+
+    def value_and_grad(z: jax.Array) -> tuple[jax.Array, jax.Array]:
+        v, g = base_vg(z)
+        return f * v, f * g
     return Landscape(
         name=f"{landscape.name}*{f:g}", num_points=landscape.num_points, dim=landscape.dim,
         potential_fn=lambda z: f * base(z),
@@ -191,6 +239,7 @@ def scaled(landscape: Landscape, factor: float) -> Landscape:
         minima=landscape.minima, description=f"{f:g} × ({landscape.description})", source=landscape.source,
         fourier=None if landscape.fourier is None else landscape.fourier.scaled(f),
         params={**landscape.params, "factor": f},
+        value_and_grad_fn=None if base_vg is None else value_and_grad, trailing_batch=landscape.trailing_batch,
     )
 
 
@@ -300,7 +349,8 @@ def _infonce_toy() -> Landscape:
                     "on the O(3) orbit of z0 = z1 = −z2 = −z3 (one representative listed); non-smooth; "
                     "appears barrier-free (A8.4), H* not known",
         source="Chaudhry (arXiv 2603.12552), repository notebook; THEOREMS.md A7",
-        params={"pairs": _TOY_PAIRS},
+        params={"pairs": _TOY_PAIRS}, value_and_grad_fn=hardest_negative_value_and_grad(4, _TOY_PAIRS),
+        trailing_batch=True,
     )
 
 

@@ -145,6 +145,50 @@ class LangevinKernel:
     description: str = ""
     samples_gibbs: bool = field(default=True)
     temperature_spec: Any = None
+    value_and_grad_batched: Callable[[jax.Array], tuple[jax.Array, jax.Array]] | None = None
+
+    @property
+    def supports_chains_last(self) -> bool:
+        """Whether :meth:`step_chains_last` is available: the potential accepts trailing batch axes
+        (``value_and_grad_batched``), the integrator is ``"euler"`` and the noise is isotropic."""
+        return self.value_and_grad_batched is not None and self.integrator == "euler" and self.noise_sqrt is None
+
+    def step_chains_last(self, state: LangevinState, noise: jax.Array, t: jax.Array) -> LangevinState:
+        """One step of ALL chains at once, in the chains-last layout (the driver's fast path).
+
+        Args:
+          state: position and grad of shape ``(N, d, chains)``, potential ``(chains,)``.
+          noise: standard Gaussian of shape ``noise_shape((N, d)) + (chains,)``.
+          t: scalar continuous time.
+
+        The same Markov kernel as :meth:`step_with_noise` (equal up to floating-point rounding):
+        z ← (z + w)/|z + w| with w = P(z)(−h∇V + sqrt(2Th)ξ); on S¹ factors w = a·(−z₁, z₀) with
+        a = −h·(∇V·(−z₁, z₀)) + sqrt(2Th)·η. Elementwise over chains with no ``vmap`` (so no
+        layout transposes) and ``rsqrt`` for the normalisation (|z + w| ≥ 1 for tangent w, so it
+        never meets a zero). Requires :attr:`supports_chains_last`.
+        """
+        if not self.supports_chains_last:
+            raise ValueError("step_chains_last needs a landscape with trailing-batch value_and_grad, "
+                             "the euler integrator and isotropic noise")
+        z = state.position
+        dtype = z.dtype
+        h = jnp.asarray(self.step_size, dtype)
+        temp = jnp.asarray(self.temperature_fn(jnp.asarray(t, dtype)), dtype)
+        scale = noise_scale(temp, h)
+        g = state.grad
+        if z.shape[1] == 2 and noise.shape[1] == 1:
+            x, y = z[:, 0], z[:, 1]
+            a = -h * (g[:, 1] * x - g[:, 0] * y) + scale * noise[:, 0]
+            nx, ny = x - a * y, y + a * x
+            r = jax.lax.rsqrt(nx * nx + ny * ny)
+            new = jnp.stack([nx * r, ny * r], axis=1)
+        else:
+            w = -h * g + scale * noise
+            w = w - jnp.sum(w * z, axis=1, keepdims=True) * z
+            v = z + w
+            new = v * jax.lax.rsqrt(jnp.sum(v * v, axis=1, keepdims=True))
+        value, gradient = self.value_and_grad_batched(new)
+        return LangevinState(new, value, gradient)
 
     def init(self, position: jax.Array) -> LangevinState:
         """Build the state of one chain at ``position`` (shape ``(N, d)``, on the sphere)."""
@@ -231,11 +275,15 @@ def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax
 
 
 def _resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, Callable, str]:
-    """Return (V, ∇V, value_and_grad, name). Without an explicit ``grad`` the value and the gradient
-    come from one ``jax.value_and_grad`` pass (the landscape's ``grad`` is that same autodiff gradient)."""
+    """Return (V, ∇V, value_and_grad, name). Without an explicit ``grad``: a landscape's own fused
+    ``value_and_grad`` (hand-written for S¹ Fourier landscapes and U0, else autodiff), or one
+    ``jax.value_and_grad`` pass of a plain callable."""
     name = getattr(potential, "__name__", "potential")
     if hasattr(potential, "potential") and callable(getattr(potential, "potential")):
         name = str(getattr(potential, "name", type(potential).__name__))
+        fused = getattr(potential, "value_and_grad", None)
+        if grad is None and callable(fused):
+            return potential.potential, potential.grad, fused, name
         potential = potential.potential
     elif not callable(potential):
         raise ValueError(f"potential={potential!r} must be a Landscape or a callable (N, d) -> scalar")
@@ -280,6 +328,9 @@ def langevin_kernel(
     h = check_real("step_size", step_size, 0.0, math.inf)
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator={integrator!r} is not one of {INTEGRATORS}")
+    batched = None
+    if grad is None and getattr(potential, "trailing_batch", False) and getattr(potential, "value_and_grad_fn", None) is not None:
+        batched = potential.value_and_grad_fn  # accepts (N, d, *batch): the driver's chains-last fast path
     v, g, vg, name = _resolve_potential(potential, grad)
     temp_fn = as_temperature_fn(temperature)
     noise_sqrt = None
@@ -308,4 +359,5 @@ def langevin_kernel(
         description=desc,
         samples_gibbs=noise_sqrt is None,
         temperature_spec=temperature,
+        value_and_grad_batched=batched,
     )
