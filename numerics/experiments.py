@@ -33,7 +33,7 @@ from .langevin import langevin_kernel
 from .sphere import uniform
 
 __all__ = ["CircleTrap", "KramersBand", "ScheduleRun", "START_MODES", "circle_trap", "start_positions",
-           "kramers_trap_band", "misscaled_temperature", "run_schedule", "STEP_BIAS_PER_UNIT_H"]
+           "kramers_trap_band", "misscaled_temperature", "run_schedule", "default_delta", "STEP_BIAS_PER_UNIT_H"]
 
 START_MODES = ("trap", "uniform", "global")
 #: Relative O(h) bias of projected-Euler escape times per unit step size, with margin: the measured
