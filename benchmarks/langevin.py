@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import platform
 import statistics
 import subprocess
@@ -33,27 +34,34 @@ TEMP, H = 0.3, 0.01
 
 
 # ----------------------------------------------------------------------------- numpy baselines
+# Same formulas as the JAX fast path (LangevinKernel.step_chains_last + the landscapes' fused
+# value_and_grad), vectorised over chains in the same chains-last layout (arrays (N, d, chains)).
 def numpy_double_well(z: np.ndarray, steps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """z: (chains, 1, 2) float32. Returns final z and running min of V."""
+    """z: (chains, 1, 2) float32. Returns final z and the running min of V.
+
+    S¹ step with one normal per chain: a = −h·(∇V·t) + sqrt(2Th)·η along t = (−y, x), then
+    normalisation; V and V'(θ) by the same complex-power recursion as the landscape
+    (:meth:`FourierSeries.value_and_derivative_z`, called here with numpy arrays), ∇V = V'·(−y, x).
+    """
+    from contrastive_bounds.numerics.landscapes import get_landscape
+
+    series = get_landscape("double-well").fourier
     f = np.float32
     scale = f(math.sqrt(2 * TEMP * H))
-    x = z[:, 0, 0].copy()
-    y = z[:, 0, 1].copy()
-    vmin = np.full(x.shape, np.inf, dtype=f)
+    h = f(H)
+    x = np.ascontiguousarray(z[:, 0, 0])
+    y = np.ascontiguousarray(z[:, 0, 1])
+    v, dv = series.value_and_derivative_z(x, y)
+    g0, g1 = -y * dv, x * dv
+    vmin = v.copy()
     for _ in range(steps):
-        theta = np.arctan2(y, x)
-        dv = f(0.5) * np.sin(theta) + f(2.0) * np.sin(f(2.0) * theta)  # V'(θ)
-        r2 = x * x + y * y
-        # Euclidean gradient of V(atan2(y, x)) = V'(θ)·(−y, x)/r²; its tangent part along t = (−y, x)
-        gt = dv / r2  # ∇V·t
         eta = rng.standard_normal(x.shape, dtype=f)
-        a = -H * gt + scale * eta  # tangent coordinate of the increment
-        x, y = x - a * y, y + a * x
-        inv = 1.0 / np.sqrt(x * x + y * y)
-        x *= inv
-        y *= inv
-        theta = np.arctan2(y, x)
-        v = f(-0.5) * np.cos(theta) - np.cos(f(2.0) * theta)
+        a = -h * (g1 * x - g0 * y) + scale * eta
+        nx, ny = x - a * y, y + a * x
+        r = f(1.0) / np.sqrt(nx * nx + ny * ny)
+        x, y = nx * r, ny * r
+        v, dv = series.value_and_derivative_z(x, y)
+        g0, g1 = -y * dv, x * dv
         np.minimum(vmin, v, out=vmin)
     return np.stack([x, y], axis=-1)[:, None, :], vmin
 
@@ -62,36 +70,44 @@ _DIRECTED = [(0, 1, (2, 3)), (1, 0, (2, 3)), (2, 3, (0, 1)), (3, 2, (0, 1))]
 
 
 def _u0_and_grad(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """U0 and its (sub)gradient for z (chains, 4, 3): mean over directed pairs of −s_ap + max_k s_ak."""
-    s = np.einsum("cnd,cmd->cnm", z, z)
-    g = np.zeros_like(z)
-    v = np.zeros(z.shape[0], dtype=z.dtype)
-    m = np.float32(1.0 / len(_DIRECTED))
+    """U0 and its one-hot subgradient for z (4, 3, chains), the formula of
+    ``infonce_potentials.hardest_negative_value_and_grad``: mean over directed pairs of
+    −s_ap + max_k s_ak; rows a, p, k* of the gradient get z_k* − z_p, −z_a, +z_a."""
+    rows = [z[i] for i in range(z.shape[0])]
+    grads = [np.zeros_like(rows[0]) for _ in rows]
+    total = np.zeros(z.shape[-1], dtype=z.dtype)
     for a, p, (k1, k2) in _DIRECTED:
-        pick = s[:, a, k1] >= s[:, a, k2]
-        k = np.where(pick, k1, k2)
-        zk = np.where(pick[:, None], z[:, k1], z[:, k2])
-        v += -s[:, a, p] + np.where(pick, s[:, a, k1], s[:, a, k2])
-        g[:, a] += m * (zk - z[:, p])
-        g[:, p] -= m * z[:, a]
-        np.add.at(g, (np.arange(z.shape[0]), k), m * z[:, a])
-    return m * v, g
+        za = rows[a]
+        s1 = np.sum(za * rows[k1], axis=0)
+        s2 = np.sum(za * rows[k2], axis=0)
+        take = s2 > s1
+        best = np.where(take, s2, s1)
+        total += best - np.sum(za * rows[p], axis=0)
+        grads[a] += np.where(take, rows[k2], rows[k1]) - rows[p]
+        grads[p] -= za
+        grads[k1] += np.where(take, 0, za)
+        grads[k2] += np.where(take, za, 0)
+    m = z.dtype.type(1.0 / len(_DIRECTED))
+    return total * m, np.stack(grads) * m
 
 
 def numpy_infonce(z: np.ndarray, steps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """z: (chains, 4, 3) float32; projected Euler–Maruyama + normalisation on (S²)⁴, 3 normals per factor."""
     f = np.float32
     scale = f(math.sqrt(2 * TEMP * H))
-    vmin = np.full(z.shape[0], np.inf, dtype=f)
-    _, g = _u0_and_grad(z)
+    h = f(H)
+    z = np.ascontiguousarray(np.moveaxis(z, 0, -1))  # (4, 3, chains)
+    v, g = _u0_and_grad(z)
+    vmin = v.copy()
     for _ in range(steps):
         xi = rng.standard_normal(z.shape, dtype=f)
-        w = -H * g + scale * xi
-        w -= np.sum(w * z, axis=-1, keepdims=True) * z
+        w = -h * g + scale * xi
+        w -= np.sum(w * z, axis=1, keepdims=True) * z
         z = z + w
-        z /= np.sqrt(np.sum(z * z, axis=-1, keepdims=True))
+        z *= f(1.0) / np.sqrt(np.sum(z * z, axis=1, keepdims=True))
         v, g = _u0_and_grad(z)
         np.minimum(vmin, v, out=vmin)
-    return z, vmin
+    return np.moveaxis(z, -1, 0), vmin
 
 
 # ----------------------------------------------------------------------------- harness
@@ -110,12 +126,12 @@ def _machine() -> str:
         model = next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("Model name"))
     except Exception:  # pragma: no cover - informational only
         model = platform.processor() or "unknown"
-    import os
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{model}, {os.cpu_count()} logical CPUs, {platform.system()}, load average (1 min) {load:.2f}"
 
-    return f"{model}, {os.cpu_count()} logical CPUs, {platform.system()}"
 
-
-def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, numpy_steps: int, prng: str, unroll: int) -> None:
+def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, numpy_steps: int, prng: str,
+             unroll: int, shard: bool) -> float:
     import jax
 
     from contrastive_bounds.numerics.driver import simulate
@@ -128,7 +144,8 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
     z0 = np.asarray(uniform(jax.random.key(0), (chains, land.num_points, land.dim), dtype=np.float32))
 
     def jax_run():
-        return simulate(kernel, z0, num_steps=steps, seed=1, record_every=steps, chunk_steps=steps, prng_impl=prng, unroll=unroll)
+        return simulate(kernel, z0, num_steps=steps, seed=1, record_every=steps, chunk_steps=steps, prng_impl=prng,
+                        unroll=unroll, shard_chains=shard)
 
     jax_run()  # compile
     jax_rate = _median_rate(jax_run, chains, steps, repeats)
@@ -136,23 +153,34 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
     np_fn = numpy_double_well if landscape == "double-well" else numpy_infonce
     np_fn(z0, 2, rng)  # warm-up
     np_rate = _median_rate(lambda: np_fn(z0, numpy_steps, rng), chains, numpy_steps, repeats)
-    print(f"[{name}] {landscape}, {chains} chains, float32, prng={prng}, unroll={unroll}")
-    print(f"  numpy baseline : {np_rate:14,.0f} chain-steps/s  (median of {repeats}, {numpy_steps} steps)")
+    devices = len(jax.devices()) if shard else 1
+    print(f"[{name}] {landscape}, {chains} chains, float32, prng={prng}, unroll={unroll}, devices={devices}")
+    print(f"  numpy baseline : {np_rate:14,.0f} chain-steps/s  (median of {repeats}, {numpy_steps} steps, 1 thread)")
     print(f"  JAX driver     : {jax_rate:14,.0f} chain-steps/s  (median of {repeats}, {steps} steps)")
-    print(f"  ratio JAX/numpy: {jax_rate / np_rate:.1f}x")
+    return jax_rate / np_rate
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=2000)
-    ap.add_argument("--numpy-steps", type=int, default=200)
-    ap.add_argument("--prng", default="threefry2x32", choices=["threefry2x32", "rbg", "unsafe_rbg"])
+    ap.add_argument("--steps", type=int, default=4000)
+    ap.add_argument("--numpy-steps", type=int, default=400)
+    ap.add_argument("--prng", default="fused-threefry", choices=["fused-threefry", "threefry2x32", "rbg", "unsafe_rbg"])
     ap.add_argument("--unroll", type=int, default=1)
+    ap.add_argument("--devices", type=int, default=2,
+                    help="CPU devices to shard the chains over (sets XLA_FLAGS before JAX starts; 1 = no sharding)")
     args = ap.parse_args()
+    if args.devices > 1:
+        flag = f"--xla_force_host_platform_device_count={args.devices}"
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
     print(f"machine: {_machine()}")
-    run_case("a", "double-well", 16_384, args.steps, args.repeats, args.numpy_steps, args.prng, args.unroll)
-    run_case("b", "infonce-toy", 4_096, args.steps, args.repeats, args.numpy_steps, args.prng, args.unroll)
+    ratios = {}
+    for name, land, chains in (("a", "double-well", 16_384), ("b", "infonce-toy", 4_096)):
+        ratios[name] = run_case(name, land, chains, args.steps, args.repeats, args.numpy_steps, args.prng, args.unroll,
+                                args.devices > 1)
+    print(f"machine load after the runs: {os.getloadavg()[0]:.2f}")
+    for name, r in ratios.items():
+        print(f"ratio JAX/numpy ({name}): {r:.1f}x")
 
 
 if __name__ == "__main__":

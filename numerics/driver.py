@@ -77,7 +77,7 @@ def _poly(coeffs: tuple, x2: jax.Array) -> jax.Array:
     return acc
 
 
-def fused_normals(seed_words: jax.Array, step: jax.Array, shape: tuple[int, ...], dtype: Any) -> jax.Array:
+def fused_normals(seed_words: jax.Array, step: jax.Array, shape: tuple[int, ...], dtype: Any, offset: Any = 0) -> jax.Array:
     """Standard normals for one step of the ``"fused-threefry"`` generator (float32 throughput runs).
 
     Counter-based: block i of step k is Threefry-2x32 of the counter (i, k) under the 64-bit key
@@ -91,13 +91,14 @@ def fused_normals(seed_words: jax.Array, step: jax.Array, shape: tuple[int, ...]
 
     Args:
       seed_words: uint32 array (2,); step: uint32/int scalar; shape: output shape; dtype: float32 or
-        float64 (the uniforms have 23 bits either way: this generator is meant for float32).
+        float64 (the uniforms have 23 bits either way: this generator is meant for float32);
+      offset: first block counter (uint32 scalar; shards of a run use disjoint counter ranges).
     Returns:
       Array of ``shape`` and ``dtype``.
     """
     n = math.prod(shape)
     half = (n + 1) // 2
-    counter = jax.lax.iota(jnp.uint32, half)
+    counter = jax.lax.iota(jnp.uint32, half) + jnp.asarray(offset, jnp.uint32)
     b0, b1 = _threefry2x32(seed_words[0], seed_words[1], counter, jnp.full((half,), step, jnp.uint32))
     scale = 2.0**-23
     u1 = 1.0 - (b0 >> jnp.uint32(9)).astype(dtype) * scale
@@ -259,12 +260,15 @@ def _label_fn(basins: tuple):
 
 
 @lru_cache(maxsize=64)
-def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: int, unroll: int, fused_rng: bool = False):
+def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: int, unroll: int, fused_rng: bool = False,
+              num_shards: int = 1):
     """Jitted chunk ``(carry, key, t_start, n_records) -> (carry, energies (n_records, chains))``.
 
     ``key`` is a JAX key, or for ``fused_rng`` the uint32 (2,) words of the seed (:func:`fused_normals`).
     Kernels that support it step all chains at once (:meth:`LangevinKernel.step_chains_last`);
-    others go through ``vmap`` of :meth:`LangevinKernel.step_with_noise`.
+    others go through ``vmap`` of :meth:`LangevinKernel.step_with_noise`. With ``num_shards > 1``
+    the chains are split over that many devices by ``shard_map`` (mesh axis ``"chains"``); shard j
+    draws its noise from ``fold_in(fold_in(key, k), j)`` (or counters offset by j for ``fused_rng``).
     """
     if kernel.supports_chains_last:
         step_v = kernel.step_chains_last
@@ -283,9 +287,15 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         n, d, chains = state.position.shape
         noise_shape = kernel.noise_shape((n, d)) + (chains,)
         if fused_rng:
-            noise = fused_normals(key, k.astype(jnp.uint32), noise_shape, dtype)
+            offset = 0
+            if num_shards > 1:
+                offset = jax.lax.axis_index("chains").astype(jnp.uint32) * jnp.uint32((math.prod(noise_shape) + 1) // 2)
+            noise = fused_normals(key, k.astype(jnp.uint32), noise_shape, dtype, offset)
         else:
-            noise = jax.random.normal(jax.random.fold_in(key, k), noise_shape, dtype)
+            step_key = jax.random.fold_in(key, k)
+            if num_shards > 1:
+                step_key = jax.random.fold_in(step_key, jax.lax.axis_index("chains"))
+            noise = jax.random.normal(step_key, noise_shape, dtype)
         new = step_v(state, noise, t)
         t_new = t_start + (k + 1).astype(dtype) * h
         running_min = jnp.minimum(carry.running_min, new.potential)
@@ -316,7 +326,20 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         carry, energies = jax.lax.scan(lambda c, _: record(c, key, t_start), carry, None, length=n_records)
         return carry._replace(state=_to_chains_first(carry.state)), energies
 
-    return jax.jit(chunk, static_argnums=3, donate_argnums=0)
+    if num_shards == 1:
+        return jax.jit(chunk, static_argnums=3, donate_argnums=0)
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.asarray(jax.devices()[:num_shards]), ("chains",))
+    c = P("chains")
+    carry_spec = _Carry(LangevinState(c, c, c), P(), c, c, c, c, c)
+
+    def sharded(carry: _Carry, key: jax.Array, t_start: jax.Array, n_records: int):
+        body = lambda cr, k, t: chunk(cr, k, t, n_records)  # noqa: E731
+        return jax.shard_map(body, mesh=mesh, in_specs=(carry_spec, P(), P()),
+                             out_specs=(carry_spec, P(None, "chains")))(carry, key, t_start)
+
+    return jax.jit(sharded, static_argnums=3, donate_argnums=0)
 
 
 def _initial_carry(kernel: LangevinKernel, positions: jax.Array, target: Any, basins: tuple, t_start) -> _Carry:
@@ -423,6 +446,7 @@ def simulate(
     stop_after_steps: int | None = None,
     prng_impl: str = "threefry2x32",
     unroll: int = 1,
+    shard_chains: bool = False,
 ) -> SimulationResult:
     """Run ``chains × num_steps`` steps of ``kernel`` and return observables.
 
@@ -452,6 +476,11 @@ def simulate(
         ≈ 3–10× cheaper per normal on CPU; a different stream, same law; for float32 throughput runs).
       unroll: steps fused per scan iteration (a speed knob; does not change results beyond
         floating-point reassociation by the compiler).
+      shard_chains: split the chains over all ``jax.devices()`` with ``shard_map`` (one thread per
+        device; on CPU set ``XLA_FLAGS=--xla_force_host_platform_device_count=2`` before JAX starts
+        to use 2 cores). The chain count must be divisible by the device count; the noise stream
+        then depends on the device count too (it is part of the checkpoint fingerprint). With one
+        device this is a no-op.
 
     Returns:
       :class:`SimulationResult`.
@@ -466,6 +495,7 @@ def simulate(
     t_start = check_real("t_start", t_start, 0.0, math.inf, lo_closed=True)
     chunk_steps = check_int("chunk_steps", chunk_steps, 1, None)
     unroll = check_int("unroll", unroll, 1, 1024)
+    num_shards = len(jax.devices()) if shard_chains else 1
     if prng_impl not in PRNG_IMPLS:
         raise ValueError(f"prng_impl={prng_impl!r} is not one of {PRNG_IMPLS}")
     if record_every is None:
@@ -508,6 +538,7 @@ def simulate(
             "t_start": t_start,
             "record_every": record_every,
             "prng_impl": prng_impl,
+            **({"shards": num_shards} if num_shards > 1 else {}),
             "target": None if target is None else getattr(target, "describe", lambda: repr(target))(),
             "basins": [getattr(b, "describe", lambda b=b: repr(b))() for b in basins],
         },
@@ -530,7 +561,9 @@ def simulate(
     else:
         key = jax.random.key(seed, impl=prng_impl)
     t0 = jnp.asarray(t_start, pos.dtype)
-    fn = _chunk_fn(kernel, target, basins, record_every, unroll, fused_rng)
+    if num_shards > 1 and pos.shape[0] % num_shards:
+        raise ValueError(f"chains={pos.shape[0]} must be divisible by the device count {num_shards} when shard_chains=True")
+    fn = _chunk_fn(kernel, target, basins, record_every, unroll, fused_rng, num_shards)
     records_per_chunk = max(1, chunk_steps // record_every)
     stop = num_steps if stop_after_steps is None else stop_after_steps
     steps_at_start = int(carry.step)
