@@ -256,7 +256,8 @@ def default_delta(landscape: Landscape, trap: CircleTrap | None) -> float:
 
 def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: float, step_size: float, seed: int,
                  start: str = "trap", delta: float | None = None, noise_factor: float = 1.0,
-                 record_every: int | None = None, anisotropy: Any = None) -> ScheduleRun:
+                 record_every: int | None = None, anisotropy: Any = None, integrator: str = "euler",
+                 progress: bool = False) -> ScheduleRun:
     """Run ``chains`` annealed Langevin chains (float64) and count successes and escapes.
 
     Args:
@@ -265,7 +266,8 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
       start: a mode of :func:`start_positions`; delta: success tolerance δ > 0 (default
       :func:`default_delta`); noise_factor: 1 for the correct simulator, anything else injects a
       mis-scaled noise (:func:`misscaled_temperature`); record_every: energy-trace spacing in steps;
-      anisotropy: passed to :func:`.langevin.langevin_kernel` (A8.5 variant).
+      anisotropy: passed to :func:`.langevin.langevin_kernel` (A8.5 variant); integrator: ``"euler"``
+      (projected Euler-Maruyama) or ``"geodesic"``; progress: rich progress bar between chunks.
 
     Returns:
       :class:`ScheduleRun`.
@@ -290,9 +292,9 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
     if hasattr(temperature, "validate_range"):
         temperature.validate_range(0.0, te)
     temp = temperature if noise_factor == 1.0 else misscaled_temperature(temperature, noise_factor)
-    kernel = langevin_kernel(landscape, temperature=temp, step_size=h, anisotropy=anisotropy)
+    kernel = langevin_kernel(landscape, temperature=temp, step_size=h, anisotropy=anisotropy, integrator=integrator)
     pos = start_positions(landscape, start, chains, seed, trap)
     target = EnergyBelow(landscape.v_min + d)
-    res = simulate(kernel, pos, num_steps=n, seed=seed, target=target, record_every=record_every)
+    res = simulate(kernel, pos, num_steps=n, seed=seed, target=target, record_every=record_every, progress=progress)
     return ScheduleRun(chains, target.level, d, int(np.sum(res.potential < target.level)), int(np.sum(res.hit)),
                        res.potential, res.hit_time, res.energy_trace, res.record_times, res.t_end, h, n, res.wall_time)

@@ -18,15 +18,11 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-import jax
-import numpy as np
 import typer
 from rich.table import Table
 
-from contrastive_bounds.numerics.driver import EnergyBelow, simulate
-from contrastive_bounds.numerics.landscapes import Landscape, get_landscape, list_landscapes
-from contrastive_bounds.numerics.langevin import langevin_kernel
-from contrastive_bounds.numerics.sphere import uniform
+from contrastive_bounds.numerics.experiments import circle_trap, kramers_trap_band, run_schedule
+from contrastive_bounds.numerics.landscapes import get_landscape, list_landscapes
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 from contrastive_bounds.theory.annealing import make_schedule
 from contrastive_bounds.theory.domains import check_int, check_real
@@ -34,40 +30,6 @@ from contrastive_bounds.theory.domains import check_int, check_real
 from .cli_common import command, console, emit_json, parse_assignments, parse_number
 
 START_MODES = ("trap", "uniform", "global")
-
-
-def _trap(land: Landscape) -> dict[str, Any] | None:
-    """Deepest non-global minimum of an S¹ Fourier landscape with its saddles (else None)."""
-    if land.fourier is None:
-        return None
-    from contrastive_bounds.numerics.circle import analyse_circle
-
-    crit = analyse_circle(land.fourier)
-    if not crit.depths:
-        return None
-    rec = max(crit.depths, key=lambda r: r.depth)
-    curv_min = float(land.d2potential_theta(rec.theta))
-    barriers, log_pref = [], []
-    for s, vs in zip(rec.saddles, rec.saddle_values):
-        barriers.append(float(vs) - rec.value)
-        log_pref.append(0.5 * math.log(abs(float(land.d2potential_theta(s))) * curv_min) - math.log(2 * math.pi))
-    return {"theta": rec.theta, "value": rec.value, "depth": rec.depth, "barriers": barriers, "log_prefactors": log_pref}
-
-
-def _start_positions(land: Landscape, mode: str, chains: int, seed: int, trap: dict | None) -> np.ndarray:
-    if mode == "uniform":
-        return np.asarray(uniform(jax.random.key(seed + 1), (chains, land.num_points, land.dim), dtype=np.float64))
-    if mode == "trap":
-        if trap is None:
-            raise ValueError(
-                f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; use --start uniform"
-            )
-        z = np.array([[math.cos(trap["theta"]), math.sin(trap["theta"])]])
-    else:
-        if not land.minima:
-            raise ValueError(f"--start=global: landscape {land.name!r} lists no minima; use --start uniform")
-        z = np.asarray(land.minima[0], dtype=np.float64)
-    return np.broadcast_to(z, (chains,) + z.shape).copy()
 
 
 def anneal(
@@ -89,41 +51,25 @@ def anneal(
     land = get_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
     sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
     chains = check_int("chains", chains, 1, 10_000_000)
-    seed = check_int("seed", seed, 0, 2**31 - 1)
-    h = check_real("step_size", step_size, 0.0, math.inf)
+    seed = check_int("seed", seed, 0, 2**31 - 2)
     t_end = check_real("time", time_end, 0.0, math.inf)
-    num_steps = int(round(t_end / h))
-    if num_steps < 1 or abs(num_steps * h - t_end) > 1e-9 * max(1.0, t_end):
-        raise ValueError(f"time={t_end!r} must be a positive whole multiple of step_size={h!r}")
     if start not in START_MODES:
         raise ValueError(f"start={start!r} is not one of {START_MODES}")
-    if land.v_min is None:
-        raise ValueError(f"landscape {land.name!r} has no known global minimum value; success is undefined")
-    trap = _trap(land)
-    if delta is None:
-        delta = 0.5 * (trap["value"] - land.v_min) if trap is not None else 0.1
-    delta = check_real("delta", delta, 0.0, math.inf)
-    if start == "trap" and trap is not None and trap["value"] < land.v_min + delta:
-        raise ValueError(f"delta={delta!r} puts the trap (V={trap['value']:.6g}) inside the target; use delta < {trap['value'] - land.v_min:.6g}")
+    if start == "trap" and circle_trap(land) is None:
+        raise ValueError(f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; "
+                         "use --start uniform")
     sched.validate_range(0.0, t_end)
-
-    kernel = langevin_kernel(land, temperature=sched, step_size=h, integrator=integrator)
-    pos = _start_positions(land, start, chains, seed, trap)
-    target = EnergyBelow(land.v_min + delta)
-    res = simulate(kernel, pos, num_steps=num_steps, seed=seed, target=target, progress=progress and not as_json)
-
-    success = clopper_pearson(int(np.sum(res.potential < target.level)), chains, 0.95)
-    hits = hitting_time_summary(res.hit_time, res.t_end, 0.95)
-    trapped = clopper_pearson(chains - hits.hit.successes, chains, 0.95)
+    run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
+                       delta=delta, integrator=integrator, progress=progress and not as_json)
+    trap = circle_trap(land)
+    success = clopper_pearson(run.success, chains, 0.95)
+    hits = hitting_time_summary(run.hit_time, run.t_end, 0.95)
+    trapped = clopper_pearson(run.trapped, chains, 0.95)
     h_star = land.critical_height
     verdict = sched.converges(h_star) if h_star is not None else None
-    predicted_trap = None
-    if start == "trap" and trap is not None:
-        from contrastive_bounds.theory.kramers import log_probability_never_escape
-
-        log_p = log_probability_never_escape(sched, trap["barriers"], trap["log_prefactors"], 0.0, t_end)
-        predicted_trap = math.exp(log_p) if log_p > -745 else 0.0
-
+    band = kramers_trap_band(land, sched, trap, 0.0, t_end, run.step_size) if (start == "trap" and trap) else None
+    predicted_trap = band.predicted if band is not None else None
+    h, num_steps, delta = run.step_size, run.num_steps, run.delta
     out = {
         "landscape": land.name,
         "critical_height": h_star,
@@ -136,7 +82,7 @@ def anneal(
         "seed": seed,
         "start": start,
         "integrator": integrator,
-        "dtype": res.dtype,
+        "dtype": "float64",
         "delta": delta,
         "success": {"fraction": success.estimate, "ci95": [success.lo, success.hi], "method": success.method},
         "trapped": {"fraction": trapped.estimate, "ci95": [trapped.lo, trapped.hi],
@@ -149,8 +95,9 @@ def anneal(
             "regime": None if verdict is None else verdict.regime,
             "reason": "H* unknown for this landscape" if verdict is None else verdict.reason,
             "kramers_trap_probability": predicted_trap,
+            "kramers_trap_band": None if band is None else [band.lo, band.hi],
         },
-        "wall_time_s": res.wall_time,
+        "wall_time_s": run.wall_time,
     }
     if as_json:
         emit_json(out)
@@ -161,15 +108,15 @@ def anneal(
     table.add_column("theory")
     conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges} ({verdict.regime})"
     table.add_row("H*", "", "unknown" if h_star is None else f"{h_star:.6g}")
-    table.add_row(f"success P(V < {target.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]", f"converges: {conv}")
+    table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]", f"converges: {conv}")
     table.add_row("trapped (never reached)", f"{trapped.estimate:.4f} [{trapped.lo:.4f}, {trapped.hi:.4f}]",
-                  "n/a" if predicted_trap is None else f"Kramers: {predicted_trap:.4f}")
+                  "n/a" if band is None else f"Kramers: {predicted_trap:.4f} (band {band.lo:.4f}-{band.hi:.4f})")
     if hits.mean is not None:
         table.add_row("hitting time (hits)", f"mean {hits.mean.mean:.4g} [{hits.mean.lo:.4g}, {hits.mean.hi:.4g}], median {hits.median:.4g}", "")
     console.print(table)
     if verdict is not None:
         console.print(verdict.reason, highlight=False)
-    console.print(f"start: {start}; {res.wall_time:.1f} s", highlight=False)
+    console.print(f"start: {start}; {run.wall_time:.1f} s", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
