@@ -65,6 +65,15 @@ def hardest_negative_potential(num_points: int, pairs: Sequence[tuple[int, int]]
     return potential
 
 
+def _dot0(u: jax.Array, v: jax.Array) -> jax.Array:
+    """Σ_i u[i]·v[i] over the leading (coordinate) axis, written out term by term: elementwise work
+    XLA fuses into one loop over the trailing batch axes (a reduction would be a separate kernel)."""
+    acc = u[0] * v[0]
+    for i in range(1, u.shape[0]):
+        acc = acc + u[i] * v[i]
+    return acc
+
+
 def hardest_negative_value_and_grad(num_points: int, pairs: Sequence[tuple[int, int]]) -> Callable[[jax.Array], tuple[jax.Array, jax.Array]]:
     """``z -> (U0(z), ∇U0(z))`` for the potential of :func:`hardest_negative_potential`, gradient by hand.
 
@@ -103,16 +112,16 @@ def hardest_negative_value_and_grad(num_points: int, pairs: Sequence[tuple[int, 
         total = None
         for anchor, pos, negs in directed:
             za = rows[anchor]
-            best = jnp.sum(za * rows[negs[0]], axis=0)
+            best = _dot0(za, rows[negs[0]])
             z_best = rows[negs[0]]
             arg = jnp.zeros(best.shape, jnp.int32)
             for j, k in enumerate(negs[1:], start=1):
-                s_ak = jnp.sum(za * rows[k], axis=0)
+                s_ak = _dot0(za, rows[k])
                 take = s_ak > best
                 best = jnp.where(take, s_ak, best)
                 z_best = jnp.where(take, rows[k], z_best)
                 arg = jnp.where(take, j, arg)
-            term = best - jnp.sum(za * rows[pos], axis=0)
+            term = best - _dot0(za, rows[pos])
             total = term if total is None else total + term
             add(anchor, z_best - rows[pos])
             add(pos, -za)

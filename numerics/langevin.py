@@ -184,9 +184,9 @@ class LangevinKernel:
             new = jnp.stack([nx * r, ny * r], axis=1)
         else:
             w = -h * g + scale * noise
-            w = w - jnp.sum(w * z, axis=1, keepdims=True) * z
+            w = w - _dot1(w, z) * z
             v = z + w
-            new = v * jax.lax.rsqrt(jnp.sum(v * v, axis=1, keepdims=True))
+            new = v * jax.lax.rsqrt(_dot1(v, v))
         value, gradient = self.value_and_grad_batched(new)
         return LangevinState(new, value, gradient)
 
@@ -253,6 +253,18 @@ class LangevinKernel:
         """
         noise = jax.random.normal(key, self.noise_shape(state.position.shape), state.position.dtype)
         return self.step_with_noise(state, noise, t)
+
+
+def _dot1(u: jax.Array, v: jax.Array) -> jax.Array:
+    """Σ_i u[:, i]·v[:, i] (axis 1, kept): written out term by term for small d so that XLA fuses it
+    with the surrounding elementwise work (a reduction is a separate kernel); a plain sum for d > 8."""
+    d = u.shape[1]
+    if d > 8:
+        return jnp.sum(u * v, axis=1, keepdims=True)
+    acc = u[:, 0:1] * v[:, 0:1]
+    for i in range(1, d):
+        acc = acc + u[:, i:i + 1] * v[:, i:i + 1]
+    return acc
 
 
 def noise_scale(temperature: Any, step_size: Any) -> Any:
