@@ -1,21 +1,28 @@
 """Throughput of the Langevin simulator: JAX driver vs a vectorised numpy implementation of the same update.
 
-Run: ``.venv/bin/python benchmarks/langevin.py [--repeats 5] [--steps 2000]``
+Run: ``.venv/bin/python benchmarks/langevin.py [--repeats 5] [--steps 4000] [--prng fused-threefry] [--devices 2]``
 
 Cases (issue 4):
   (a) ``double-well`` on S¹, 16 384 chains, float32;
   (b) ``infonce-toy`` (U0, N = 4 points on S², pairs (0,1),(2,3)), 4 096 chains, float32.
 
-Both sides do the same work per step: projected Euler–Maruyama with normalisation
-z ← normalize(z − h·P(z)∇V + sqrt(2·T·h)·P(z)ξ), the potential V at the new point (the driver
-tracks the running minimum; numpy does too), fixed T = 0.3, h = 0.01. On S¹ both draw one normal
-per chain-step (the tangent coordinate; same law as P(z)ξ); on S² both draw d = 3 normals per
-factor and project. The potential and gradient on each side are written the same way as the
-landscape (S¹: θ = atan2, V(θ) = −0.5 cos θ − cos 2θ; U0: hardest negative by max).
-JAX: :func:`contrastive_bounds.numerics.driver.simulate` (compiled once, then timed), numpy:
-``np.random.default_rng`` (PCG64, ziggurat normals) in float32. Figures are medians over
-``--repeats`` runs; compilation is excluded (one warm-up run with the same shapes). The ratio is
-printed last. Float32 throughout (a throughput figure; the checks of the test suite use float64).
+Both sides do the same work per step with the same formulas: projected Euler–Maruyama with
+normalisation z ← normalize(z − h·P(z)∇V + sqrt(2·T·h)·P(z)ξ), then V and ∇V at the new point (the
+driver tracks the running minimum; numpy does too), fixed T = 0.3, h = 0.01. On S¹ both draw one
+normal per chain-step (the tangent coordinate; same law as P(z)ξ) and evaluate V, V'(θ) in
+z-coordinates by the complex-power recursion (no atan2/sin/cos; numpy calls the very same
+``FourierSeries.value_and_derivative_z``), ∇V = V'(θ)·(−z₁, z₀); on S² both draw d = 3 normals per
+factor and project, and U0 and its one-hot subgradient are the same unrolled formula over the four
+directed pairs. Both use the chains-last layout (contiguous chains).
+
+JAX: :func:`contrastive_bounds.numerics.driver.simulate` through the kernel's chains-last fast path,
+compiled once (compilation excluded), with ``--prng`` (default ``fused-threefry``: Threefry-2x32-20
+fused into the step + Box–Muller; ``threefry2x32`` is ``jax.random.normal``) and the chains sharded
+over ``--devices`` host devices (default 2: sets ``XLA_FLAGS=--xla_force_host_platform_device_count``
+before JAX starts; one thread each). numpy: one thread, ``np.random.default_rng`` (PCG64, ziggurat
+normals, its fastest normal generator) in float32. Repeats are interleaved (JAX, numpy, JAX, ...);
+figures are medians; the machine and its load average are printed, the ratios last. Float32
+throughout (a throughput figure; the checks of the test suite use float64).
 """
 
 from __future__ import annotations
@@ -148,11 +155,16 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
                         unroll=unroll, shard_chains=shard)
 
     jax_run()  # compile
-    jax_rate = _median_rate(jax_run, chains, steps, repeats)
     rng = np.random.default_rng(1)
     np_fn = numpy_double_well if landscape == "double-well" else numpy_infonce
     np_fn(z0, 2, rng)  # warm-up
-    np_rate = _median_rate(lambda: np_fn(z0, numpy_steps, rng), chains, numpy_steps, repeats)
+    # Interleaved repeats (JAX, numpy, JAX, numpy, ...): on a shared machine a load change then hits
+    # both sides alike, and the ratio of medians is less noisy than two separate blocks of runs.
+    jax_rates, np_rates = [], []
+    for _ in range(repeats):
+        jax_rates.append(_median_rate(jax_run, chains, steps, 1))
+        np_rates.append(_median_rate(lambda: np_fn(z0, numpy_steps, rng), chains, numpy_steps, 1))
+    jax_rate, np_rate = statistics.median(jax_rates), statistics.median(np_rates)
     devices = len(jax.devices()) if shard else 1
     print(f"[{name}] {landscape}, {chains} chains, float32, prng={prng}, unroll={unroll}, devices={devices}")
     print(f"  numpy baseline : {np_rate:14,.0f} chain-steps/s  (median of {repeats}, {numpy_steps} steps, 1 thread)")
