@@ -281,6 +281,35 @@ def reference_values(params: Mapping[str, Any], seed: int) -> Outcome:
                    bound=rtol, empirical=worst, interval=(worst, worst), ratio=worst / rtol, details={"rows": rows})
 
 
+@check("B6.weight_divergence", theorem="alignment.weight_divergence (Paper B, Theorem 2)", paper=PAPER_B,
+       statement="Theorem 2's form (G/(beta_s tau)) Delta (exp(beta_s S) - 1) bounds the divergence of the coupled "
+                 "runs when the parameters are the similarity entries (G = 1/sqrt(B), beta_s = 1/(2 tau^2 B))",
+       quick=_DESCENT_QUICK, thorough=_DESCENT_THOROUGH)
+def weight_divergence(params: Mapping[str, Any], seed: int) -> Outcome:
+    """In the Sigma parametrisation the recursion of Theorem 2, d' <= (1 + eta beta_s) d + eta (G/tau) Delta, is
+    link L2 with beta_s = 1/(2 tau^2 B) and G = 1/sqrt(B): the constants are known, so the bound is checkable.
+    It sits between L2 (exact recursion) and Theorem 1. An upper bound only: it does not say weights diverge."""
+    res = _descent_from(params, seed)
+    tau, b = float(params["tau"]), int(params["batch_size"])
+    s_sum = float(params["step_size"]) * int(params["steps"])
+    val = A.WEIGHT_DIVERGENCE.evaluate(digits=20, tau=tau, pi_max=res.pi_max, batch_size=b, steps=int(params["steps"]),
+                                       delta=float(params["delta"]), eta_sum=s_sum, grad_norm=1 / math.sqrt(b),
+                                       smoothness=1 / (2 * tau * tau * b))
+    d_t = float(res.distance[-1])
+    if val.vacuous:
+        return compare_upper(None, d_t, reason=val.reason, what="d_T")
+    l2, t1 = float(res.bounds_log10["L2"][-1]), float(res.bounds_log10["theorem1"][-1])
+    out = compare_upper(val.value, d_t, what="d_T", bound_log10=val.log10)
+    if not (l2 - 1e-9 <= val.log10 <= t1 + 1e-9):
+        out.verdict = "violated"
+        out.summary = (f"Theorem-2 form (log10 {val.log10:.6g}) is not between L2 ({l2:.6g}) and Theorem 1 ({t1:.6g}); "
+                       + out.summary)
+    else:
+        out.summary += f"; log10 bounds: L2 {l2:.4f} <= Theorem-2 form {val.log10:.4f} <= Theorem 1 {t1:.4f}"
+    out.details = {"log10": {"L2": l2, "theorem2_form": val.log10, "theorem1": t1}, "factors": val.factors}
+    return out
+
+
 @check("B5.cka_rsa_along_descent", theorem="alignment.cka_lower / rsa_lower / cka_lower_apriori", paper=PAPER_B,
        statement="measured CKA_T and RSA_T of the coupled runs are above (1-rho)/(1+rho), (1-r)/(1+r) and the a-priori bound",
        quick=_DESCENT_QUICK, thorough=_DESCENT_THOROUGH)

@@ -31,6 +31,7 @@ def test_correct_bounds_hold():
     assert out.verdict == "holds" and out.ratio < 1
     assert set(out.slack) >= {"L1", "L2", "L3", "theorem1"}
     assert _run("B2.loss_gap", {"examples": 15}).verdict == "holds"
+    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "holds"
     assert _run("B5.corollaries_any_pair", {"examples": 15}).verdict == "holds"
 
 
@@ -66,3 +67,16 @@ def test_batch_event_with_too_small_epsilon_is_caught(monkeypatch):
     monkeypatch.setattr(A, "epsilon_value", lambda b, t, d: 0.0)
     out = _run("B4.batch_event", {"runs": 200})
     assert out.verdict == "violated" and out.p_value < 1e-6
+
+
+def test_theorem2_with_wrong_smoothness_is_caught(monkeypatch):
+    """Theorem 2's form with beta_s halved falls below the exact L2 recursion: caught."""
+    real = A.WEIGHT_DIVERGENCE.evaluate
+
+    def wrong(**kw):
+        kw["smoothness"] = kw["smoothness"] / 2
+        kw["grad_norm"] = kw["grad_norm"] / 2
+        return real(**kw)
+
+    monkeypatch.setattr(A.WEIGHT_DIVERGENCE, "evaluate", wrong)
+    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "violated"
