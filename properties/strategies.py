@@ -176,7 +176,11 @@ _SCHEDULE_PARAMS: dict[str, dict[str, tuple[float, float]]] = {
 
 @st.composite
 def schedules(draw: Any, forms: Sequence[str] | None = None) -> Any:
-    """A valid logarithmic/fixed :class:`~contrastive_bounds.theory.annealing.Schedule` in one of ``forms``."""
+    """A logarithmic or fixed :class:`~contrastive_bounds.theory.annealing.Schedule` in one of ``forms``.
+
+    Every schedule drawn is valid (finite, positive temperature) on ``[1, inf)``; all but the
+    ``generator`` form (beta(0) = 0 by definition) are valid from ``t = 0``.
+    """
     from contrastive_bounds.theory.annealing import make_schedule
 
     form = draw(st.sampled_from(list(forms or _SCHEDULE_PARAMS)))
