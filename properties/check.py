@@ -73,6 +73,9 @@ class Outcome:
       reason: why vacuous, or the evidence of a claim's verdict.
       details: JSON-able extra numbers (kept in results.json).
       plots: figures for the report.
+      band: for two-sided agreement checks (simulation vs a theoretical prediction), the range the
+        theory allows once its stated model error is counted; ``bound`` is then the prediction and
+        the verdict is "holds" when the interval meets the band.
     """
 
     verdict: Verdict
@@ -90,6 +93,7 @@ class Outcome:
     reason: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     plots: list[PlotSpec] = field(default_factory=list)
+    band: tuple[float, float] | None = None
 
     def _repr_html_(self) -> str:
         """Notebook display: the verdict, the summary and the numbers as a small HTML table."""
@@ -151,8 +155,9 @@ class CheckResult:
         """Inverse of :meth:`to_dict` (used by ``--resume``)."""
         o = dict(d["outcome"])
         o["plots"] = [PlotSpec(**{**p, "series": [Series(**s) for s in p["series"]]}) for p in o.get("plots", [])]
-        if o.get("interval") is not None:
-            o["interval"] = tuple(o["interval"])
+        for key in ("interval", "band"):
+            if o.get(key) is not None:
+                o[key] = tuple(o[key])
         return cls(**{**d, "outcome": Outcome(**o)})
 
     def _repr_html_(self) -> str:

@@ -99,7 +99,7 @@ def _trap_vs_kramers(land: Any, sched: Any, trap: Any, run: Any, *, need_positiv
     if need_positive and ci[0] <= 0.0:
         verdict = "violated" if verdict == "violated" else "inconclusive"
         text += "; the trapped fraction's lower bound is 0"
-    out = Outcome(verdict, text, bound=band.predicted, empirical=frac, interval=ci,
+    out = Outcome(verdict, text, bound=band.predicted, band=(band.lo, band.hi), empirical=frac, interval=ci,
                   ratio=frac / band.predicted if band.predicted > 0 else None, false_alarm=1 - CONF, p_value=p,
                   samples=run.chains)
     if verdict == "inconclusive":
@@ -281,8 +281,8 @@ def a4_fast(params: Mapping[str, Any], seed: int) -> Outcome:
     order = {"violated": 0, "inconclusive": 1, "holds": 2}
     worst = min(outs, key=lambda o: (order[o[0].verdict], o[0].p_value or 1.0))[0]
     res = Outcome(worst.verdict, " | ".join(f"{r['schedule'].split(';')[0]}: {o[0].summary}" for r, o in zip(rows, outs)),
-                  bound=worst.bound, empirical=worst.empirical, interval=worst.interval, ratio=worst.ratio,
-                  false_alarm=1 - CONF, p_value=min(o[0].p_value or 1.0 for o in outs) * len(outs),
+                  bound=worst.bound, band=worst.band, empirical=worst.empirical, interval=worst.interval,
+                  ratio=worst.ratio, false_alarm=1 - CONF, p_value=min(o[0].p_value or 1.0 for o in outs) * len(outs),
                   samples=worst.samples, details={"schedules": rows})
     res.p_value = min(1.0, res.p_value)
     res.plots = [_trapped_plot(f"double-well, {o[1].describe().split(';')[0]}", o[2], o[3], o[1], o[4]) for o in outs]
@@ -349,7 +349,7 @@ def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
             f"simulated MFPT {m:.4g} [{lo:.4g}, {hi:.4g}] vs exact {exact:.4g} (band for the O(h) bias [{band[0]:.4g}, "
             f"{band[1]:.4g}], h = {h:g})")
     details.update(mean=m, se=se)
-    return Outcome(verdict, text, bound=exact, empirical=m, interval=(lo, hi), ratio=m / exact, false_alarm=1 - CONF,
+    return Outcome(verdict, text, bound=exact, band=band, empirical=m, interval=(lo, hi), ratio=m / exact, false_alarm=1 - CONF,
                    p_value=min(1.0, p), samples=chains, details=details, plots=plots)
 
 
@@ -407,7 +407,7 @@ def a6_finite_time(params: Mapping[str, Any], seed: int) -> Outcome:
     plots = [PlotSpec("A6: miss probability vs t (T = Gamma/log(t+2))", "t", "P(V >= V_min + delta)",
                       [Series("simulation", t.tolist(), miss.mean(axis=1).tolist()),
                        Series(f"fit C t^-{s:.3f}", t.tolist(), model.tolist(), style="--")], logx=True, logy=True)]
-    return Outcome(verdict, text, bound=claimed, empirical=s, interval=(lo, hi), ratio=s / claimed, false_alarm=1 - CONF,
+    return Outcome(verdict, text, bound=claimed, band=band, empirical=s, interval=(lo, hi), ratio=s / claimed, false_alarm=1 - CONF,
                    p_value=min(1.0, p), samples=run.chains, plots=plots,
                    details={"delta": delta, "Gamma": c, "claimed_exponent": claimed, "exponent_rule": params["exponent"],
                             "fitted_slope": s, "fitted_log_constant": log_c, "log_power": lp, "bootstrap_sd": sd,

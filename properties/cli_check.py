@@ -92,7 +92,7 @@ def check_cmd(
     else:
         t = Table(title=f"contrastive-bounds check ({profile})")
         show_scenario = any(r.scenario != "builtin" for r in suite.results)
-        cols = ["check"] + (["scenario"] if show_scenario else []) + ["bound", "empirical [interval]", "ratio", "verdict", "time"]
+        cols = ["check"] + (["scenario"] if show_scenario else []) + ["bound [band]", "empirical [interval]", "ratio", "verdict", "time"]
         for col in cols:
             t.add_column(col, overflow="fold", no_wrap=col in ("check", "verdict"))
         for r in suite.results:
@@ -102,8 +102,11 @@ def check_cmd(
                 emp += f" [{fmt_value(o.interval[0])}, {fmt_value(o.interval[1])}]"
             v = "error" if r.error else o.verdict
             colour = _COLOURS.get(v, "red")
+            bound = fmt_value(o.bound, o.bound_log10)
+            if o.band is not None:
+                bound += f" [{fmt_value(o.band[0])}, {fmt_value(o.band[1])}]"
             cells = [r.check] + ([r.scenario] if show_scenario else []) + [
-                fmt_value(o.bound, o.bound_log10), emp, fmt_value(o.ratio) if o.ratio is not None else "-",
+                bound, emp, fmt_value(o.ratio) if o.ratio is not None else "-",
                 f"[{colour}]{v}[/{colour}]", f"{r.seconds:.1f}s"]
             t.add_row(*cells)
         console.print(t)

@@ -94,7 +94,10 @@ def _row(r: CheckResult) -> list[str]:
     if o.interval is not None and o.interval[0] != o.interval[1]:
         emp += f" [{fmt_value(o.interval[0])}, {fmt_value(o.interval[1])}]"
     verdict = "error" if r.error else _VERDICT_MARK.get(o.verdict, o.verdict)
-    return [r.check, r.theorem, r.scenario, fmt_value(o.bound, o.bound_log10), emp,
+    bound = fmt_value(o.bound, o.bound_log10)
+    if o.band is not None:
+        bound += f" (band [{fmt_value(o.band[0])}, {fmt_value(o.band[1])}])"
+    return [r.check, r.theorem, r.scenario, bound, emp,
             fmt_value(o.ratio) if o.ratio is not None else "-", verdict, f"{r.seconds:.1f}s"]
 
 
