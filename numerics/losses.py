@@ -328,9 +328,15 @@ def nscl_loss(
 ) -> jax.Array:
     """NSCL batch loss: InfoNCE whose denominator keeps only samples of another class.
 
-    Args: as :func:`info_nce_loss`, plus ``labels`` (B,) ints and ``empty``: an anchor whose batch
-      has no other-class sample raises ``ValueError`` naming the anchor (C06), or is excluded from
-      the mean with ``empty="exclude"``.
+    Args:
+      z1: first views (B, d), as in :func:`info_nce_loss`.
+      z2: second views (B, d).
+      labels: class labels (B,) ints.
+      tau: temperature > 0.
+      coupled: positive inside the denominator.
+      anchors: ``"first"`` or ``"both"`` views as anchors.
+      empty: ``"error"`` (an anchor whose batch has no other-class sample raises ``ValueError``
+        naming the anchor, C06) or ``"exclude"`` (it is left out of the mean).
 
     Source: THEOREMS.md B1; Luthra, Mishra, Galanti (arXiv 2510.08852), NSCL.
     """
@@ -345,8 +351,9 @@ def supcon_loss(z1, z2, labels, *, tau: float, empty: EmptyPolicy = "error") -> 
     Khosla et al. sum over anchors; we take the mean (a factor 2B) so it is comparable to CL.
     Pass ``z2=None`` for a single view (anchors are then the B rows of ``z1``), as in case C06.
 
-    Raises: ValueError for an anchor without a positive (C06; or excluded with ``empty="exclude"``),
-      zero rows, bad tau.
+    Raises:
+      ValueError: an anchor without a positive (C06; or excluded with ``empty="exclude"``), zero
+        rows, bad tau.
     """
     if z2 is None:
         tau = check_real("tau", tau, 0.0)

@@ -237,8 +237,10 @@ def _pair(name_a: str, a, name_b: str, b) -> tuple[np.ndarray, np.ndarray]:
 def cosine_gram_cka(sigma_a, sigma_b) -> float:
     """Paper B's CKA on cosine Grams: ``K = H Sigma H``, ``<K, K'>_F / (||K||_F ||K'||_F)`` (biased HSIC).
 
-    Args: ``sigma_a, sigma_b`` float arrays (m, m), similarity matrices (need not be symmetric:
-      similarity descent with row-wise updates gives asymmetric Sigma; the formula is used as is).
+    Args:
+      sigma_a: float array (m, m), a similarity matrix (need not be symmetric: similarity descent
+        with row-wise updates gives asymmetric Sigma; the formula is used as is).
+      sigma_b: float array (m, m), the other similarity matrix.
     Raises: ValueError for shapes, NaN/inf, or a zero centred Gram (constant representation).
     Source: THEOREMS.md B5 (Luthra et al., arXiv 2510.08852, Corollary on CKA).
     """
@@ -269,8 +271,9 @@ def cka_rho(sigma_cl, sigma_nscl) -> float:
 def rdm(z, *, metric: Literal["cosine", "correlation"] = "cosine") -> np.ndarray:
     """Representational dissimilarity matrix of rows of ``z`` (n, d): ``1 - cosine`` or ``1 - Pearson``.
 
-    Raises: ValueError for a zero row (cosine), a constant row (correlation distance: its pattern has
-      no spread; C10), NaN/inf, or an unknown metric.
+    Raises:
+      ValueError: a zero row (cosine), a constant row (correlation distance: its pattern has no
+        spread; C10), NaN/inf, or an unknown metric.
     """
     z = _features("z", z)
     if metric == "cosine":
@@ -310,8 +313,9 @@ def rsa(rdm_a, rdm_b, *, method: Literal["pearson", "spearman"] = "pearson", zer
 
     Returns: float in [-1, 1] (Pearson is NOT restricted to [0, 1]).
 
-    Raises: ValueError for shapes, NaN/inf, m < 3, or a constant RDM (its correlation is undefined,
-      C10), never NaN.
+    Raises:
+      ValueError: shapes, NaN/inf, m < 3, or a constant RDM (its correlation is undefined, C10);
+        never NaN.
     Source: Kriegeskorte et al. 2008; THEOREMS.md B5.
     """
     ra, rb = _pair("rdm_a", rdm_a, "rdm_b", rdm_b)

@@ -265,8 +265,11 @@ def expected_escapes(schedule: Schedule, barriers: Sequence[float], log_prefacto
     probability). ``t_end = inf`` is allowed (mpmath quadrature to infinity).
 
     Args:
-      schedule: a validated-on-range :class:`Schedule`; barriers: ``ΔV_i >= 0``; log_prefactors:
-      ``log(sqrt(|V''(z_i)|V''(x))/(2π))`` (or the general form); t_start <= t_end (continuous time).
+      schedule: a validated-on-range :class:`Schedule`.
+      barriers: ``ΔV_i >= 0``, one per saddle.
+      log_prefactors: ``log(sqrt(|V''(z_i)|V''(x))/(2π))`` per saddle (or the general form).
+      t_start: start of the range (continuous time), ``<= t_end``.
+      t_end: end of the range (continuous time; ``inf`` allowed).
 
     Returns:
       natural log of ``N`` (``-inf`` when ``t_end == t_start``; ``inf`` when the integral diverges).
