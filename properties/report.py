@@ -13,7 +13,7 @@ import io
 import re
 from pathlib import Path
 from .check import CheckResult, PlotSpec
-from .runner import SuiteResult, atomic_write_text
+from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
 
 __all__ = ["write_report", "render_figure", "fmt_value"]
 
@@ -73,21 +73,6 @@ def render_figure(spec: PlotSpec) -> bytes:
         plt.close(fig)
 
 
-def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def _row(r: CheckResult) -> list[str]:
     o = r.outcome
     emp = fmt_value(o.empirical)
@@ -110,7 +95,7 @@ def _figures(suite: SuiteResult, out_dir: Path) -> dict[int, list[tuple[str, byt
         for j, spec in enumerate(r.outcome.plots):
             png = render_figure(spec)
             name = f"figures/{_slug(r.check)}-{_slug(r.scenario)}-{j}.png"
-            _write_bytes_atomic(out_dir / name, png)
+            atomic_write_bytes(out_dir / name, png)
             if name not in r.figures:
                 r.figures.append(name)
             figs.setdefault(i, []).append((name, png))

@@ -21,22 +21,27 @@ from .check import CheckResult, Outcome, registered_checks
 from .scenarios import Scenario
 from .stats import DEFAULT_SUITE_ALPHA, holm
 
-__all__ = ["run_suite", "SuiteResult", "atomic_write_text", "versions", "load_results"]
+__all__ = ["run_suite", "SuiteResult", "atomic_write_text", "atomic_write_bytes", "versions", "load_results"]
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder + ``os.replace``)."""
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically; see :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def _clean(obj: Any) -> Any:

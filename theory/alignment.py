@@ -256,6 +256,14 @@ def delta_log10(tau: float, pi_max: float, epsilon: float) -> float:
     return (math.log(2) + 2 / t + math.log(p + e) - math.log(1 - p - e)) / math.log(10)
 
 
+def _link_start(e: np.ndarray, logc: float) -> np.ndarray:
+    """(T+1,) array: -inf at t = 0; +inf after when Delta is infinite (vacuous); else -inf to be filled."""
+    out = np.full(e.size + 1, -np.inf)
+    if math.isinf(logc):
+        out[1:] = np.inf
+    return out
+
+
 def _link_common(etas: Any, tau: float, batch_size: int, delta_value: float) -> tuple[np.ndarray, float, float]:
     e = np.asarray(etas, dtype=np.float64)
     if e.ndim != 1 or e.size == 0:
@@ -302,9 +310,8 @@ def link_l2_log10(etas: Any, *, tau: float, batch_size: int, delta_value: float)
       float64 array of shape (T+1,): ``-inf`` at t = 0 (b_0 = 0); ``+inf`` everywhere after if Delta is.
     """
     e, a, logc = _link_common(etas, tau, batch_size, delta_value)
-    out = np.full(e.size + 1, -np.inf)
+    out = _link_start(e, logc)
     if math.isinf(logc):
-        out[1:] = np.inf
         return out
     lp = np.concatenate([[0.0], np.cumsum(np.log1p(e * a))])  # P_t = sum_{s<t} log(1 + eta_s a)
     with np.errstate(divide="ignore"):
@@ -320,9 +327,8 @@ def link_l3_log10(etas: Any, *, tau: float, batch_size: int, delta_value: float)
     Same arguments and conventions as :func:`link_l2_log10`; always >= the L2 value.
     """
     e, a, logc = _link_common(etas, tau, batch_size, delta_value)
-    out = np.full(e.size + 1, -np.inf)
+    out = _link_start(e, logc)
     if math.isinf(logc):
-        out[1:] = np.inf
         return out
     lp = np.cumsum(np.log1p(e * a))
     with np.errstate(divide="ignore"):
@@ -336,9 +342,8 @@ def theorem1_log10(etas: Any, *, tau: float, batch_size: int, delta_value: float
     Same arguments and conventions as :func:`link_l2_log10`; always >= the L3 value.
     """
     e, a, logc = _link_common(etas, tau, batch_size, delta_value)
-    out = np.full(e.size + 1, -np.inf)
+    out = _link_start(e, logc)
     if math.isinf(logc):
-        out[1:] = np.inf
         return out
     s = np.cumsum(e)
     with np.errstate(divide="ignore"):
