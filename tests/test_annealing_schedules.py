@@ -152,3 +152,13 @@ def test_jax_matches_numpy_under_jit(form):
 def test_describe_names_constants():
     assert "0.5 · log(t + 1)" in make_schedule("author", c=0.5).describe()
     assert set(LOG_FORMS) <= set(FORMS)
+
+
+def test_v0_beta_scaled_claim_is_proved():
+    """THEOREMS.md A7: beta-scaled drift makes a log schedule act as log^2 (super-logarithmic)."""
+    from contrastive_bounds.theory import registry
+
+    c = registry.get_claim("annealing.v0_beta_scaled_is_superlogarithmic")
+    v = c.run(False)
+    assert v.status == "proved" and c.agrees(v)
+    assert "beta^2" in v.evidence

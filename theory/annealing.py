@@ -184,6 +184,33 @@ def _check_seed_finite_time(certify: bool) -> Verdict:
     )
 
 
+def _check_v0_beta_scaled(certify: bool) -> Verdict:
+    """v0's drift is scaled by beta: the stationary law is exp(-beta(t)^2 U0), so beta_eff = beta^2."""
+    beta = sp.log(_t + 2) / _c  # a logarithmic schedule in the inverse-temperature convention
+    beta_eff = beta**2
+    ratio = sp.limit(beta_eff / sp.log(_t), _t, sp.oo)
+    if ratio != sp.oo:
+        return Verdict("supported", f"sympy could not decide lim beta_eff/log t (got {ratio})")
+    sched = make_schedule("inverse-temperature", c=2.0, t0=2.0)
+    return Verdict(
+        "proved",
+        "sympy: with drift -grad(beta(t)·U0) and noise sqrt(2/beta(t)) dW the Gibbs law is exp(-beta^2 U0), i.e. an "
+        "effective inverse temperature beta_eff = beta^2; for beta = log(t+2)/c, lim beta_eff/log t = oo > 1/H*, so "
+        "the 'logarithmic' schedule of v0 is super-logarithmic and the HKS guarantee does not apply (trapping "
+        f"possible whenever H* > 0). Without the beta-scaling the same schedule reads: {sched.converges(1.0).reason}",
+        {"beta": "log(t+2)/c", "beta_eff": "log(t+2)^2/c^2", "lim_beta_eff_over_log_t": "oo"},
+    )
+
+
+V0_BETA_SCALED = register(Claim(
+    name="annealing.v0_beta_scaled_is_superlogarithmic",
+    statement="In the v0 model (drift scaled by beta, L ~ beta·U0) a logarithmic beta(t) acts as beta(t)^2: a "
+              "super-logarithmic schedule outside the HKS guarantee (THEOREMS.md A7).",
+    source=Source("Chaudhry, v0 submission (author's repository history)", "2603.12552", "v0 model, A7",
+                  "L = beta·U0 with noise sqrt(2/beta) dW: drift beta·grad U0 at temperature 1/beta, Gibbs law exp(-beta^2 U0)"),
+    check=_check_v0_beta_scaled, expected="holds", tags=("A7",),
+))
+
 HKS_CONDITION = register(Claim(
     name="annealing.hks_condition",
     statement="Every logarithmic convention of A2 reduces to T(t)·log t -> c_T (c, c, 1/ĉ, c/2, Γ), and the "
