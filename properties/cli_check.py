@@ -57,8 +57,9 @@ def check_cmd(
             raise FileNotFoundError(f"--report-only: no results.json in {out}")
         import json
 
+        records = load_results(path)  # raises naming the file when it is not a results.json of ours
         meta = json.loads(path.read_text())
-        suite = SuiteResult(load_results(path), float(meta.get("suite_alpha", 1e-3)), str(meta.get("profile", profile)))
+        suite = SuiteResult(records, float(meta.get("suite_alpha", 1e-3)), str(meta.get("profile", profile)))
         paths = write_report(suite, out)
         console.print(f"report: {paths['markdown']}, {paths['html']}")
         raise typer.Exit(suite.exit_code)
@@ -66,6 +67,10 @@ def check_cmd(
     chosen = select(chosen, only)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out={out} exists and is not a folder")
+    if resume and (out / "results.json").exists():
+        from .runner import load_results
+
+        load_results(out / "results.json")  # validate before any progress output (one-line error)
 
     quiet = as_json
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

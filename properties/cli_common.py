@@ -15,7 +15,8 @@ from typing import Any, Callable
 import typer
 from rich.console import Console
 
-console = Console()
+# Piped output (files, CI logs) gets a wide console so numbers in tables are never split across lines.
+console = Console() if sys.stdout.isatty() else Console(width=160)
 err_console = Console(stderr=True, soft_wrap=True)
 
 EXIT_OK = 0

@@ -89,7 +89,8 @@ def bound_cmd(
         console.print(f"[yellow]vacuous[/yellow]: {res.reason}")
     else:
         shown = f"{res.value:.10g}" if res.value is not None else "(beyond float64)"
-        console.print(f"value = {shown}   log10 = {res.log10:.12g}")
+        log_shown = f"{res.log10:.12g}" if res.log10 is not None else f"{res.log10_exact} (beyond float64 even in log space)"
+        console.print(f"value = {shown}   log10 = {log_shown}")
         console.print(f"exact ({digits} digits) = {res.to_dict()['exact']}")
         if res.uninformative:
             console.print(f"[yellow]{res.reason}[/yellow]")

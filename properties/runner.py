@@ -94,7 +94,7 @@ def load_results(path: Path) -> list[CheckResult]:
     try:
         data = json.loads(path.read_text())
         return [CheckResult.from_dict(d) for d in data["results"]]
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path} is not a results.json written by contrastive-bounds ({exc})") from None
 
 

@@ -139,3 +139,14 @@ def test_report_only_remakes_report_from_results(tmp_path):
     res = runner.invoke(app, ["check", "--report-only", "--out", str(out)])
     assert res.exit_code == 0 and (out / "report.md").exists()
     assert runner.invoke(app, ["check", "--report-only", "--out", str(tmp_path / "none")]).exit_code == 2
+
+
+def test_corrupt_results_json_is_one_line_naming_the_file(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "results.json").write_text("{bad")
+    for args in (["check", "--report-only", "--out", str(out)], ["check", "--resume", "--only", "B4.ref", "--out", str(out)]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2
+        lines = [ln for ln in res.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and "results.json" in lines[0] and lines[0].startswith("error:")

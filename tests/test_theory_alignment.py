@@ -227,3 +227,15 @@ def test_links_l2_l3_theorem1_ordered_and_exact(etas, tau, b, dv):
     if not dval.vacuous:
         one = A.LINK_L2.evaluate(eta=etas[0], distance=0, **pi_eps)
         assert one.log10 == pytest.approx(math.log10(etas[0]) + dval.log10 - math.log10(tau) - 0.5 * math.log10(b), rel=1e-12)
+
+
+def test_log10_beyond_float64_is_reported_exactly_not_as_inf():
+    """tau = 1e-300 is in the domain: log10 of the bound (~8.5e597) does not fit a float64 either."""
+    f = A.FROBENIUS.evaluate(tau=1e-300, batch_size=256, num_classes=100, delta=0.05, steps=1000, eta_sum=10)
+    assert not f.vacuous and f.value is None and f.log10 is None
+    assert f.log10_exact.startswith("8.4823140996728") and "e+597" in f.log10_exact
+    assert "beyond float64 even in log space" in f.reason
+    assert all(v is None or math.isfinite(v) for v in f.factors.values())
+    with pytest.raises(ValueError, match="beyond float64"):
+        A.FROBENIUS.evaluate_log10(tau=np.array([0.5, 1e-300]), batch_size=256, num_classes=100, delta=0.05,
+                                   steps=1000, eta_sum=10)

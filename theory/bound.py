@@ -72,6 +72,8 @@ class BoundValue:
       vacuous: whether the bound says nothing at this point.
       reason: why it is vacuous (or uninformative), else ``None``.
       uninformative: the bound is finite but weaker than a trivial bound (``reason`` says which).
+      log10_exact: log10 as a decimal string at ``digits`` digits (always given for a positive
+        value; the only form of log10 when even log10 exceeds float64, e.g. tau = 1e-300).
       factors: factor name -> log10 of that factor (the breakdown; ``None`` where undefined).
       source: the citation.
       digits: significant digits used by mpmath.
@@ -90,6 +92,7 @@ class BoundValue:
     mp_value: Any = None
     uninformative: bool = False
     params: dict[str, Any] = field(default_factory=dict)
+    log10_exact: str | None = None
 
     def dominant_factor(self) -> str | None:
         """The factor with the largest |log10| (the term that dominates), or None."""
@@ -109,6 +112,7 @@ class BoundValue:
             "source": self.source.cite(),
             "digits": self.digits,
             "exact": mpmath.nstr(self.mp_value, self.digits) if self.mp_value is not None else None,
+            "log10_exact": self.log10_exact,
             "params": {k: (str(v) if isinstance(v, sp.Basic) else (mpmath.nstr(v, self.digits) if isinstance(v, mpmath.mpf) else v))
                        for k, v in self.params.items()},
         }
@@ -338,9 +342,12 @@ class Bound:
             for fname, f in self.factors.items():
                 fv = self._mp_eval(f, vals, digits)
                 total *= fv
-                factor_log10[fname] = float(mpmath.log10(fv)) if fv > 0 else None
+                flog = mpmath.log10(fv) if fv > 0 else None
+                factor_log10[fname] = float(flog) if flog is not None and abs(flog) < mpmath.mpf("1e308") else None
             value_mp = +total
-            log10 = float(mpmath.log10(value_mp)) if value_mp > 0 else None
+            log10_mp = mpmath.log10(value_mp) if value_mp > 0 else None
+            log10_exact = mpmath.nstr(log10_mp, digits) if log10_mp is not None else None
+            log10 = float(log10_mp) if log10_mp is not None and abs(log10_mp) < mpmath.mpf("1e308") else None
             value = float(value_mp) if abs(value_mp) < mpmath.mpf("1.7e308") else None
             if value is not None and value != 0 and abs(value) < 2.3e-308:
                 value = None  # subnormal / underflow: keep log10 only
@@ -351,8 +358,11 @@ class Bound:
                 if worse:
                     uninformative = True
                     reason = f"uninformative: exceeds the trivial bound {self.trivial[2]} = {mpmath.nstr(triv, 8)}"
+            if log10 is None and log10_exact is not None:
+                reason = (f"beyond float64 even in log space: log10 = {mpmath.nstr(log10_mp, 8)}"
+                          + (f"; {reason}" if reason else ""))
         return BoundValue(self.name, value, log10, False, reason, factor_log10, self.source, digits,
-                          value_mp, uninformative, vals)
+                          value_mp, uninformative, vals, log10_exact)
 
     def log_expressions(self) -> dict[str, sp.Expr]:
         """Factor name -> sympy expression of its natural log (expanded for stability)."""
@@ -424,9 +434,12 @@ class Bound:
             ln = xp.broadcast_to(xp.asarray(ln, dtype=float), vac.shape)
             fill = xp.inf if self.kind == "upper" else -xp.inf
             log10 = xp.where(vac, fill, ln / math.log(10.0))
-        if backend == "numpy" and np.any(np.isnan(log10)):
-            idx = tuple(int(i) for i in np.argwhere(np.isnan(log10))[0])
-            raise ValueError(f"{self.name}: log-space evaluation lost precision at index {idx}; use evaluate()")
+        if backend == "numpy":
+            bad = ~np.isfinite(log10) & ~np.asarray(vac)
+            if np.any(bad):
+                idx = tuple(int(i) for i in np.argwhere(bad)[0])
+                raise ValueError(f"{self.name}: log10 of the bound is beyond float64 (or lost) at index {idx}; "
+                                 "use evaluate(), which keeps it exactly with mpmath")
         return LogArray(log10, vac)
 
     def _resolve_arrays(self, arrays: Mapping[str, Any]) -> dict[str, np.ndarray]:
