@@ -40,7 +40,7 @@ from .precision import require_x64
 from .similarity import cka_rho, cosine_gram_cka, rsa_from_similarity, rsa_r
 from .similarity_descent import DescentState, StepRecord, descent_step, sample_batch
 
-__all__ = ["DescentConfig", "DescentResult", "make_problem", "run_similarity_descent", "LINKS"]
+__all__ = ["DescentConfig", "DescentResult", "make_problem", "run_similarity_descent", "check_run_inputs", "LINKS"]
 
 LINKS = ("triangle", "L1", "L2", "L3", "theorem1")
 _RECORD_FIELDS = StepRecord._fields
@@ -136,7 +136,10 @@ class DescentResult:
       records: dict of float64/int arrays of shape (T,) (fields of StepRecord) for steps 0..T-1.
       distance: float64 (T+1,) d_0 = 0, d_1, ..., d_T.
       sigma_cl, sigma_nscl: final (m, m) arrays (numpy, the run's dtype).
-      pi_max, epsilon, delta_value: the constants of Theorem 1 (delta_value = inf when vacuous).
+      pi_max, epsilon, delta_value: the constants of Theorem 1; ``delta_value`` is inf when vacuous
+        and also when Delta is finite but beyond float64 (tau < ~0.0028): use ``delta_log10``.
+      delta_log10: log10 Delta, finite unless vacuous (1 - pi_max - epsilon <= 0); computed from
+        ``delta_value`` when not given.
       bounds_log10: dict link -> float64 (T+1,) log10 of each link's bound on d_t (LINKS order).
       steps_done: T when complete (a partial run stopped by ``max_chunks`` has fewer).
     """
@@ -150,8 +153,18 @@ class DescentResult:
     pi_max: float
     epsilon: float
     delta_value: float
+    delta_log10: float | None = None
     bounds_log10: dict[str, np.ndarray] = field(default_factory=dict)
     steps_done: int = 0
+
+    def __post_init__(self) -> None:
+        if self.delta_log10 is None:
+            self.delta_log10 = math.log10(self.delta_value) if math.isfinite(self.delta_value) else math.inf
+
+    @property
+    def vacuous(self) -> bool:
+        """Whether Theorem 1 is vacuous here (1 - pi_max - epsilon <= 0, Delta = inf)."""
+        return math.isinf(self.delta_log10)
 
     @property
     def complete(self) -> bool:
@@ -166,45 +179,77 @@ class DescentResult:
         return bool(np.all(self.records["max_same_fraction"] <= self.pi_max + self.epsilon))
 
     def l1_bound(self) -> np.ndarray:
-        """float64 (T,): the L1 bound Delta/(tau sqrt B) + d_t/(2 tau^2 B) at each step."""
+        """float64 (T,): the L1 bound Delta/(tau sqrt B) + d_t/(2 tau^2 B) at each step (inf where
+        Delta is inf or beyond float64; :meth:`l1_bound_log10` is exact there)."""
         return np.asarray(alignment.link_l1_bound(self.distance[:-1], tau=self.config.tau,
                                                    batch_size=self.config.batch_size, delta_value=self.delta_value))
+
+    def l1_bound_log10(self) -> np.ndarray:
+        """float64 (T,): log10 of the L1 bound at each step, in log space (finite unless vacuous)."""
+        c = self.config
+        if self.vacuous:
+            return np.full(self.distance.size - 1, np.inf)
+        ln_c = self.delta_log10 * math.log(10) - math.log(c.tau) - 0.5 * math.log(c.batch_size)
+        with np.errstate(divide="ignore"):
+            ln_ad = np.log(self.distance[:-1]) - math.log(2 * c.tau * c.tau * c.batch_size)
+        return np.logaddexp(ln_c, ln_ad) / math.log(10)
 
     def link_holds(self, rtol: float = 1e-9) -> dict[str, bool]:
         """Whether measured quantities stay below each link's bound at every step (relative tolerance rtol).
 
         ``L1_step``: mismatch_t <= L1 bound(d_t) for every t; the other keys: d_t <= bound_t for all t.
         """
-        out = {"L1_step": bool(np.all(self.records["mismatch"] <= self.l1_bound() * (1 + rtol)))}
         with np.errstate(divide="ignore"):
             logd = np.log10(self.distance)
+            log_mis = np.log10(self.records["mismatch"])
+        out = {"L1_step": bool(np.all(log_mis <= self.l1_bound_log10() + math.log10(1 + rtol)))}
         for link in LINKS:
             out[link] = bool(np.all(logd <= self.bounds_log10[link] + math.log10(1 + rtol)))
         return out
 
-    def slack_budget(self) -> dict[str, float]:
-        """log10 factor each link adds at T: log10(bound_link / previous), starting from measured d_T."""
-        with np.errstate(divide="ignore"):
-            prev = math.log10(self.distance[-1]) if self.distance[-1] > 0 else -math.inf
-        out = {}
+    def slack_budget(self) -> dict[str, float | None]:
+        """log10 factor each link adds at T: log10(bound_link / previous), starting from measured d_T.
+
+        A value is ``inf`` when the link's bound is infinite (vacuous) or positive over a zero
+        previous value, and ``None`` when both are zero (0/0: step_size = 0 moves nothing).
+        """
+        prev = math.log10(self.distance[-1]) if self.distance[-1] > 0 else -math.inf
+        out: dict[str, float | None] = {}
         for link in LINKS:
             cur = float(self.bounds_log10[link][-1])
-            out[link] = cur - prev if math.isfinite(cur) and math.isfinite(prev) else math.inf
+            if math.isfinite(cur) and math.isfinite(prev):
+                out[link] = cur - prev
+            elif cur == -math.inf and prev == -math.inf:
+                out[link] = None
+            else:
+                out[link] = math.inf
             prev = cur
         return out
 
     def summary(self) -> dict[str, Any]:
-        """JSON-ready summary: final d_T, each link's bound and slack, vacuity, CKA/RSA measured and bounds."""
+        """JSON-ready summary: final d_T, each link's bound and slack, vacuity, CKA/RSA measured and bounds.
+
+        ``status`` says how to read the numbers: ``"vacuous"`` (Delta = inf, bounds inf),
+        ``"no_motion"`` (step_size = 0: d_T = 0 and every bound is exactly 0, so their log10 values
+        are -inf and the slack is undefined, None), ``"uninformative"`` (Theorem 1 above the trivial
+        bound) or ``"informative"``; ``reason`` explains the first three. ``bounds`` holds the values
+        (inf where beyond float64; ``bounds_log10`` is always exact), ``delta_log10`` is finite
+        unless vacuous, ``d_T_log10`` is None when d_T = 0.
+        """
         c = self.config
         trivial = alignment.trivial_frobenius(self.m)
         thm1 = float(self.bounds_log10["theorem1"][-1])
         d_t = float(self.distance[-1])
-        vacuous = not math.isfinite(self.delta_value)
-        status = "vacuous" if vacuous else ("uninformative" if thm1 > math.log10(trivial) else "informative")
-        reason = (
-            f"1 - pi_max - epsilon = {1 - self.pi_max - self.epsilon:.4g} <= 0" if vacuous
-            else (f"bound 10^{thm1:.4g} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}" if status == "uninformative" else "")
-        )
+        vacuous = self.vacuous
+        if vacuous:
+            status, reason = "vacuous", f"1 - pi_max - epsilon = {1 - self.pi_max - self.epsilon:.4g} <= 0"
+        elif thm1 == -math.inf:
+            status, reason = "no_motion", (f"step_size = {c.step_size:g}: nothing moves, so d_T = 0 and every bound "
+                                           "is exactly 0; their log10 and the slack (0/0) are undefined")
+        elif thm1 > math.log10(trivial):
+            status, reason = "uninformative", f"bound 10^{thm1:.4f} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}"
+        else:
+            status, reason = "informative", ""
         k_norm = float(np.linalg.norm(_centred(self.sigma_cl)))
         rho = cka_rho(self.sigma_cl, self.sigma_nscl)
         r = rsa_r(self.sigma_cl, self.sigma_nscl)
@@ -221,8 +266,9 @@ class DescentResult:
             "step_size": c.step_size, "seed": c.seed, "delta": c.delta, "coupled": c.coupled,
             "anchors": c.anchors, "symmetrize": c.symmetrize, "replace": c.replace, "stratified": c.stratified,
             "pi_max": self.pi_max, "epsilon": self.epsilon, "delta_value": self.delta_value,
+            "delta_log10": self.delta_log10,
             "status": status, "reason": reason, "trivial_bound": trivial,
-            "d_T": d_t,
+            "d_T": d_t, "d_T_log10": math.log10(d_t) if d_t > 0 else None,
             "bounds": {k: _pow10(float(v[-1])) for k, v in self.bounds_log10.items()},
             "bounds_log10": {k: float(v[-1]) for k, v in self.bounds_log10.items()},
             "slack_log10": budget,
@@ -307,29 +353,21 @@ def _check_batches(batches: np.ndarray, labels: np.ndarray, start: int, policy: 
         )
 
 
-def run_similarity_descent(
-    sigma0: np.ndarray, labels: np.ndarray, config: DescentConfig, *, checkpoint: str | None = None,
-    resume: bool = True, max_chunks: int | None = None, progress: Callable[[int, int], None] | None = None,
-) -> DescentResult:
-    """Run CL and NSCL similarity descent from the shared ``sigma0`` on shared batches.
+def check_run_inputs(sigma0: np.ndarray, labels: np.ndarray, config: DescentConfig) -> None:
+    """Validate the inputs of :func:`run_similarity_descent` without running anything.
 
-    Args:
-      sigma0: float32/float64 array (m, m), m = 2n even, entries in [-1, 1] (the cosine Gram of the
-        2n initial views; rows 0..n-1 first views). float64 needs JAX x64 (else ValueError).
-      labels: int array (n,), classes 0..C-1 (C >= 2).
-      config: :class:`DescentConfig`.
-      checkpoint: optional path of an ``.npz`` written atomically after every chunk; with
-        ``resume=True`` an existing file for the same run is continued (identical results).
-      max_chunks: stop after this many chunks *of this call* (for tests and time-boxed jobs).
-      progress: optional callback ``progress(steps_done, steps_total)`` after each chunk.
+    Callers that show progress (the CLI) call this first, so bad input is reported before any output.
+    Same arguments as :func:`run_similarity_descent`.
 
-    Returns: :class:`DescentResult` (bounds from ``theory.alignment``; vacuous runs give inf bounds).
-
-    Raises: ValueError for a bad config or inputs (naming the argument), a checkpoint of another run,
-      or (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
-
-    Source: THEOREMS.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
+    Raises: ValueError naming the first argument outside its domain (the same checks, in the same
+      order, as :func:`run_similarity_descent`; the data-dependent empty-negatives check needs the
+      batches and is made during the run).
     """
+    _prepare(sigma0, labels, config)
+
+
+def _prepare(sigma0: np.ndarray, labels: np.ndarray, config: DescentConfig) -> tuple[np.ndarray, np.ndarray, int]:
+    """Validated ``(sigma0 as float32/64, labels as int32, num_classes)``; ValueError on bad input."""
     s0 = check_finite_array("sigma0", np.asarray(sigma0), ndim=2)
     if s0.dtype not in (np.float32, np.float64):
         s0 = s0.astype(np.float64)
@@ -355,11 +393,40 @@ def run_similarity_descent(
     if config.stratified and np.any(counts == 0):
         raise ValueError("stratified sampling needs labels 0..C-1 with every class present")
     require_x64(s0, what="run_similarity_descent")
-    lab = lab.astype(np.int32)
+    return s0, lab.astype(np.int32), num_classes
+
+
+def run_similarity_descent(
+    sigma0: np.ndarray, labels: np.ndarray, config: DescentConfig, *, checkpoint: str | None = None,
+    resume: bool = True, max_chunks: int | None = None, progress: Callable[[int, int], None] | None = None,
+) -> DescentResult:
+    """Run CL and NSCL similarity descent from the shared ``sigma0`` on shared batches.
+
+    Args:
+      sigma0: float32/float64 array (m, m), m = 2n even, entries in [-1, 1] (the cosine Gram of the
+        2n initial views; rows 0..n-1 first views). float64 needs JAX x64 (else ValueError).
+      labels: int array (n,), classes 0..C-1 (C >= 2).
+      config: :class:`DescentConfig`.
+      checkpoint: optional path of an ``.npz`` written atomically after every chunk; with
+        ``resume=True`` an existing file for the same run is continued (identical results).
+      max_chunks: stop after this many chunks *of this call* (for tests and time-boxed jobs).
+      progress: optional callback ``progress(steps_done, steps_total)`` after each chunk.
+
+    Returns: :class:`DescentResult` (bounds from ``theory.alignment``; vacuous runs give inf bounds).
+
+    Raises: ValueError for a bad config or inputs (naming the argument), a checkpoint of another run,
+      or (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
+
+    Source: THEOREMS.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
+    """
+    s0, lab, num_classes = _prepare(sigma0, labels, config)
+    n = lab.shape[0]
+    counts = np.bincount(lab, minlength=num_classes)
 
     pi_max = float(counts.max() / n)
     epsilon = alignment.epsilon_value(config.batch_size, config.steps, config.delta)
-    delta_v = alignment.delta_value(config.tau, pi_max, epsilon)
+    delta_l10 = alignment.delta_log10(config.tau, pi_max, epsilon)  # finite even where Delta overflows float64
+    delta_v = _pow10(delta_l10)
 
     fingerprint = _fingerprint(config, s0, lab)
     records: dict[str, list[np.ndarray]] = {k: [] for k in _RECORD_FIELDS}
@@ -398,26 +465,39 @@ def run_similarity_descent(
     rec = {k: (v.astype(np.float64) if v.dtype.kind == "f" else v) for k, v in rec.items()}
     distance = np.concatenate([[float(np.linalg.norm(s0 - s0))], rec["distance"]])
     result = DescentResult(config, rec, distance, np.asarray(state.sigma_cl), np.asarray(state.sigma_nscl), lab,
-                           pi_max, epsilon, delta_v, steps_done=step)
+                           pi_max, epsilon, delta_v, delta_log10=delta_l10, steps_done=step)
     if step > 0:
         result.bounds_log10 = _link_bounds(result, step)
     return result
 
 
 def _link_bounds(res: DescentResult, steps: int) -> dict[str, np.ndarray]:
+    """log10 of each link's bound, float64 (T+1,), computed in log space for any Delta.
+
+    Every link bound is linear in Delta, so the theory functions are evaluated at ``delta_value=1``
+    and shifted by log10 Delta: no overflow at small tau (Delta > 1.8e308 at tau < ~0.0028).
+    A vacuous run (Delta = inf) passes ``delta_value=inf`` and gets the theory's inf rows.
+    """
     c = res.config
     etas = np.full(steps, c.step_size, dtype=np.float64)
-    kw = dict(tau=c.tau, batch_size=c.batch_size, delta_value=res.delta_value)
+    vacuous = res.vacuous
+    kw = dict(tau=c.tau, batch_size=c.batch_size, delta_value=math.inf if vacuous else 1.0)
+    shift = 0.0 if vacuous else res.delta_log10
     with np.errstate(divide="ignore"):
         tri = np.log10(np.concatenate([[0.0], np.cumsum(etas * res.records["mismatch"])]))
-        if math.isfinite(res.delta_value):
-            l1 = np.log10(np.concatenate([[0.0], np.cumsum(etas * res.l1_bound())]))
-        else:
+        if vacuous:
             l1 = np.concatenate([[-np.inf], np.full(steps, np.inf)])
+        else:
+            # sum_{s<t} eta_s (c + a d_s) = c S_t + a sum_{s<t} eta_s d_s, added in log space
+            ln_c = res.delta_log10 * math.log(10) - math.log(c.tau) - 0.5 * math.log(c.batch_size)
+            ln_a = -math.log(2 * c.tau * c.tau * c.batch_size)
+            ln_cs = ln_c + np.log(np.concatenate([[0.0], np.cumsum(etas)]))
+            ln_ad = ln_a + np.log(np.concatenate([[0.0], np.cumsum(etas * res.distance[:-1])]))
+            l1 = np.logaddexp(ln_cs, ln_ad) / math.log(10)
     return {
         "triangle": tri,
         "L1": l1,
-        "L2": alignment.link_l2_log10(etas, **kw),
-        "L3": alignment.link_l3_log10(etas, **kw),
-        "theorem1": alignment.theorem1_log10(etas, **kw),
+        "L2": alignment.link_l2_log10(etas, **kw) + shift,
+        "L3": alignment.link_l3_log10(etas, **kw) + shift,
+        "theorem1": alignment.theorem1_log10(etas, **kw) + shift,
     }

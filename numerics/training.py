@@ -34,7 +34,7 @@ from .data import augment, load_digits_subset
 from .losses import batch_loss, view_masks, _core
 from .similarity import cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity
 
-__all__ = ["TrainConfig", "TrainResult", "init_params", "encode", "train_alignment", "population_loss_gap", "MODELS"]
+__all__ = ["TrainConfig", "TrainResult", "init_params", "encode", "train_alignment", "check_train_config", "population_loss_gap", "MODELS"]
 
 MODELS = ("cl", "nscl", "supcon", "ce")
 PAIRS = ("nscl", "supcon", "ce")  # compared with "cl"
@@ -240,6 +240,24 @@ def _metrics(params, split, config: TrainConfig, eval_key) -> dict[str, Any]:
     return out
 
 
+def check_train_config(config: TrainConfig) -> None:
+    """Validate ``config`` against the data as :func:`train_alignment` does, without training.
+
+    Callers that show progress (the CLI) call this first, so bad input is reported before any output.
+
+    Raises: ValueError naming the first field outside its domain, including ``batch_size`` above the
+      training-set size of the chosen classes (80 % of their digits).
+    """
+    _checked_split(config)
+
+
+def _checked_split(config: TrainConfig) -> Any:
+    config.validate()
+    split = load_digits_subset(config.num_classes, seed=config.seed, dtype=np.float32)
+    check_int("batch_size", config.batch_size, 4, len(split.y_train))
+    return split
+
+
 def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None] | None = None) -> TrainResult:
     """Train CL, NSCL, SupCon and CE from one initialisation on the same augmented digits batches.
 
@@ -257,10 +275,8 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
       training-set size.
     Source: THEOREMS.md B8 (stand-in for Luthra, Mishra, Galanti, arXiv 2510.08852, Figs. 3-5).
     """
-    config.validate()
-    split = load_digits_subset(config.num_classes, seed=config.seed, dtype=np.float32)
+    split = _checked_split(config)
     n_train = len(split.y_train)
-    check_int("batch_size", config.batch_size, 4, n_train)
     num_batches = n_train // config.batch_size
     key = jax.random.key(config.seed)
     k_init, k_train, k_eval = jax.random.split(key, 3)

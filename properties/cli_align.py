@@ -16,7 +16,9 @@ align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simu
 
 
 def _progress(description: str, total: int, quiet: bool):
-    if quiet:
+    """A transient progress bar on a terminal; none with ``--json`` or when stdout is not a terminal
+    (rich would print a stray blank line there). Call only after every argument is validated."""
+    if quiet or not console.is_terminal:
         return None, None
     prog = Progress(console=console, transient=True)
     task = prog.add_task(description, total=total)
@@ -30,7 +32,7 @@ def simulate(
     num_classes: int = typer.Option(10, help="C balanced classes (pi_max = 1/C)."),
     batch_size: int = typer.Option(64, help="B samples per batch (shared by both runs)."),
     tau: float = typer.Option(0.5, help="Temperature tau > 0."),
-    eta: float = typer.Option(1.0, help="Constant step size eta >= 0."),
+    eta: float = typer.Option(1.0, help="Constant step size eta >= 0 (eta = 0: nothing moves, d_T = 0 = every bound)."),
     steps: int = typer.Option(500, help="T steps."),
     seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches."),
     delta: float = typer.Option(0.05, help="Failure probability of Theorem 1."),
@@ -42,12 +44,14 @@ def simulate(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
-    from contrastive_bounds.numerics.similarity_descent_run import DescentConfig, make_problem, run_similarity_descent
+    from contrastive_bounds.numerics.similarity_descent_run import (
+        DescentConfig, check_run_inputs, make_problem, run_similarity_descent)
 
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
                         replace=replace, stratified=stratified)
+    check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
     prog, cb = _progress("similarity descent", steps, json_out)
     if prog is not None:
         with prog:
@@ -59,18 +63,44 @@ def simulate(
         emit_json(summary)
         return
     table = Table(title=f"CL vs NSCL similarity descent (m={summary['m']}, B={batch_size}, T={steps}, tau={tau})")
-    for col in ("quantity", "log10 value", "slack (log10)", "holds at every step"):
+    for col in ("quantity", "value", "log10 value", "slack (log10)", "holds at every step"):
         table.add_column(col)
-    table.add_row("measured d_T", f"{math.log10(summary['d_T']) if summary['d_T'] > 0 else -math.inf:.4f}", "", "")
+    d_l10 = summary["d_T_log10"]
+    table.add_row("measured d_T", f"{summary['d_T']:.6g}", f"{d_l10:.4f}" if d_l10 is not None else "n/a (d_T = 0)", "", "")
     for link, lv in summary["bounds_log10"].items():
-        table.add_row(f"bound {link}", f"{lv:.4f}", f"{summary['slack_log10'][link]:.4f}", str(summary["holds"][link]))
-    table.add_row("L1 per step", "", "", str(summary["holds"]["L1_step"]))
+        table.add_row(f"bound {link}", _fmt_value(lv), _fmt_log10(lv), _fmt_slack(summary["slack_log10"][link], summary),
+                      str(summary["holds"][link]))
+    table.add_row("L1 per step", "", "", "", str(summary["holds"]["L1_step"]))
     console.print(table)
-    console.print(f"Delta = {summary['delta_value']:.6g} (pi_max = {summary['pi_max']:.4g}, epsilon = "
-                  f"{summary['epsilon']:.4g}); status: {summary['status']} {summary['reason']}")
+    reason = f" ({summary['reason']})" if summary["reason"] else ""
+    console.print(f"Delta = {_fmt_value(summary['delta_log10'])} (pi_max = {summary['pi_max']:.4g}, epsilon = "
+                  f"{summary['epsilon']:.4g}); status: {summary['status']}{reason}")
     console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
     console.print(f"CKA = {summary['cka']:.6f} >= {summary['cka_lower']:.6f} (rho = {summary['rho']:.4g}); "
                   f"RSA = {summary['rsa']:.6f} >= {summary['rsa_lower']:.6f} (r = {summary['r']:.4g})")
+
+
+def _fmt_value(log10_value: float) -> str:
+    """A non-negative quantity given by its log10: plain when it fits a float, ``10^k`` when not."""
+    if log10_value == -math.inf:
+        return "0"
+    if log10_value == math.inf:
+        return "n/a (vacuous)"
+    return f"{10.0 ** log10_value:.6g}" if log10_value < 300 else f"10^{log10_value:.4f}"
+
+
+def _fmt_log10(log10_value: float) -> str:
+    if log10_value == -math.inf:
+        return "n/a (bound = 0)"
+    if log10_value == math.inf:
+        return "n/a (vacuous)"
+    return f"{log10_value:.4f}"
+
+
+def _fmt_slack(slack: float | None, summary: dict) -> str:
+    if slack is not None and math.isfinite(slack):
+        return f"{slack:.4f}"
+    return "n/a (vacuous)" if summary["status"] == "vacuous" else "n/a (d_T = 0)"
 
 
 @align_app.command("train")
@@ -87,15 +117,15 @@ def train(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Train CL, NSCL, SupCon (SCL) and CE on digits under shared randomness; per-epoch CKA/RSA and loss gap."""
-    from contrastive_bounds.numerics.training import TrainConfig, train_alignment
+    from contrastive_bounds.numerics.training import TrainConfig, check_train_config, train_alignment
 
     if dataset != "digits":
         raise ValueError(f"dataset={dataset!r} is not available; choose 'digits'")
     cfg = TrainConfig(num_classes=num_classes, tau=tau, epochs=epochs, batch_size=batch_size,
                       learning_rate=learning_rate, seed=seed)
-    cfg.validate()
-    if plot is not None and not plot.lower().endswith(".png"):
-        raise ValueError(f"plot={plot!r} must be a .png file name")
+    check_train_config(cfg)  # before any output: bad input gives one line and exit 2
+    if plot is not None:
+        _check_plot_path(plot)
     prog, cb = _progress("training", epochs, json_out)
     if prog is not None:
         with prog:
@@ -129,6 +159,21 @@ def train(
     console.print(f"measured order of CKA(CL, .) at the last epoch: {' > '.join(order)} (paper: nscl > ce > supcon)")
 
 
+def _check_plot_path(path: str) -> None:
+    """Raise ValueError naming ``--plot`` unless ``path`` is a .png name in an existing writable folder."""
+    import os
+
+    if not path.lower().endswith(".png"):
+        raise ValueError(f"--plot={path!r} must be a .png file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--plot={path!r}: folder {folder!r} does not exist (create it first)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--plot={path!r}: folder {folder!r} is not writable")
+    if os.path.isdir(path):
+        raise ValueError(f"--plot={path!r} is a folder, not a file name")
+
+
 def _plot(res, path: str) -> None:
     import os
     import tempfile
@@ -154,7 +199,11 @@ def _plot(res, path: str) -> None:
         ax.legend(fontsize=8)
     fig.tight_layout()
     folder = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    except OSError as exc:
+        plt.close(fig)
+        raise ValueError(f"--plot={path!r}: cannot write in {folder!r} ({exc.strerror})") from None
     os.close(fd)
     try:
         fig.savefig(tmp, format="png", dpi=100)
