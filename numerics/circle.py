@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -19,11 +20,15 @@ from typing import Any, Mapping
 import numpy as np
 from scipy.optimize import brentq
 
-from contrastive_bounds.theory.domains import check_finite_array, check_int
+from contrastive_bounds.theory.domains import check_finite_array, check_int, check_real
 
-__all__ = ["FourierSeries", "CircleCriticalPoints", "MinimumDepth", "analyse_circle", "read_fourier_file"]
+__all__ = ["FourierSeries", "CircleCriticalPoints", "MinimumDepth", "analyse_circle", "read_fourier_file",
+           "MAX_COEFFICIENT"]
 
 TWO_PI = 2.0 * math.pi
+MAX_COEFFICIENT = 1.0e6
+"""Largest ``|a_k|``, ``|b_k|`` accepted: keeps ``Σ k²(|a_k| + |b_k|)`` and every grid value far from
+float64 overflow, so error bounds stay finite and meaningful (scale the potential instead)."""
 
 
 @dataclass(frozen=True)
@@ -44,9 +49,17 @@ class FourierSeries:
         """Build from ``{k: a_k}`` and ``{k: b_k}`` (keys int or str of an int >= 0; sin keys >= 1).
 
         Raises:
-          ValueError: a key that is not a non-negative integer, a ``sin`` key 0, a non-finite
-            coefficient, or no coefficient at all.
+          ValueError: ``cos``/``sin`` not a mapping, a key that is not a non-negative integer, a
+            ``sin`` key 0, a coefficient that is not a real number (strings and bools included), or
+            outside ``[−MAX_COEFFICIENT, MAX_COEFFICIENT]`` (``1e6``; NaN/inf included), or no
+            coefficient at all.
         """
+        for name, table in (("cos", cos), ("sin", sin)):
+            if table is not None and not isinstance(table, Mapping):
+                raise ValueError(
+                    f"{name} must be a table {{k: coefficient}} (k an integer >= {0 if name == 'cos' else 1}), "
+                    f"got {type(table).__name__} {table!r}"
+                )
         cos = dict(cos or {})
         sin = dict(sin or {})
         if not cos and not sin:
@@ -56,9 +69,10 @@ class FourierSeries:
         for name, src, dst, lo in (("cos", cos, a, 0), ("sin", sin, b, 1)):
             for key, val in src.items():
                 k = check_int(f"{name} frequency", key, lo, None)
-                v = float(val)
-                if not math.isfinite(v):
-                    raise ValueError(f"{name}[{k}]={val!r} must be finite")
+                if isinstance(val, bool) or not isinstance(val, numbers.Real):
+                    raise ValueError(f"{name}[{k}]={val!r} is not a number; a coefficient is a real number in "
+                                     f"[-{MAX_COEFFICIENT:g}, {MAX_COEFFICIENT:g}]")
+                v = check_real(f"{name}[{k}]", val, -MAX_COEFFICIENT, MAX_COEFFICIENT, lo_closed=True, hi_closed=True)
                 dst[k] = dst.get(k, 0.0) + v
         ks = np.array(sorted(set(a) | set(b)), dtype=np.int64)
         return FourierSeries(
@@ -179,26 +193,40 @@ def read_fourier_file(path: str | Path) -> FourierSeries:
         2 = -1.0
 
     Raises:
-      FileNotFoundError: no such file; ValueError: unparsable, unknown top-level keys, bad keys or
-      values (see :meth:`FourierSeries.from_dicts`).
+      FileNotFoundError: no such file (message ``fourier file PATH: no such file``).
+      ValueError: a folder or an unreadable file, unparsable, unknown top-level keys,
+      a table that is not ``{k: coefficient}``, bad keys or values (see
+      :meth:`FourierSeries.from_dicts`). Every message starts ``fourier file PATH:``.
     """
     p = Path(path)
-    text = p.read_text()
+    where = f"fourier file {str(p)!r}"
+    if not p.exists():
+        raise FileNotFoundError(f"{where}: no such file")
+    if not p.is_file():
+        raise ValueError(f"{where}: is a folder, not a file (a Fourier file is .json or .toml)")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     if p.suffix.lower() == ".toml":
         import tomllib
 
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{p}: not valid TOML ({exc})") from None
+            raise ValueError(f"{where}: not valid TOML ({exc})") from None
     else:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{p}: not valid JSON ({exc})") from None
+            raise ValueError(f"{where}: not valid JSON ({exc})") from None
     if not isinstance(data, dict) or set(data) - {"cos", "sin"}:
-        raise ValueError(f"{p}: a Fourier file has only the tables 'cos' and 'sin', got {sorted(data) if isinstance(data, dict) else type(data).__name__}")
-    return FourierSeries.from_dicts(data.get("cos"), data.get("sin"))
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"{where}: a Fourier file has only the tables 'cos' and 'sin', got {got}")
+    try:
+        return FourierSeries.from_dicts(data.get("cos"), data.get("sin"))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
 
 
 @dataclass(frozen=True)

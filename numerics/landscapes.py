@@ -9,7 +9,7 @@ Built-in names (``get_landscape(name, **params)``; ``list_landscapes()``):
 * ``double-well`` — S¹, ``V = −0.5 cos θ − cos 2θ``: minima 0 (−1.5) and π (−0.5), saddles at
   ``cos θ = −1/8`` (V = 33/32), ``H* = 1.53125`` exactly (case C13).
 * ``triple-well`` — S¹, ``V = cos 3θ + 0.5 cos θ``: ``H* ≈ 1.5215`` (two equal non-global minima).
-* ``barrier-H`` (param ``H > 0``) — S¹, ``V = (H / 1.53125)·(−0.5 cos θ − cos 2θ)``: the double
+* ``barrier-H`` (param ``H`` in ``(0, 1e6]``) — S¹, ``V = (H / 1.53125)·(−0.5 cos θ − cos 2θ)``: the double
   well scaled so that ``H* = H`` exactly (used for the seed note's table, A8.3).
 * ``fourier`` (params ``cos``, ``sin``: dicts ``{k: coefficient}``) — any S¹ trigonometric polynomial;
   files via :func:`load_fourier`.
@@ -27,6 +27,7 @@ The β-scaled model of A7 (v0 multiplies the drift by β) is :func:`scaled` appl
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_real
 
-from .circle import FourierSeries, analyse_circle, read_fourier_file
+from .circle import MAX_COEFFICIENT, FourierSeries, analyse_circle, read_fourier_file
 from .infonce_potentials import (
     hardest_negative_potential,
     hardest_negative_value_and_grad,
@@ -47,7 +48,8 @@ from .infonce_potentials import (
     soft_hardest_negative_potential,
 )
 
-__all__ = ["Landscape", "get_landscape", "list_landscapes", "load_fourier", "fourier_landscape", "scaled"]
+__all__ = ["Landscape", "get_landscape", "list_landscapes", "landscape_parameters", "resolve_landscape",
+           "load_fourier", "fourier_landscape", "scaled"]
 
 DOUBLE_WELL_H = 1.53125  # H* of −0.5 cos θ − cos 2θ (C13), exact in binary
 
@@ -209,7 +211,8 @@ def load_fourier(path: str | Path) -> Landscape:
     """An S¹ landscape from a JSON/TOML file ``{"cos": {k: a_k}, "sin": {k: b_k}}``.
 
     Raises:
-      FileNotFoundError, ValueError: see :func:`~.circle.read_fourier_file`.
+      FileNotFoundError, ValueError: see :func:`~.circle.read_fourier_file` (missing file; folder or
+        malformed content).
     """
     series = read_fourier_file(path)
     return fourier_landscape(series, name=f"fourier:{Path(path).name}", source=f"file {path}")
@@ -264,7 +267,8 @@ def _triple_well() -> Landscape:
 
 
 def _barrier_h(H: float = 1.0) -> Landscape:
-    h = check_real("H", H, 0.0, math.inf)
+    # upper end: the coefficients H/1.53125·(0.5, 1) stay within MAX_COEFFICIENT
+    h = check_real("H", H, 0.0, MAX_COEFFICIENT, hi_closed=True)
     f = h / DOUBLE_WELL_H
     s = FourierSeries.from_dicts({1: -0.5 * f, 2: -1.0 * f})
     return fourier_landscape(
@@ -399,15 +403,80 @@ def list_landscapes() -> list[str]:
     return sorted(_REGISTRY)
 
 
+_PARAM_RANGES: dict[str, dict[str, str]] = {
+    "barrier-H": {"H": f"in (0, {MAX_COEFFICIENT:g}]"},
+    "fourier": {"cos": "table {k: a_k}", "sin": "table {k: b_k}"},
+    "vmf": {"kappa": "> 0", "dim": "integer >= 2"},
+    "vmf-mixture": {"means": "(K, 3) unit rows", "kappas": "(K,) > 0", "weights": "(K,) > 0"},
+    "infonce-toy-soft": {"beta0": "> 0"},
+    "infonce": {"tau": "> 0", "num_points": "integer >= 3", "dim": "integer >= 2", "pairs": "index pairs",
+                "coupled": "bool"},
+}
+
+
+def landscape_parameters(name: str) -> dict[str, str]:
+    """The parameters a named landscape takes: ``{parameter: "allowed range (default D)"}``.
+
+    Read from the builder's signature, so it cannot drift from what :func:`get_landscape` accepts.
+
+    Raises:
+      ValueError: unknown name.
+    """
+    if name not in _REGISTRY:
+        raise ValueError(f"landscape={name!r} is unknown; choose one of {', '.join(list_landscapes())} or a Fourier file")
+    ranges = _PARAM_RANGES.get(name, {})
+    out = {}
+    for pname, par in inspect.signature(_REGISTRY[name]).parameters.items():
+        default = "" if par.default is None or par.default is inspect.Parameter.empty else f", default {par.default!r}"
+        out[pname] = f"{ranges.get(pname, 'any')}{default}"
+    return out
+
+
+def _describe_parameters(name: str) -> str:
+    taken = landscape_parameters(name)
+    if not taken:
+        return f"landscape {name!r} takes no parameters"
+    return f"landscape {name!r} takes " + "; ".join(f"{k} {v}" for k, v in taken.items())
+
+
 def get_landscape(name: str, **params: Any) -> Landscape:
     """Build a named landscape (see the module docstring for names and parameters).
 
     Raises:
-      ValueError: unknown name, unknown parameter, or a parameter outside its domain (named).
+      ValueError: unknown name; a parameter the landscape does not take (the message lists the ones
+        it takes, with their ranges); or a parameter outside its domain (named, with its range).
     """
-    if name not in _REGISTRY:
-        raise ValueError(f"landscape={name!r} is unknown; choose one of {', '.join(list_landscapes())} or a Fourier file")
+    taken = landscape_parameters(name)
+    unknown = sorted(set(params) - set(taken))
+    if unknown:
+        given = ", ".join(f"{k}={params[k]!r}" for k in unknown)
+        raise ValueError(f"parameter {given} is not accepted: {_describe_parameters(name)}")
     try:
         return _REGISTRY[name](**params)
-    except TypeError as exc:
-        raise ValueError(f"bad parameters {sorted(params)} for landscape {name!r}: {exc}") from None
+    except TypeError as exc:  # a value of the wrong type deep inside a builder
+        raise ValueError(f"bad parameter value for landscape {name!r} ({exc}); {_describe_parameters(name)}") from None
+
+
+def resolve_landscape(spec: str, **params: Any) -> Landscape:
+    """A built-in landscape by name (with ``params``) or an S¹ landscape from a Fourier file path.
+
+    Args:
+      spec: a name of :func:`list_landscapes` or the path of a ``.json``/``.toml`` Fourier file.
+      **params: parameters of a built-in landscape (none allowed for a file).
+
+    Raises:
+      ValueError: ``spec`` neither a built-in name nor an existing file (the message lists the
+        built-ins), a folder, a malformed file (see :func:`~.circle.read_fourier_file`), parameters
+        given for a file, or bad parameters (see :func:`get_landscape`).
+    """
+    if spec in _REGISTRY:
+        return get_landscape(spec, **params)
+    builtins = ", ".join(list_landscapes())
+    path = Path(spec)
+    if not path.exists():
+        raise ValueError(f"landscape={spec!r}: no such built-in landscape or file; built-in landscapes: {builtins}")
+    if not path.is_file():
+        raise ValueError(f"landscape={spec!r} is a folder, not a Fourier file (.json/.toml); built-in landscapes: {builtins}")
+    if params:
+        raise ValueError(f"parameters {sorted(params)} are not accepted for a Fourier file (landscape={spec!r})")
+    return load_fourier(path)

@@ -94,7 +94,7 @@ def test_vmf_and_scaled():
 def test_errors():
     with pytest.raises(ValueError, match="landscape='nope'"):
         get_landscape("nope")
-    with pytest.raises(ValueError, match="bad parameters"):
+    with pytest.raises(ValueError, match="is not accepted: landscape 'double-well' takes no parameters"):
         get_landscape("double-well", H=3)
     with pytest.raises(ValueError, match="shape"):
         get_landscape("double-well").potential(jnp.zeros((2, 2)))
@@ -117,3 +117,73 @@ def test_minima_lowest_first():
         land = get_landscape(name)
         first = land.minima[0][0]
         assert float(land.potential_theta(math.atan2(first[1], first[0]))) == pytest.approx(land.v_min, abs=1e-14)
+
+
+# ------------------------------------------------------------- new-user report: bad landscapes
+def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
+    """A folder or a missing path as LANDSCAPE: ValueError naming it and listing the built-ins."""
+    from contrastive_bounds.numerics.landscapes import resolve_landscape
+
+    with pytest.raises(ValueError, match=r"landscape='.*' is a folder.*built-in landscapes: barrier-H, double-well"):
+        resolve_landscape(str(tmp_path))
+    with pytest.raises(ValueError, match=r"landscape='nothere.json': no such built-in landscape or file; built-in"):
+        resolve_landscape("nothere.json")
+    p = tmp_path / "dw.json"
+    p.write_text('{"cos": {"1": -0.5, "2": -1.0}}')
+    assert resolve_landscape(str(p)).critical_height == pytest.approx(1.53125, abs=1e-13)
+    with pytest.raises(ValueError, match=r"not accepted for a Fourier file"):
+        resolve_landscape(str(p), H=2)
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('{"cos": {"1": "abc"}}', r"fourier file '.*x\.json': cos\[1\]='abc' is not a number"),
+        ('{"cos": {"1": true}}', r"cos\[1\]=True is not a number"),
+        ('{"sin": [1, 2]}', r"fourier file '.*x\.json': sin must be a table \{k: coefficient\}.*got list"),
+        ('{"cos": {"1": 1e308}}', r"cos\[1\]=1e\+308 is outside its domain \[-1e\+06, 1e\+06\]"),
+        ('{"cos": {"-1": 1}}', r"cos frequency"),
+        ("[1, 2]", r"only the tables 'cos' and 'sin'"),
+    ],
+)
+def test_malformed_fourier_file_names_file_key_and_range(tmp_path, text, message):
+    from contrastive_bounds.numerics.landscapes import load_fourier
+
+    p = tmp_path / "x.json"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_fourier(p)
+
+
+def test_read_fourier_file_missing_or_folder_named(tmp_path):
+    from contrastive_bounds.numerics.circle import read_fourier_file
+
+    with pytest.raises(FileNotFoundError, match=r"fourier file '.*nothere.json': no such file"):
+        read_fourier_file(tmp_path / "nothere.json")
+    with pytest.raises(ValueError, match=r"is a folder, not a file"):
+        read_fourier_file(tmp_path)
+
+
+def test_wrong_landscape_parameter_lists_what_it_takes():
+    """No internal function name leaks; the message lists the parameters (or none) with ranges."""
+    with pytest.raises(ValueError, match=r"^parameter H=-1 is not accepted: landscape 'double-well' takes no parameters$"):
+        get_landscape("double-well", H=-1)
+    with pytest.raises(ValueError, match=r"parameter foo=1 is not accepted: landscape 'barrier-H' takes H in \(0, 1e\+06\]") as err:
+        get_landscape("barrier-H", foo=1)
+    assert "_barrier_h" not in str(err.value)
+    with pytest.raises(ValueError, match=r"takes kappa > 0, default 1.0; dim integer >= 2, default 3"):
+        get_landscape("vmf", H=3)
+    with pytest.raises(ValueError, match=r"^H=-1 is outside its domain \(0, 1e\+06\]$"):
+        get_landscape("barrier-H", H=-1)
+    with pytest.raises(ValueError, match=r"H=1e\+308 is outside its domain"):
+        get_landscape("barrier-H", H=1e308)
+    assert get_landscape("barrier-H", H=1e6).critical_height == 1e6  # the top of the range works
+
+
+def test_landscape_parameters_match_the_builders():
+    from contrastive_bounds.numerics.landscapes import landscape_parameters
+
+    assert landscape_parameters("double-well") == {}
+    assert set(landscape_parameters("infonce")) == {"tau", "num_points", "dim", "pairs", "coupled"}
+    with pytest.raises(ValueError, match="landscape='nope' is unknown"):
+        landscape_parameters("nope")
