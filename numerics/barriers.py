@@ -20,7 +20,7 @@ For other landscapes :func:`sampled_minima` + :func:`string_method_barrier` give
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
@@ -41,6 +41,7 @@ __all__ = [
     "cycle_edges",
     "torus_edges",
     "circle_barrier",
+    "landscape_barrier",
     "torus_barrier",
     "fibonacci_sphere",
     "sphere_barrier",
@@ -215,6 +216,9 @@ class BarrierResult:
       v_min: global minimum value; minima: list of dicts {theta or vertex, value, depth};
       saddles: list of dicts {theta or vertex, value}; method: text; cross_check: union-find H* on
       the same grid (must equal the gudhi value).
+      warnings: one line per failed internal agreement (gudhi vs union-find beyond rounding; on S¹
+        Fourier landscapes the grid value vs the exact H* beyond ``error_bound + grid_error_bound``,
+        i.e. the grid does not resolve every extremum); empty when everything agrees.
     """
 
     critical_height: float
@@ -228,10 +232,40 @@ class BarrierResult:
     saddles: list[dict[str, float]] = field(default_factory=list)
     method: str = ""
     cross_check: float | None = None
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (keys as the attributes)."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """JSON-ready dict (keys as the attributes), with no inf/NaN.
+
+        A global minimum's depth (``inf`` in :attr:`minima`) becomes ``None`` with ``"global": True``;
+        every minimum gets the ``"global"`` flag; ``warnings`` becomes a list.
+        """
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["minima"] = [{**m, "depth": m["depth"] if math.isfinite(m["depth"]) else None,
+                          "global": not math.isfinite(m["depth"])} for m in self.minima]
+        out["warnings"] = list(self.warnings)
+        return out
+
+
+def _checked(res: BarrierResult, scale: float) -> BarrierResult:
+    """``res`` with :attr:`BarrierResult.warnings` filled from its internal agreements."""
+    notes = []
+    tol = 1e-12 * (1.0 + abs(scale))
+    if res.cross_check is not None and abs(res.cross_check - res.grid_critical_height) > tol:
+        notes.append(
+            f"cross-check failed: gudhi gives {res.grid_critical_height!r}, union-find {res.cross_check!r} on the "
+            "same grid (they must agree)"
+        )
+    if res.error_bound is not None and res.grid_error_bound is not None:
+        gap = abs(res.grid_critical_height - res.critical_height)
+        allowed = res.error_bound + res.grid_error_bound
+        if gap > allowed:
+            notes.append(
+                f"grid value {res.grid_critical_height!r} differs from the exact H* {res.critical_height!r} by "
+                f"{gap:.3g}, beyond the stated bound {allowed:.3g}: the grid of {res.resolution} points does not "
+                "resolve every extremum; raise the resolution"
+            )
+    return replace(res, warnings=tuple(notes))
 
 
 def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierResult:
@@ -290,11 +324,13 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
         # Brent on V' locates extrema to ~1e-15 rad; heights carry the rounding of the Fourier sum
         err = 1e-13 * (1.0 + s.derivative_bound(0))
         method += "; H* from the exact critical points (sign scan of V' refined by Brent's method)"
-        return BarrierResult(crit.critical_height, err, h_gudhi, grid_bound, n, h, crit.v_min, minima, saddles, method, h_uf)
+        return _checked(BarrierResult(crit.critical_height, err, h_gudhi, grid_bound, n, h, crit.v_min, minima, saddles,
+                                      method, h_uf), float(np.max(np.abs(vals))))
     minima = [{"theta": float(theta[r.vertex]), "value": r.value, "depth": r.depth} for r in recs]
     saddles = [{"theta": float(theta[r.saddle_vertex]), "value": r.saddle_value} for r in finite]
     method += "; no refinement (not a Fourier landscape); M2 estimated by finite differences"
-    return BarrierResult(h_gudhi, grid_bound, h_gudhi, grid_bound, n, h, v_min_grid, minima, saddles, method, h_uf)
+    return _checked(BarrierResult(h_gudhi, grid_bound, h_gudhi, grid_bound, n, h, v_min_grid, minima, saddles, method, h_uf),
+                    float(np.max(np.abs(vals))))
 
 
 def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResult:
@@ -328,11 +364,11 @@ def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResul
     bound = k * m2 * hstep * hstep / 4.0
     minima = [{"vertex": r.vertex, "value": r.value, "depth": r.depth, "theta": mesh[r.vertex].tolist()} for r in recs]
     saddles = [{"vertex": r.saddle_vertex, "value": r.saddle_value, "theta": mesh[r.saddle_vertex].tolist()} for r in finite]
-    return BarrierResult(
+    return _checked(BarrierResult(
         h_gudhi, None, h_gudhi, bound, n, hstep, vmin, minima, saddles,
         f"0-dim persistence on a periodic {n}^{k} grid (gudhi; union-find cross-check); error bound estimated "
         "from second differences", h_uf,
-    )
+    ), float(np.max(np.abs(vals))))
 
 
 def fibonacci_sphere(num_vertices: int) -> tuple[np.ndarray, np.ndarray]:
@@ -382,11 +418,50 @@ def sphere_barrier(landscape: Landscape, *, num_vertices: int = 20000) -> Barrie
     m2 = float(np.max(slope)) / max(hmax, 1e-300)  # crude curvature scale
     minima = [{"vertex": r.vertex, "value": r.value, "depth": r.depth, "point": pts[r.vertex].tolist()} for r in recs]
     saddles = [{"vertex": r.saddle_vertex, "value": r.saddle_value, "point": pts[r.saddle_vertex].tolist()} for r in finite]
-    return BarrierResult(
+    return _checked(BarrierResult(
         h_gudhi, None, h_gudhi, m2 * hmax * hmax / 4.0, pts.shape[0], hmax, vmin, minima, saddles,
         f"lower-star 0-dim persistence on a Fibonacci mesh of {pts.shape[0]} vertices (gudhi SimplexTree; "
         "union-find cross-check); error bound estimated", h_uf,
-    )
+    ), float(np.max(np.abs(vals))))
+
+
+_DEFAULT_RESOLUTION = {"circle": 4096, "sphere": 20000, "torus": 64}
+
+
+def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) -> BarrierResult:
+    """``H*`` of a landscape by the grid method its geometry allows (THEOREMS.md A3).
+
+    S¹ (N = 1, d = 2): :func:`circle_barrier`; S² (N = 1, d = 3): :func:`sphere_barrier`; tori
+    ``(S¹)^N`` with ``N <= 3``: :func:`torus_barrier`.
+
+    Args:
+      landscape: any landscape of those geometries.
+      resolution: grid points per circle (S¹: integer in [16, 1e8], default 4096; tori: integer >= 8,
+        default 64) or mesh vertices (S²: integer >= 12, default 20000). ``None`` means the default;
+        every given value is validated (0 is not a sentinel).
+
+    Raises:
+      ValueError: ``resolution`` outside its range (named), or a geometry with no grid method (use
+        :func:`sampled_minima` and :func:`string_method_barrier`, estimates).
+    """
+    geom = (landscape.num_points, landscape.dim)
+    if geom == (1, 2):
+        kind, lo, hi = "circle", 16, 10**8
+    elif geom == (1, 3):
+        kind, lo, hi = "sphere", 12, 10**7
+    elif landscape.dim == 2 and landscape.num_points <= 3:
+        kind, lo, hi = "torus", 8, 4096
+    else:
+        raise ValueError(
+            f"landscape={landscape.name!r} lives on (S^{landscape.dim - 1})^{landscape.num_points}: no grid method; "
+            "use numerics.barriers.sampled_minima and string_method_barrier (estimates)"
+        )
+    n = _DEFAULT_RESOLUTION[kind] if resolution is None else check_int("resolution", resolution, lo, hi)
+    if kind == "circle":
+        return circle_barrier(landscape, resolution=n)
+    if kind == "sphere":
+        return sphere_barrier(landscape, num_vertices=n)
+    return torus_barrier(landscape, resolution=n)
 
 
 # ---------------------------------------------------------------------------- high dimensions

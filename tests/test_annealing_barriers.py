@@ -170,3 +170,48 @@ def test_sphere_mesh_gudhi_equals_union_find():
 def test_non_circle_rejected():
     with pytest.raises(ValueError, match="not on S¹"):
         circle_barrier(get_landscape("vmf"))
+
+
+# ------------------------------------------------------------- new-user report: barrier edge cases
+def test_landscape_barrier_validates_resolution_zero_is_no_sentinel():
+    from contrastive_bounds.numerics.barriers import landscape_barrier
+
+    land = get_landscape("double-well")
+    for bad in (0, -5, 3, 15):
+        with pytest.raises(ValueError, match=rf"^resolution={bad} is outside its domain: integers in \[16, 100000000\]"):
+            landscape_barrier(land, resolution=bad)
+    assert landscape_barrier(land).resolution == 4096  # None: the default
+    assert landscape_barrier(land, resolution=64).resolution == 64
+    with pytest.raises(ValueError, match=r"resolution=0 is outside its domain: integers in \[12"):
+        landscape_barrier(get_landscape("vmf"), resolution=0)
+
+
+def test_barrier_json_has_no_inf_global_minimum_flagged():
+    r = circle_barrier(get_landscape("double-well"), resolution=512)
+    d = r.to_dict()
+    text = json.dumps(d, allow_nan=False)  # raises on inf/NaN
+    assert "Infinity" not in text
+    glob = [m for m in d["minima"] if m["global"]]
+    assert len(glob) == 1 and glob[0]["depth"] is None and glob[0]["value"] == pytest.approx(-1.5, abs=1e-14)
+    (other,) = [m for m in d["minima"] if not m["global"]]
+    assert other["depth"] == pytest.approx(1.53125, abs=1e-13)
+    assert d["warnings"] == []
+
+
+def test_large_barrier_height_stays_finite_and_agrees():
+    """H up to the documented 1e6: finite bounds, grid within its bound, no warning."""
+    r = circle_barrier(get_landscape("barrier-H", H=1e6), resolution=4096)
+    assert math.isfinite(r.grid_error_bound) and r.grid_error_bound < 2.0
+    assert abs(r.grid_critical_height - 1e6) <= r.grid_error_bound and r.critical_height == 1e6
+    assert r.warnings == ()
+
+
+def test_grid_mismatch_beyond_bound_is_reported():
+    """A 16-point grid that misses extrema: the grid H* is 0 while the exact H* ≈ 4.82 > the bound."""
+    s = FourierSeries.from_dicts({1: 0.0413, 2: -2.325, 3: -0.2188, 4: -1.246, 5: -0.7323, 6: -0.5443, 7: -0.3163, 8: 0.4116})
+    r = circle_barrier(fourier_landscape(s), resolution=16)
+    assert abs(r.grid_critical_height - r.critical_height) > r.grid_error_bound + r.error_bound
+    (note,) = r.warnings
+    assert "beyond the stated bound" in note and "raise the resolution" in note
+    fine = circle_barrier(fourier_landscape(s), resolution=4096)
+    assert fine.warnings == () and abs(fine.grid_critical_height - fine.critical_height) <= fine.grid_error_bound
