@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contrastive_bounds.theory.domains import check_real
-from contrastive_bounds.theory.kramers import exact_mfpt_interval, kramers_circle_log_time
+from contrastive_bounds.theory.kramers import exact_mfpt_interval, kramers_circle_log_time, kramers_regime, min_mfpt_temperature
 
 from .circle import TWO_PI, analyse_circle
 from .landscapes import Landscape
@@ -31,6 +31,9 @@ class EscapeRecord:
       targets: (left, right) absorbing minima (radians, unwrapped around ``theta``);
       saddles: (left, right) highest maxima on the way; log_kramers: natural log of the Kramers time;
       log_exact: natural log of the exact MFPT; ratio: exact / Kramers (``exp`` of the difference).
+      regime: ``"asymptotic"`` (``ΔV/T >= 10``), ``"marginal"`` or ``"outside"`` (``T >= ΔV``: the
+        Kramers law does not apply, use ``log_exact``); see
+        :func:`~contrastive_bounds.theory.kramers.kramers_regime`.
     """
 
     theta: float
@@ -41,6 +44,7 @@ class EscapeRecord:
     log_kramers: float
     log_exact: float
     ratio: float
+    regime: str = "asymptotic"
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready dict; times also as floats when they fit (else None)."""
@@ -62,7 +66,8 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
       list of :class:`EscapeRecord` (empty when every minimum is global).
 
     Raises:
-      ValueError: not an S¹ Fourier landscape, ``temperature`` outside (0, inf), or a degenerate
+      ValueError: not an S¹ Fourier landscape, ``temperature`` outside (0, inf) or below the smallest
+        the exact quadrature supports (the message gives it), or a degenerate
         minimum/saddle (zero curvature: Kramers prefactor undefined).
     """
     t = check_real("temperature", temperature, 0.0, math.inf)
@@ -72,11 +77,18 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
     crit = analyse_circle(s)
     breaks_base = np.concatenate([crit.minima, crit.maxima])
     m1 = max(s.derivative_bound(1), 1e-12)
+    cuts = [(d.theta - ((d.theta - d.targets[0]) % TWO_PI or TWO_PI),
+             d.theta + ((d.targets[1] - d.theta) % TWO_PI or TWO_PI)) for d in crit.depths]
+    t_min = max((min_mfpt_temperature(lo, hi, m1) for lo, hi in cuts), default=0.0)
+    if t < t_min:
+        raise ValueError(
+            f"temperature={t!r} is below the smallest the exact escape-time quadrature supports for landscape "
+            f"{landscape.name!r}: temperature must be in [{t_min:.3g}, inf); at such T the Kramers time alone "
+            "is accurate (exact/Kramers = 1 + O(T/ΔV))"
+        )
     out = []
-    for d in crit.depths:
+    for d, (left, right) in zip(crit.depths, cuts):
         x = d.theta
-        left = x - ((x - d.targets[0]) % TWO_PI or TWO_PI)
-        right = x + ((d.targets[1] - x) % TWO_PI or TWO_PI)
         breaks = [b + k * TWO_PI for b in breaks_base for k in (-1, 0, 1) if left < b + k * TWO_PI < right]
         curv_x = float(s.value(np.array([x]), order=2)[0])
         curv_s = [float(s.value(np.array([z]), order=2)[0]) for z in d.saddles]
@@ -84,5 +96,5 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
         res = exact_mfpt_interval(lambda th: s.value_mp(th), x, left, right, t, slope_bound=m1,
                                   breakpoints=breaks, dps=dps, nodes=nodes)
         out.append(EscapeRecord(x, d.value, d.depth, (left, right), d.saddles, log_k, res.log_time,
-                                math.exp(res.log_time - log_k)))
+                                math.exp(res.log_time - log_k), kramers_regime(d.depth, t)))
     return out

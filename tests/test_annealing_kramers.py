@@ -169,3 +169,38 @@ def test_claims(name, expected, status):
     if status == "refuted":
         assert verdict.counterexample and verdict.counterexample["critical_height"] == 1.53125
     assert annealing.seed_finite_time_exponent(1.53125, 0.1) == pytest.approx(14.3125)
+
+
+# ------------------------------------------------------------- new-user report: temperature range, regime
+def test_too_small_temperature_names_the_smallest_supported():
+    from contrastive_bounds.theory.kramers import MAX_PANELS, min_mfpt_temperature
+
+    land = get_landscape("double-well")
+    # the double well's only trap is θ = π, cut at the global minimum on both sides: [0, 2π]
+    t_min = min_mfpt_temperature(0.0, 2 * math.pi, land.fourier.derivative_bound(1))
+    assert t_min == pytest.approx(2 * math.pi * 2.5 / (6 * MAX_PANELS), rel=1e-12)
+    with pytest.raises(ValueError, match=r"^temperature=1e-06 is below the smallest .* 'double-well': temperature must be in \[1.31e-05, inf\)"):
+        circle_escape_times(land, 1e-6)
+    with pytest.raises(ValueError, match=r"temperature must be in \[1.31e-05, inf\)"):
+        exact_mfpt_interval(lambda th: land.fourier.value_mp(th), math.pi, 0.0, 2 * math.pi, 1e-6, slope_bound=2.5)
+
+
+def test_kramers_regime_thresholds():
+    from contrastive_bounds.theory.kramers import kramers_regime
+
+    assert kramers_regime(1.53125, 0.1) == "asymptotic"
+    assert kramers_regime(1.0, 0.1) == "asymptotic"  # ΔV/T = 10 is in
+    assert kramers_regime(1.0, 0.5) == "marginal"
+    assert kramers_regime(1.0, 1.0) == "marginal"
+    assert kramers_regime(1.53125, 1e6) == "outside"
+    with pytest.raises(ValueError, match="temperature=0"):
+        kramers_regime(1.0, 0.0)
+
+
+def test_escape_records_carry_the_regime():
+    """At T >> ΔV the exact/Kramers ratio is far from 1 (5.8e-6): the record says 'outside'."""
+    land = get_landscape("double-well")
+    (hot,) = circle_escape_times(land, 1e6)
+    assert hot.regime == "outside" and hot.ratio < 1e-4
+    (cold,) = circle_escape_times(land, 0.1)
+    assert cold.regime == "asymptotic" and abs(cold.ratio - 1) < 0.05

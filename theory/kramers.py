@@ -33,6 +33,8 @@ __all__ = [
     "eyring_kramers_log_time",
     "kramers_circle_log_time",
     "arrhenius_log_time",
+    "kramers_regime",
+    "min_mfpt_temperature",
     "MFPTResult",
     "exact_mfpt_interval",
     "expected_escapes",
@@ -135,6 +137,45 @@ class MFPTResult:
         return math.exp(self.log_time) if self.log_time < 709.0 else math.inf
 
 
+MAX_PANELS = 200_000
+"""Most quadrature panels :func:`exact_mfpt_interval` uses (bounds its time and memory)."""
+
+REGIME_ASYMPTOTIC = 10.0
+"""``ΔV/T`` at and above which the Kramers law is in its asymptotic regime (see :func:`kramers_regime`)."""
+
+
+def min_mfpt_temperature(a: float, b: float, slope_bound: float) -> float:
+    """Smallest ``T`` for which :func:`exact_mfpt_interval` runs on ``[a, b]``.
+
+    Panels are ``min(0.25, 6T/slope_bound)`` wide and at most :data:`MAX_PANELS`, so
+    ``T_min = (b − a)·slope_bound/(6·MAX_PANELS)`` (radians and units of V; ``b > a``,
+    ``slope_bound > 0``).
+    """
+    return (float(b) - float(a)) * float(slope_bound) / (6.0 * MAX_PANELS)
+
+
+def kramers_regime(barrier: float, temperature: float) -> str:
+    """Whether the Kramers approximation applies at ``temperature`` for a barrier ``ΔV``.
+
+    The Eyring–Kramers law is an asymptotic statement as ``T/ΔV → 0`` with relative error
+    ``O(T/ΔV)`` (Bovier–Gayrard–Klein 2004; THEOREMS.md A5). Returns:
+
+    * ``"asymptotic"`` when ``ΔV/T >= 10`` (:data:`REGIME_ASYMPTOTIC`): the law's regime;
+    * ``"marginal"`` when ``1 <= ΔV/T < 10``: order-one corrections, compare with the exact time;
+    * ``"outside"`` when ``ΔV/T < 1`` (``T`` comparable to or above the barrier): the law does not
+      apply; the exact mean first-passage time is the answer.
+
+    Raises:
+      ValueError: ``barrier`` negative/NaN/inf or ``temperature`` not in ``(0, inf)``.
+    """
+    dv = check_real("barrier", barrier, 0.0, math.inf, lo_closed=True)
+    t = check_real("temperature", temperature, 0.0, math.inf)
+    ratio = dv / t
+    if ratio >= REGIME_ASYMPTOTIC:
+        return "asymptotic"
+    return "marginal" if ratio >= 1.0 else "outside"
+
+
 _GL_CACHE: dict[tuple[int, int], tuple[list, list, list]] = {}
 
 
@@ -184,7 +225,8 @@ def exact_mfpt_interval(potential: Callable[[Any], Any], x0: float, a: float, b:
       :class:`MFPTResult`.
 
     Raises:
-      ValueError: an argument outside its domain (named), or a non-finite potential value.
+      ValueError: an argument outside its domain (named; a temperature below
+        :func:`min_mfpt_temperature` is named with that smallest value), or a non-finite potential value.
     """
     t = check_real("temperature", temperature, 0.0, math.inf)
     a = check_real("a", a)
@@ -194,8 +236,13 @@ def exact_mfpt_interval(potential: Callable[[Any], Any], x0: float, a: float, b:
     if not (15 <= int(dps) <= 1000) or not (4 <= int(nodes) <= 64):
         raise ValueError(f"dps={dps} must be in [15, 1000] and nodes={nodes} in [4, 64]")
     width = min(0.25, 6.0 * t / m1)
-    if (b - a) / width > 200_000:
-        raise ValueError(f"temperature={t!r} needs more than 200000 panels (width {width:.3g}); raise temperature")
+    if (b - a) / width > MAX_PANELS:
+        t_min = min_mfpt_temperature(a, b, m1)
+        raise ValueError(
+            f"temperature={t!r} is below the smallest supported for this potential on [{a:.6g}, {b:.6g}]: "
+            f"temperature must be in [{t_min:.3g}, inf) (panels of width 6T/slope_bound = 6T/{m1:.3g}, at most "
+            f"{MAX_PANELS}); at such T the Kramers time is accurate (exact/Kramers = 1 + O(T/ΔV))"
+        )
     with mpmath.workdps(int(dps)):
         xs, ws, cum = _gl_rule(int(nodes))
         cuts = sorted({a, b, x0} | {float(p) for p in breakpoints if a < float(p) < b})
