@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
-from contrastive_bounds.numerics.barriers import circle_barrier, sphere_barrier, torus_barrier
+from contrastive_bounds.numerics.barriers import landscape_barrier
 from contrastive_bounds.numerics.escape import circle_escape_times
-from contrastive_bounds.numerics.landscapes import Landscape, get_landscape, list_landscapes, load_fourier
+from contrastive_bounds.numerics.landscapes import Landscape, list_landscapes, resolve_landscape
 from contrastive_bounds.theory.annealing import LOG_FORMS, make_schedule
 from contrastive_bounds.theory.domains import check_real
 
@@ -21,14 +20,7 @@ from .cli_common import command, console, emit_json, parse_assignments, parse_nu
 def _landscape(name: str, params: list[str] | None) -> Landscape:
     """A built-in landscape (with key=value params) or a Fourier file (.json/.toml)."""
     kv = {k: parse_number(k, v) for k, v in parse_assignments(params).items()}
-    if name in list_landscapes():
-        return get_landscape(name, **kv)
-    path = Path(name)
-    if path.suffix.lower() in (".json", ".toml") or path.exists():
-        if kv:
-            raise ValueError(f"parameters {sorted(kv)} are not accepted for a Fourier file")
-        return load_fourier(path)
-    raise ValueError(f"landscape={name!r} is neither a built-in ({', '.join(list_landscapes())}) nor a Fourier file")
+    return resolve_landscape(name, **kv)
 
 
 def _fmt(x: Any) -> str:
@@ -38,24 +30,14 @@ def _fmt(x: Any) -> str:
 
 
 def barrier(
-    landscape: str = typer.Argument(..., help="built-in name or a Fourier file (.json/.toml)"),
+    landscape: str = typer.Argument(..., help=f"built-in name ({', '.join(list_landscapes())}) or a Fourier file (.json/.toml)"),
     params: Optional[list[str]] = typer.Argument(None, help="landscape parameters key=value (e.g. H=5)"),
-    resolution: Optional[int] = typer.Option(None, "--resolution", help="grid points per circle (S¹: 4096, tori: 64) or mesh vertices (S²: 20000)"),
+    resolution: Optional[int] = typer.Option(None, "--resolution", help="grid points per circle (S¹: 16..1e8, default 4096; tori: >= 8, default 64) or mesh vertices (S²: >= 12, default 20000)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Critical height H* by sublevel-set persistence, with minima, saddles and the error bound."""
     land = _landscape(landscape, params)
-    if (land.num_points, land.dim) == (1, 2):
-        res = circle_barrier(land, resolution=resolution or 4096)
-    elif (land.num_points, land.dim) == (1, 3):
-        res = sphere_barrier(land, num_vertices=resolution or 20000)
-    elif land.dim == 2 and land.num_points <= 3:
-        res = torus_barrier(land, resolution=resolution or 64)
-    else:
-        raise ValueError(
-            f"landscape={land.name!r} lives on (S^{land.dim - 1})^{land.num_points}: no grid method; use "
-            "numerics.barriers.sampled_minima and string_method_barrier (estimates)"
-        )
+    res = landscape_barrier(land, resolution=resolution)
     out = {"landscape": land.name, **res.to_dict()}
     if as_json:
         emit_json(out)
@@ -65,7 +47,7 @@ def barrier(
     table.add_column("value")
     for key in ("critical_height", "error_bound", "grid_critical_height", "grid_error_bound", "cross_check",
                 "v_min", "resolution", "method"):
-        table.add_row(key, _fmt(out[key]))
+        table.add_row(key, "—" if out[key] is None else _fmt(out[key]))
     console.print(table)
     mins = Table(title="minima")
     mins.add_column("location")
@@ -73,31 +55,32 @@ def barrier(
     mins.add_column("depth")
     for m in res.minima[:50]:
         loc = m.get("theta", m.get("vertex"))
-        mins.add_row(_fmt(loc), _fmt(m["value"]), _fmt(m["depth"]))
+        mins.add_row(_fmt(loc), _fmt(m["value"]), "global" if not math.isfinite(m["depth"]) else _fmt(m["depth"]))
     console.print(mins)
+    for note in res.warnings:
+        console.print(f"warning: {note}", markup=False, highlight=False)
 
 
 def schedule(
     form: str = typer.Argument(..., help="fixed, temperature, inverse-temperature, author, noise, generator, linear, exponential, polynomial, sqrt"),
     params: Optional[list[str]] = typer.Argument(None, help="c=VALUE [t0=VALUE] and other parameters"),
     critical_height: float = typer.Option(..., "--critical-height", help="H* of the landscape (>= 0)"),
-    t_start: Optional[float] = typer.Option(None, "--t-start", help="validate T(t) > 0 and finite from here (C12)"),
-    t_end: Optional[float] = typer.Option(None, "--t-end", help="... to here"),
+    t_start: float = typer.Option(0.0, "--t-start", help="T(t) must be finite and > 0 from here to --t-end, else exit 2 (C12)"),
+    t_end: Optional[float] = typer.Option(None, "--t-end", help="end of that range (default: t-start)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
-    """A schedule in every convention, with the asymptotic verdict and its reason."""
+    """A schedule in every convention, with the asymptotic verdict and its reason.
+
+    The schedule must be valid (T finite and > 0) on [--t-start, --t-end], by default at t = 0;
+    otherwise the command exits 2 naming the parameter (e.g. t0) and its allowed range (C12).
+    """
     h = check_real("critical_height", critical_height, 0.0, math.inf, lo_closed=True)
     kv = {k: float(parse_number(k, v)) for k, v in parse_assignments(params).items()}
     sched = make_schedule(form, **kv)
-    if t_start is not None or t_end is not None:
-        a = 0.0 if t_start is None else t_start
-        sched.validate_range(a, a if t_end is None else t_end)
+    a = check_real("t_start", t_start, 0.0, math.inf, lo_closed=True)
+    b = a if t_end is None else t_end
+    sched.validate_range(a, b)  # never clamped: an invalid range is an error, as for `anneal`
     main = sched.converges(h)
-    try:
-        sched.validate_range(0.0, 0.0)
-        at_zero = None
-    except ValueError as exc:  # reported, never clamped (C12)
-        at_zero = str(exc)
     conventions = []
     if form in LOG_FORMS:
         for other in LOG_FORMS:
@@ -106,13 +89,15 @@ def schedule(
                 v = conv.converges(h)
                 conventions.append({"form": other, "params": dict(conv.params), "describe": conv.describe(),
                                     "hks_constant": conv.hks_constant(), "converges": v.converges, "regime": v.regime})
-            except ValueError as exc:
-                conventions.append({"form": other, "params": None, "describe": str(exc),
+            except ValueError:  # only the generator convention (t0 = 1) can refuse
+                conventions.append({"form": other, "params": None, "describe": None,
+                                    "note": f"not expressible: the generator convention fixes t0 = 1 (this schedule "
+                                            f"has t0 = {_fmt(sched.params.get('t0', 1.0))}); same c_T",
                                     "hks_constant": sched.hks_constant(), "converges": main.converges, "regime": main.regime})
     out = {
         "form": form, "params": dict(sched.params), "describe": sched.describe(), "hks_constant": sched.hks_constant(),
         "critical_height": h, "converges": main.converges, "regime": main.regime, "reason": main.reason,
-        "conventions": conventions, "invalid_at_t0": at_zero,
+        "conventions": conventions, "valid_on": [a, b],
     }
     if as_json:
         emit_json(out)
@@ -125,36 +110,46 @@ def schedule(
     table.add_column("converges")
     for row in conventions or [{"form": form, "describe": sched.describe(), "hks_constant": sched.hks_constant(),
                                 "converges": main.converges}]:
-        table.add_row(row["form"], row["describe"], _fmt(row["hks_constant"]), str(row["converges"]))
+        table.add_row(row["form"], row["describe"] or f"— ({row['note']})", _fmt(row["hks_constant"]), str(row["converges"]))
     console.print(table)
     console.print(f"verdict: {main.converges} ({main.regime}): {main.reason}")
-    if at_zero:
-        console.print(f"warning: not valid at t = 0: {at_zero}")
+    console.print(f"T(t) finite and > 0 on [{a:g}, {b:g}]")
 
 
 def kramers(
     landscape: str = typer.Argument(..., help="S¹ built-in name or a Fourier file"),
     params: Optional[list[str]] = typer.Argument(None, help="landscape parameters key=value"),
-    temperature: float = typer.Option(..., "--temperature", help="T > 0"),
+    temperature: float = typer.Option(..., "--temperature", help="T > 0 (at least the landscape's smallest supported T, given when too small)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Kramers time vs exact mean first-passage time for each non-global minimum of an S¹ landscape."""
     land = _landscape(landscape, params)
     t = check_real("temperature", temperature, 0.0, math.inf)
     recs = circle_escape_times(land, t)
+    notes = [_regime_note(r, t) for r in recs if r.regime != "asymptotic"]
     out = {"landscape": land.name, "temperature": t, "critical_height": land.critical_height,
-           "minima": [r.to_dict() for r in recs]}
+           "minima": [r.to_dict() for r in recs], "warnings": notes}
     if as_json:
         emit_json(out)
         return
     table = Table(title=f"escape times of {land.name} at T = {t:g} (natural logs; SDE time units)")
-    for col in ("θ", "V", "ΔV", "log Kramers", "log exact", "exact/Kramers"):
+    for col in ("θ", "V", "ΔV", "log Kramers", "log exact", "exact/Kramers", "regime"):
         table.add_column(col)
     for r in recs:
-        table.add_row(*(_fmt(x) for x in (r.theta, r.value, r.barrier, r.log_kramers, r.log_exact, r.ratio)))
+        table.add_row(*(_fmt(x) for x in (r.theta, r.value, r.barrier, r.log_kramers, r.log_exact, r.ratio, r.regime)))
     console.print(table)
+    for note in notes:
+        console.print(f"warning: {note}", markup=False, highlight=False)
     if not recs:
         console.print("every local minimum is global: nothing to escape from")
+
+
+def _regime_note(r: Any, t: float) -> str:
+    if r.regime == "outside":
+        return (f"minimum at θ = {r.theta:.6g}: T = {t:g} >= ΔV = {r.barrier:g}, outside the Kramers regime "
+                "(an asymptotic law for T << ΔV); use the exact time")
+    return (f"minimum at θ = {r.theta:.6g}: ΔV/T = {r.barrier / t:.3g} < 10, marginal for the Kramers law "
+            "(corrections O(T/ΔV)); the exact time is the reference")
 
 
 def register(app: typer.Typer) -> None:
