@@ -184,13 +184,15 @@ class CheckSpec:
     fn: Callable[[Mapping[str, Any], int], Outcome]
     defaults: Mapping[str, Mapping[str, Any]]  # profile -> default params
     paper: Literal["A", "B"]
+    validate: Callable[[Mapping[str, Any]], None] | None = None  # raises ValueError naming a bad parameter
 
 
 _CHECKS: dict[str, CheckSpec] = {}
 
 
 def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
-          quick: Mapping[str, Any], thorough: Mapping[str, Any] | None = None) -> Callable:
+          quick: Mapping[str, Any], thorough: Mapping[str, Any] | None = None,
+          validate: Callable[[Mapping[str, Any]], None] | None = None) -> Callable:
     """Decorator registering ``fn(params, seed) -> Outcome`` as a check.
 
     Args:
@@ -199,6 +201,8 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
       statement: the statement in one line.
       paper: ``"A"`` or ``"B"``.
       quick, thorough: default parameters of the built-in scenario in each profile.
+      validate: optional ``validate(params)`` raising ValueError (naming the parameter and its range)
+        for parameters the check cannot run with; called on user scenarios before anything runs.
 
     Raises:
       ValueError: duplicate id from a different function (re-loading the same file, e.g. in a
@@ -210,7 +214,8 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
         if old is not None and (Path(old.fn.__code__.co_filename).name, old.fn.__qualname__) != (
                 Path(fn.__code__.co_filename).name, fn.__qualname__):
             raise ValueError(f"check id {id!r} registered twice (by {old.fn.__qualname__} and {fn.__qualname__})")
-        _CHECKS[id] = CheckSpec(id, theorem, statement, fn, {"quick": dict(quick), "thorough": dict(thorough or quick)}, paper)
+        _CHECKS[id] = CheckSpec(id, theorem, statement, fn, {"quick": dict(quick), "thorough": dict(thorough or quick)},
+                                paper, validate)
         return fn
 
     return deco

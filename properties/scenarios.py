@@ -108,7 +108,13 @@ def _validate(s: dict[str, Any], i: int, checks: dict[str, CheckSpec], profile: 
             raise ValueError(f"{where} ({cid}): unknown parameter {k!r}; parameters: {', '.join(sorted(defaults))}")
         if not _compatible(defaults[k], v):
             raise ValueError(f"{where} ({cid}): {k}={v!r} has the wrong type (expected {type(defaults[k]).__name__})")
-    return Scenario(name, cid, {**defaults, **params}, seed)
+    merged = {**defaults, **params}
+    if checks[cid].validate is not None:
+        try:
+            checks[cid].validate(merged)
+        except ValueError as exc:
+            raise ValueError(f"{where} ({cid}): {exc}") from None
+    return Scenario(name, cid, merged, seed)
 
 
 def load_scenarios(path: str | Path, profile: str = "quick") -> list[Scenario]:

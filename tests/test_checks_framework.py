@@ -150,3 +150,12 @@ def test_corrupt_results_json_is_one_line_naming_the_file(tmp_path):
         assert res.exit_code == 2
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         assert len(lines) == 1 and "results.json" in lines[0] and lines[0].startswith("error:")
+
+
+def test_check_validate_hook_rejects_bad_user_parameters_before_running(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[[scenario]]\nname = "still"\ncheck = "B4.theorem1"\nparams = {step_size = 0.0}\n')
+    res = runner.invoke(app, ["check", "--scenarios", str(f), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert "step_size=0.0 is outside its domain (0, inf)" in res.output
+    assert not (tmp_path / "o" / "results.json").exists()
