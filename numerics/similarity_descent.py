@@ -115,9 +115,14 @@ def block_gradients(
     scale = 1.0 / (tau * num_anchors)
     pos = jnp.where(positive & is_anchor[:, None], 1.0, 0.0).astype(s_cl.dtype)
 
+    b = batch.shape[0]
+    na = b if anchors == "first" else 2 * b  # anchor rows come first; the others have G = 0 exactly
+
     def grad(s, d):
-        q = _masked_softmax(s / tau, d)
-        return (q - pos * jnp.any(d, axis=-1, keepdims=True)) * scale
+        d = d[:na]
+        q = _masked_softmax(s[:na] / tau, d)
+        g = (q - pos[:na] * jnp.any(d, axis=-1, keepdims=True)) * scale
+        return g if na == 2 * b else jnp.concatenate([g, jnp.zeros((2 * b - na, 2 * b), g.dtype)])
 
     return grad(s_cl, d_cl), grad(s_nscl, d_nscl)
 
@@ -156,8 +161,13 @@ def descent_step(
     m = state.sigma_cl.shape[0]
     n = m // 2
     b = batch.shape[0]
+    # The step is invariant under a permutation of the batch (up to the order of float sums), so
+    # work on the sorted batch: the block's flat addresses are then increasing, and XLA:CPU's
+    # gather/scatter take the sorted, in-bounds fast path.
+    batch = jnp.sort(batch)
     rows = jnp.concatenate([batch, batch + n])
-    flat = (rows[:, None] * m + rows[None, :]).ravel()  # 1-D addresses: faster gather/scatter on CPU
+    flat = (rows[:, None] * m + rows[None, :]).ravel()  # 1-D increasing addresses
+    fast = dict(indices_are_sorted=True, mode="promise_in_bounds")
     if unique:
         keep = jnp.ones((2 * b, 2 * b), state.sigma_cl.dtype)
     else:
@@ -167,8 +177,8 @@ def descent_step(
         is_first = jnp.concatenate([first == jnp.arange(b)] * 2)
         keep = (is_first[:, None] & is_first[None, :]).astype(state.sigma_cl.dtype)
 
-    s_cl = state.sigma_cl.reshape(-1)[flat].reshape(2 * b, 2 * b)
-    s_nscl = state.sigma_nscl.reshape(-1)[flat].reshape(2 * b, 2 * b)
+    s_cl = state.sigma_cl.reshape(-1).at[flat].get(unique_indices=unique, **fast).reshape(2 * b, 2 * b)
+    s_nscl = state.sigma_nscl.reshape(-1).at[flat].get(unique_indices=unique, **fast).reshape(2 * b, 2 * b)
     g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau, anchors=anchors, coupled=coupled)
     if not unique:
         g_cl, g_nscl = _merge(g_cl, canon), _merge(g_nscl, canon)
@@ -182,8 +192,8 @@ def descent_step(
     if not unique:  # duplicates carry the value of their first occurrence, so .set is deterministic
         new_cl = new_cl[canon[:, None], canon[None, :]]
         new_nscl = new_nscl[canon[:, None], canon[None, :]]
-    sigma_cl = state.sigma_cl.at[rows[:, None], rows[None, :]].set(new_cl, unique_indices=unique)
-    sigma_nscl = state.sigma_nscl.at[rows[:, None], rows[None, :]].set(new_nscl, unique_indices=unique)
+    sigma_cl = state.sigma_cl.reshape(-1).at[flat].set(new_cl.ravel(), unique_indices=unique, **fast).reshape(m, m)
+    sigma_nscl = state.sigma_nscl.reshape(-1).at[flat].set(new_nscl.ravel(), unique_indices=unique, **fast).reshape(m, m)
 
     d_old = s_cl - s_nscl
     d_new = new_cl - new_nscl
