@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import re
+import textwrap
 from pathlib import Path
 from .check import CheckResult, PlotSpec
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
@@ -61,7 +62,7 @@ def render_figure(spec: PlotSpec) -> bytes:
             if spec.logy:
                 ax.set_yscale("log")
             ax.legend(fontsize=8)
-        ax.set_title(spec.title, fontsize=10)
+        ax.set_title("\n".join(textwrap.wrap(spec.title, 80)) or spec.title, fontsize=9)
         ax.set_xlabel(spec.xlabel)
         ax.set_ylabel(spec.ylabel)
         ax.grid(alpha=0.3)
