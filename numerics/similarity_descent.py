@@ -153,7 +153,8 @@ def descent_step(
         skips the merge and lets XLA scatter without conflict handling. Wrong results if broken.
 
     Returns: ``(new_state, StepRecord)``. Cost O(B^2) time and memory; m only enters through the
-    gather/scatter addresses. Inputs are not validated here (the driver validates); an anchor with an
+    gather/scatter addresses (the batch is sorted first, which changes results only by the order
+    of float sums, so the block addresses are increasing for XLA's sorted gather/scatter). Inputs are not validated here (the driver validates); an anchor with an
     empty NSCL denominator gets a zero NSCL row and is counted in ``nscl_empty``.
 
     Source: THEOREMS.md B3 (Luthra, Mishra, Galanti, arXiv 2510.08852, similarity-descent proxy).
@@ -192,8 +193,10 @@ def descent_step(
     if not unique:  # duplicates carry the value of their first occurrence, so .set is deterministic
         new_cl = new_cl[canon[:, None], canon[None, :]]
         new_nscl = new_nscl[canon[:, None], canon[None, :]]
-    sigma_cl = state.sigma_cl.reshape(-1).at[flat].set(new_cl.ravel(), unique_indices=unique, **fast).reshape(m, m)
-    sigma_nscl = state.sigma_nscl.reshape(-1).at[flat].set(new_nscl.ravel(), unique_indices=unique, **fast).reshape(m, m)
+    def put(sigma, block):
+        return sigma.reshape(-1).at[flat].set(block.ravel(), unique_indices=unique, **fast).reshape(m, m)
+
+    sigma_cl, sigma_nscl = put(state.sigma_cl, new_cl), put(state.sigma_nscl, new_nscl)
 
     d_old = s_cl - s_nscl
     d_new = new_cl - new_nscl
