@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from .cli_common import command, console, emit_json
@@ -99,7 +100,7 @@ def check_cmd(
         show_scenario = any(r.scenario != "builtin" for r in suite.results)
         cols = ["check"] + (["scenario"] if show_scenario else []) + ["bound [band]", "empirical [interval]", "ratio", "verdict", "time"]
         for col in cols:
-            t.add_column(col, overflow="fold", no_wrap=col in ("check", "verdict"))
+            t.add_column(escape(col), overflow="fold", no_wrap=col in ("check", "verdict"))
         for r in suite.results:
             o = r.outcome
             emp = fmt_value(o.empirical)
@@ -110,8 +111,8 @@ def check_cmd(
             bound = fmt_value(o.bound, o.bound_log10)
             if o.band is not None:
                 bound += f" [{fmt_value(o.band[0])}, {fmt_value(o.band[1])}]"
-            cells = [r.check] + ([r.scenario] if show_scenario else []) + [
-                bound, emp, fmt_value(o.ratio) if o.ratio is not None else "-",
+            cells = [escape(r.check)] + ([escape(r.scenario)] if show_scenario else []) + [
+                escape(bound), escape(emp), fmt_value(o.ratio) if o.ratio is not None else "-",
                 f"[{colour}]{v}[/{colour}]", f"{r.seconds:.1f}s"]
             t.add_row(*cells)
         console.print(t)
