@@ -14,6 +14,7 @@ makes Delta infinite) evaluates to a :class:`BoundValue` with ``vacuous=True`` a
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
@@ -141,6 +142,26 @@ class LogArray:
 
     log10: Any
     vacuous: Any
+
+
+def _modules(backend: str) -> Any:
+    if backend == "mpmath":
+        return "mpmath"
+    if backend == "jax":
+        import jax.numpy as jnp
+
+        return [{"log1p": jnp.log1p, "expm1": jnp.expm1, "Softplus": lambda x: jnp.logaddexp(0.0, x)}, jnp]
+    return [{"log1p": np.log1p, "expm1": np.expm1, "Softplus": lambda x: np.logaddexp(0.0, x)}, "numpy"]
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(syms: tuple[sp.Symbol, ...], expr: sp.Expr, backend: str) -> Callable[..., Any]:
+    """sympy.lambdify once per (symbols, expression, backend): compiling costs ~ms, evaluating ~us.
+
+    Safe for mpmath: the mpmath printer keeps exact binary Floats and evaluates constants such as
+    sqrt(2) at call time, at the caller's working precision (case C05).
+    """
+    return sp.lambdify(list(syms), expr, modules=_modules(backend))
 
 
 def _to_mpf(x: Any) -> Any:
@@ -310,7 +331,7 @@ class Bound:
     def _mp_eval(self, expr: sp.Expr, values: Mapping[str, Any], digits: int) -> Any:
         syms = sorted(expr.free_symbols, key=str)
         with mpmath.workdps(digits + 10):
-            fn = sp.lambdify(syms, expr, modules="mpmath")
+            fn = _compiled(tuple(syms), expr, "mpmath")
             return fn(*[_to_mpf(values[str(s)]) for s in syms])
 
     # ------------------------------------------------------------------ evaluation
@@ -391,15 +412,7 @@ class Bound:
         log = (backend != "mpmath") if log is None else log
         syms = [p.symbol for p in self.params]
         expr = sp.Add(*self.log_expressions().values()) if log else self.expr
-        if backend == "mpmath":
-            return sp.lambdify(syms, expr, modules="mpmath")
-        if backend == "jax":
-            import jax.numpy as jnp
-
-            return sp.lambdify(syms, expr, modules=[{"log1p": jnp.log1p, "expm1": jnp.expm1,
-                                                     "Softplus": lambda x: jnp.logaddexp(0.0, x)}, jnp])
-        return sp.lambdify(syms, expr, modules=[{"log1p": np.log1p, "expm1": np.expm1,
-                                                 "Softplus": lambda x: np.logaddexp(0.0, x)}, "numpy"])
+        return _compiled(tuple(syms), expr, backend)
 
     def evaluate_log10(self, backend: Literal["numpy", "jax"] = "numpy", **arrays: Any) -> LogArray:
         """Vectorised evaluation in log space over broadcastable arrays of parameters.
@@ -429,7 +442,7 @@ class Bound:
             vac = xp.zeros(xp.broadcast_shapes(*[xp.shape(a) for a in args]) if args else (), dtype=bool)
             for v in self.vacuity:
                 syms = [p.symbol for p in self.params]
-                g = sp.lambdify(syms, v.expr, modules=[xp] if backend == "jax" else "numpy")
+                g = _compiled(tuple(syms), v.expr, backend)
                 vac = vac | (xp.asarray(g(*args)) <= 0)
             ln = xp.broadcast_to(xp.asarray(ln, dtype=float), vac.shape)
             fill = xp.inf if self.kind == "upper" else -xp.inf
@@ -467,7 +480,7 @@ class Bound:
             raise ValueError(f"{self.name} has no parameter {sorted(arrays)[0]!r}")
         for c in self.constraints:
             syms = [p.symbol for p in self.params]
-            g = np.asarray(sp.lambdify(syms, c.expr, "numpy")(*[out[p.name] for p in self.params]))
+            g = np.asarray(_compiled(tuple(syms), c.expr, "numpy")(*[out[p.name] for p in self.params]))
             if np.any(g < 0):
                 raise ValueError(f"{self.name}: {c.message}")
         return out
