@@ -32,12 +32,6 @@ CONF = 0.999  # confidence of every interval below (false alarm 1e-3 per check b
 H_DOUBLE_WELL = 1.53125
 
 
-def _x64() -> None:
-    from contrastive_bounds.numerics.precision import enable_x64
-
-    enable_x64()
-
-
 def _band_test(k: int, n: int, lo: float, hi: float) -> tuple[str, float, tuple[float, float]]:
     """Is the proportion k/n consistent with a true value in [lo, hi]? -> (verdict, p-value, CI 99.9 %).
 
@@ -78,7 +72,6 @@ def _schedule_run(landscape: str, land_params: tuple, form: str, sched_params: t
     from contrastive_bounds.numerics.experiments import circle_trap, run_schedule
     from contrastive_bounds.numerics.landscapes import get_landscape
 
-    _x64()
     land = get_landscape(landscape, **dict(land_params))
     sched = make_schedule(form, **dict(sched_params))
     run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
@@ -115,7 +108,6 @@ def _vmf_mean_z3(kappa: float, temperature: float, chains: int, step_size: float
     from contrastive_bounds.numerics.experiments import run_schedule
     from contrastive_bounds.numerics.landscapes import get_landscape
 
-    _x64()
     land = get_landscape("vmf", kappa=kappa, dim=3)
     n = int(round(t_end / step_size))
     run = run_schedule(land, temperature, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start="global",
@@ -310,7 +302,6 @@ def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
     from contrastive_bounds.numerics.langevin import langevin_kernel
     from contrastive_bounds.theory.kramers import exact_mfpt_interval
 
-    _x64()
     land = get_landscape("double-well")
     temps = sorted(float(t) for t in params["theory_temperatures"])
     ratios = [circle_escape_times(land, t)[0].ratio for t in temps]
@@ -605,7 +596,6 @@ def a84_toy(params: Mapping[str, Any], seed: int) -> Outcome:
     from contrastive_bounds.numerics.barriers import sampled_minima
     from contrastive_bounds.numerics.landscapes import get_landscape
 
-    _x64()
     land = get_landscape(str(params["landscape"]))
     n = int(params["starts"])
     _, vals = sampled_minima(land, jax.random.key(seed), starts=n, steps=int(params["steps"]),

@@ -123,6 +123,8 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
               on_done: Callable[[CheckResult], None] | None = None) -> SuiteResult:
     """Run ``scenarios`` in order and return every record (also written to ``out_dir/results.json``).
 
+    Turns on JAX's float64 mode for the process (checks compare bounds in float64).
+
     Args:
       scenarios: what to run (see :mod:`.scenarios`).
       profile: 'quick' or 'thorough' (recorded, and part of the resume key).
@@ -131,6 +133,9 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
       alpha: the suite's family-wise false-alarm probability for Holm's correction.
       on_start, on_done: progress callbacks.
     """
+    from contrastive_bounds.numerics.precision import enable_x64
+
+    enable_x64()  # the main job compares bounds in float64 (DESIGN.md, Precision); our entry point
     checks = registered_checks()
     path = out_dir / "results.json"
     done: dict[str, CheckResult] = {}
