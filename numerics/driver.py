@@ -15,16 +15,21 @@ checkpoint atomically (temp file + ``os.replace``). It returns observables, not 
 * the final positions and energies.
 
 Randomness: the noise of step k for all chains is ``normal(fold_in(key(seed), k))`` (default), or
-:func:`fused_normals` of the counter (element, k) for ``prng_impl="fused-threefry"``, so results
+:func:`fused_normals` (element, k) for ``prng_impl="fused-threefry"`` (steps 2p and 2p + 1 share one
+Box–Muller pair of independent normals, drawn a block of pairs at a time), so results
 depend only on (seed, PRNG implementation, kernel, initial positions, k, and the device count when
 ``shard_chains``) — not on the chunking or on interruptions: a resumed run is bit-identical to an
 uninterrupted one on the same platform.
 
-Speed (CPU): kernels whose landscape evaluates on trailing batch axes (S¹ Fourier landscapes, U0)
-step all chains at once in the chains-last layout (:meth:`.langevin.LangevinKernel.step_chains_last`),
-so one step is a few fused elementwise loops; the fused generator makes the noise ≈ 3× cheaper than
-``jax.random.normal``; ``shard_chains`` uses one thread per (host) device. Figures:
-``benchmarks/README.md``.
+Speed (CPU): S¹ Fourier landscapes step all chains as complex numbers
+(:meth:`.langevin.LangevinKernel.step_circle`; V and V'(θ) of the state are refreshed once per
+record, the running minimum etc. use V at every step); other kernels whose landscape evaluates on
+trailing batch axes (U0) step all chains at once in the chains-last layout
+(:meth:`.langevin.LangevinKernel.step_chains_last`); either way a step is one or two elementwise
+loops with no stack/concatenate (XLA:CPU compiles those to scalar code) and a vectorised rsqrt
+(:mod:`.fastmath`). The fused generator makes the noise several times cheaper than
+``jax.random.normal``; chunks are compiled with 512-bit vectors on CPU (:func:`_compiler_options`);
+``shard_chains`` uses one thread per (host) device. Figures: ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -47,80 +52,17 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_real
 
+from .fused_rng import fused_normal_pairs, fused_normals
 from .langevin import LangevinKernel, LangevinState
 from .precision import require_x64
 
-__all__ = ["EnergyBelow", "Arc", "SimulationResult", "simulate", "default_record_every", "fused_normals"]
+__all__ = ["EnergyBelow", "Arc", "SimulationResult", "simulate", "default_record_every", "fused_normals",
+           "fused_normal_pairs"]
 
 PRNG_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "fused-threefry")
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-
-
-def _threefry2x32(k0: jax.Array, k1: jax.Array, x0: jax.Array, x1: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Threefry-2x32 with 20 rounds (Salmon et al., SC'11; the hash behind ``jax.random``), written out
-    unrolled in uint32 ``jnp`` ops so that XLA fuses it with its consumer (JAX's own CPU lowering is a
-    rolled loop that materialises its state in memory every round)."""
-    ks = (k0, k1, k0 ^ k1 ^ jnp.uint32(0x1BD11BDA))
-    x0 = x0 + ks[0]
-    x1 = x1 + ks[1]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x0 = x0 + x1
-            x1 = (x1 << jnp.uint32(r)) | (x1 >> jnp.uint32(32 - r))
-            x1 = x0 ^ x1
-        x0 = x0 + ks[(i + 1) % 3]
-        x1 = x1 + ks[(i + 2) % 3] + jnp.uint32(i + 1)
-    return x0, x1
-
-
-# sin(πx), cos(πx) on |x| ≤ 1/2 by their Taylor polynomials (truncation < 4e-9 at degree 11 / 12).
-_SIN_PI = tuple(((-1) ** j) * math.pi ** (2 * j + 1) / math.factorial(2 * j + 1) for j in range(6))
-_COS_PI = tuple(((-1) ** j) * math.pi ** (2 * j) / math.factorial(2 * j) for j in range(7))
-
-
-def _poly(coeffs: tuple, x2: jax.Array) -> jax.Array:
-    acc = coeffs[-1]
-    for c in reversed(coeffs[:-1]):
-        acc = c + acc * x2
-    return acc
-
-
-def fused_normals(seed_words: jax.Array, step: jax.Array, shape: tuple[int, ...], dtype: Any, offset: Any = 0) -> jax.Array:
-    """Standard normals for one step of the ``"fused-threefry"`` generator (float32 throughput runs).
-
-    Counter-based: block i of step k is Threefry-2x32 of the counter (i, k) under the 64-bit key
-    ``seed_words`` (the key data of ``jax.random.key(seed)``), so every (step, element) has its own
-    counter and results depend only on (seed, k). Each block's two 32-bit words give two normals by
-    Box–Muller: u₁ = 1 − m₁·2⁻²³ ∈ (0, 1], u₂ = m₂·2⁻²³ ∈ [0, 1) from the top 23 bits,
-    r = sqrt(−2 log u₁), (r cos 2πu₂, r sin 2πu₂), with cos/sin of 2πu₂ = −cos/−sin(π(2u₂ − 1)) from
-    the half-angle polynomials above and the double-angle formulas (error ≲ 1e-7 absolute, below
-    float32 resolution of the result). Tails are cut at |ξ| ≤ sqrt(2·23·log 2) ≈ 5.65 (as any
-    23-bit-uniform transform; P(|ξ| > 5.65) ≈ 1.6e-8). Source: Box & Muller (1958).
-
-    Args:
-      seed_words: uint32 array (2,); step: uint32/int scalar; shape: output shape; dtype: float32 or
-        float64 (the uniforms have 23 bits either way: this generator is meant for float32);
-      offset: first block counter (uint32 scalar; shards of a run use disjoint counter ranges).
-    Returns:
-      Array of ``shape`` and ``dtype``.
-    """
-    n = math.prod(shape)
-    half = (n + 1) // 2
-    counter = jax.lax.iota(jnp.uint32, half) + jnp.asarray(offset, jnp.uint32)
-    b0, b1 = _threefry2x32(seed_words[0], seed_words[1], counter, jnp.full((half,), step, jnp.uint32))
-    scale = 2.0**-23
-    u1 = 1.0 - (b0 >> jnp.uint32(9)).astype(dtype) * scale
-    u2 = (b1 >> jnp.uint32(9)).astype(dtype) * scale
-    r = jnp.sqrt(-2.0 * jnp.log(u1))
-    x = u2 - 0.5  # 2πu₂ = π(2x) + π; half angle: φ = πx, |x| ≤ 1/2
-    x2 = x * x
-    s_half = x * _poly(_SIN_PI, x2)
-    c_half = _poly(_COS_PI, x2)
-    cos_t = 2.0 * s_half * s_half - 1.0  # cos(2φ + π) = −cos 2φ = 2 sin²φ − 1
-    sin_t = -2.0 * s_half * c_half  # sin(2φ + π) = −sin 2φ
-    out = jnp.concatenate([r * cos_t, r * sin_t])[:n]
-    return out.reshape(shape).astype(dtype)
 _TWO_PI = 2.0 * math.pi
+_PAIR_BLOCK = 16  # at most this many Box–Muller pairs (32 steps) drawn ahead
+_PAIR_BLOCK_ELEMENTS = 1 << 15  # ... and at most this many complex numbers (256 KB in complex64)
 
 
 @dataclass(frozen=True)
@@ -263,8 +205,33 @@ def _to_chains_first(state: LangevinState) -> LangevinState:
     return LangevinState(jnp.moveaxis(state.position, -1, 0), state.potential, jnp.moveaxis(state.grad, -1, 0))
 
 
+def _to_circle(kernel: LangevinKernel, state: LangevinState) -> LangevinState:
+    """Chains-first S¹ state (position (chains, 1, 2)) -> the complex state of :meth:`LangevinKernel.step_circle`."""
+    return kernel.circle_state(jax.lax.complex(state.position[:, 0, 0], state.position[:, 0, 1]))
+
+
+def _circle_to_real(w: jax.Array) -> jax.Array:
+    """Complex positions (chains,) -> real chains-last positions (1, 2, chains)."""
+    return jnp.stack([w.real, w.imag])[None]
+
+
+def _from_circle(state: LangevinState) -> LangevinState:
+    """Inverse of :func:`_to_circle`; the gradient is V'(θ)·(−z₁, z₀) as the landscapes give it."""
+    x, y = state.position.real, state.position.imag
+    position = jnp.stack([x, y], axis=-1)[:, None, :]
+    grad = jnp.stack([-y * state.grad, x * state.grad], axis=-1)[:, None, :]
+    return LangevinState(position, state.potential, grad)
+
+
 def _label_fn(basins: tuple):
     return jax.vmap(lambda p, v: _basin_label(basins, p, v), in_axes=(-1, -1))
+
+
+def _compiler_options() -> dict[str, Any]:
+    """XLA options for the chunk (CPU only): 512-bit vectors where the CPU has AVX-512 (XLA:CPU
+    prefers 256 by default; on this project's machine 512 makes the Threefry hash and the step
+    1.3-1.7x faster, see benchmarks/README.md; ignored by CPUs without AVX-512)."""
+    return {"xla_cpu_prefer_vector_width": 512} if jax.default_backend() == "cpu" else {}
 
 
 @lru_cache(maxsize=64)
@@ -278,64 +245,149 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
     the chains are split over that many devices by ``shard_map`` (mesh axis ``"chains"``); shard j
     draws its noise from ``fold_in(fold_in(key, k), j)`` (or counters offset by j for ``fused_rng``).
     """
-    if kernel.supports_chains_last:
+    circle = kernel.supports_circle
+    if circle:
+        step_v = kernel.step_circle
+    elif kernel.supports_chains_last:
         step_v = kernel.step_chains_last
     else:
         step_v = jax.vmap(kernel.step_with_noise, in_axes=(-1, -1, None), out_axes=-1)
+    # targets and basins see the public position (N, d) of each chain (chains-last here)
+    public = _circle_to_real if circle else (lambda p: p)
     label_v = _label_fn(basins)
+    label_v = (lambda p, v, f=label_v: f(public(p), v)) if circle else label_v
     target_v = None if target is None else jax.vmap(target, in_axes=(-1, -1))
+    if circle and target_v is not None:
+        target_v = lambda p, v, f=target_v: f(public(p), v)  # noqa: E731
     num_basins = len(basins)
+    to_inner = (lambda st: _to_circle(kernel, st)) if circle else _to_chains_last
+    to_outer = _from_circle if circle else _to_chains_first
 
-    def one_step(carry: _Carry, key: jax.Array, t_start: jax.Array) -> _Carry:
+    def noise_shape_of(carry: _Carry) -> tuple[int, ...]:
+        if circle:
+            return carry.state.position.shape  # (chains,): one tangent normal per chain
+        n, d, chains = carry.state.position.shape
+        return kernel.noise_shape((n, d)) + (chains,)
+
+    def advance(carry: _Carry, noise: jax.Array, t_start: jax.Array) -> _Carry:
+        """One step of all chains with the given standard normal ``noise`` (noise_shape_of(carry))."""
         state = carry.state
-        dtype = state.position.dtype
+        dtype = state.potential.dtype
         h = jnp.asarray(kernel.step_size, dtype)
         k = carry.step
         t = t_start + k.astype(dtype) * h
-        n, d, chains = state.position.shape
-        noise_shape = kernel.noise_shape((n, d)) + (chains,)
-        if fused_rng:
-            offset = 0
-            if num_shards > 1:
-                offset = jax.lax.axis_index("chains").astype(jnp.uint32) * jnp.uint32((math.prod(noise_shape) + 1) // 2)
-            noise = fused_normals(key, k.astype(jnp.uint32), noise_shape, dtype, offset)
-        else:
-            step_key = jax.random.fold_in(key, k)
-            if num_shards > 1:
-                step_key = jax.random.fold_in(step_key, jax.lax.axis_index("chains"))
-            noise = jax.random.normal(step_key, noise_shape, dtype)
         new = step_v(state, noise, t)
-        t_new = t_start + (k + 1).astype(dtype) * h
-        running_min = jnp.minimum(carry.running_min, new.potential)
+        return _observe(carry._replace(state=new), new.potential, k, t_start + (k + 1).astype(dtype) * h)
+
+    def _observe(carry: _Carry, potential: jax.Array, k: jax.Array, t_new: jax.Array) -> _Carry:
+        """Observables after step k (carry.state holds the new position): running min, hit time,
+        basin occupancy and escapes; ``potential`` is V at the new position (chains,)."""
+        position = carry.state.position
+        running_min = jnp.minimum(carry.running_min, potential)
         hit_time = carry.hit_time
         if target_v is not None:
-            inside = target_v(new.position, new.potential)
+            inside = target_v(position, potential)
             hit_time = jnp.where(jnp.isinf(hit_time) & inside, t_new, hit_time)
         occupancy, last, escapes = carry.occupancy, carry.last_basin, carry.escapes
         if num_basins:
-            lab = label_v(new.position, new.potential)
+            lab = label_v(position, potential)
             occupancy = occupancy + (lab[:, None] == jnp.arange(num_basins, dtype=jnp.int32)[None, :]).astype(
                 jnp.int32
             )
             moved = (lab >= 0) & (last >= 0) & (lab != last)
             escapes = escapes + moved.astype(jnp.int32)
             last = jnp.where(lab >= 0, lab, last)
-        return _Carry(new, k + 1, running_min, hit_time, occupancy, last, escapes)
+        return carry._replace(step=k + 1, running_min=running_min, hit_time=hit_time, occupancy=occupancy,
+                              last_basin=last, escapes=escapes)
+
+    if circle:  # the state's potential/grad are refreshed once per record (refresh), not per step
+        def advance(carry: _Carry, noise: jax.Array, t_start: jax.Array) -> _Carry:  # noqa: F811
+            dtype = carry.state.potential.dtype
+            h = jnp.asarray(kernel.step_size, dtype)
+            k = carry.step
+            w = kernel.step_circle(carry.state.position, noise, t_start + k.astype(dtype) * h)
+            w = jax.lax.optimization_barrier(w)  # V below reads the new positions instead of redoing the step
+            value, _ = kernel.circle_value_and_derivative(w.real, w.imag)
+            return _observe(carry._replace(state=carry.state._replace(position=w)), value, k,
+                            t_start + (k + 1).astype(dtype) * h)
+
+    def refresh(carry: _Carry) -> _Carry:
+        return carry._replace(state=kernel.circle_state(carry.state.position)) if circle else carry
+
+    def one_step(carry: _Carry, key: jax.Array, t_start: jax.Array) -> _Carry:
+        step_key = jax.random.fold_in(key, carry.step)
+        if num_shards > 1:
+            step_key = jax.random.fold_in(step_key, jax.lax.axis_index("chains"))
+        noise = jax.random.normal(step_key, noise_shape_of(carry), carry.state.potential.dtype)
+        return advance(carry, noise, t_start)
+
+    # --- fused generator: steps 2p and 2p+1 take the real and imaginary part of one Box–Muller
+    # pair (fused_normal_pairs). The pairs of a block are drawn by one kernel ahead of the steps
+    # that use them: a loop boundary, so XLA computes every hash once instead of fusing the hash
+    # into each consumer of the noise.
+    def fused_offset(shape: tuple[int, ...]) -> Any:
+        if num_shards > 1:
+            return jax.lax.axis_index("chains").astype(jnp.uint32) * jnp.uint32(math.prod(shape))
+        return 0
+
+    def fused_single(carry: _Carry, key: jax.Array, t_start: jax.Array) -> _Carry:
+        shape = noise_shape_of(carry)
+        noise = fused_normals(key, carry.step.astype(jnp.uint32), shape, carry.state.potential.dtype, fused_offset(shape))
+        return advance(carry, noise, t_start)
+
+    def fused_pairs(carry: _Carry, key: jax.Array, t_start: jax.Array, npairs: int) -> _Carry:
+        """2·npairs steps from an even step index."""
+        shape = noise_shape_of(carry)
+        dtype = carry.state.potential.dtype
+        block = max(1, min(npairs, _PAIR_BLOCK, _PAIR_BLOCK_ELEMENTS // max(1, math.prod(shape))))
+        n_blocks, rest = divmod(npairs, block)
+
+        def run_block(c: _Carry, size: int) -> _Carry:
+            first = (c.step >> 1).astype(jnp.uint32)
+            noise = fused_normal_pairs(key, first + jnp.arange(size, dtype=jnp.uint32), shape, dtype,
+                                       fused_offset(shape))
+
+            def pair(c2: _Carry, e: jax.Array):
+                return advance(advance(c2, e.real, t_start), e.imag, t_start), None
+
+            c, _ = jax.lax.scan(pair, c, noise, unroll=max(1, min(unroll, size)))
+            return c
+
+        if n_blocks:
+            carry, _ = jax.lax.scan(lambda c, _: (run_block(c, block), None), carry, None, length=n_blocks)
+        if rest:
+            carry = run_block(carry, rest)
+        return carry
 
     def record(carry: _Carry, key: jax.Array, t_start: jax.Array):
-        def body(c, _):
-            return one_step(c, key, t_start), None
+        if not fused_rng:
+            def body(c, _):
+                return one_step(c, key, t_start), None
 
-        carry, _ = jax.lax.scan(body, carry, None, length=record_every, unroll=max(1, min(unroll, record_every)))
+            carry, _ = jax.lax.scan(body, carry, None, length=record_every,
+                                    unroll=max(1, min(unroll, record_every)))
+        elif record_every % 2 == 0:  # every record then starts at an even step (steps start at 0)
+            carry = fused_pairs(carry, key, t_start, record_every // 2)
+        else:
+            half = record_every // 2
+
+            def from_even(c: _Carry) -> _Carry:
+                return fused_single(fused_pairs(c, key, t_start, half), key, t_start)
+
+            def from_odd(c: _Carry) -> _Carry:
+                return fused_pairs(fused_single(c, key, t_start), key, t_start, half)
+
+            carry = jax.lax.cond(carry.step % 2 == 1, from_odd, from_even, carry)
+        carry = refresh(carry)
         return carry, carry.state.potential
 
     def chunk(carry: _Carry, key: jax.Array, t_start: jax.Array, n_records: int):
-        carry = carry._replace(state=_to_chains_last(carry.state))
+        carry = carry._replace(state=to_inner(carry.state))
         carry, energies = jax.lax.scan(lambda c, _: record(c, key, t_start), carry, None, length=n_records)
-        return carry._replace(state=_to_chains_first(carry.state)), energies
+        return carry._replace(state=to_outer(carry.state)), energies
 
     if num_shards == 1:
-        return jax.jit(chunk, static_argnums=3, donate_argnums=0)
+        return jax.jit(chunk, static_argnums=3, donate_argnums=0, compiler_options=_compiler_options())
     from jax.sharding import Mesh, PartitionSpec as P
 
     mesh = Mesh(np.asarray(jax.devices()[:num_shards]), ("chains",))
@@ -347,7 +399,7 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         return jax.shard_map(body, mesh=mesh, in_specs=(carry_spec, P(), P()),
                              out_specs=(carry_spec, P(None, "chains")))(carry, key, t_start)
 
-    return jax.jit(sharded, static_argnums=3, donate_argnums=0)
+    return jax.jit(sharded, static_argnums=3, donate_argnums=0, compiler_options=_compiler_options())
 
 
 def _initial_carry(kernel: LangevinKernel, positions: jax.Array, target: Any, basins: tuple, t_start) -> _Carry:
@@ -480,10 +532,11 @@ def simulate(
         done in total; the result then has ``complete == False`` (for time-boxed jobs, and tests).
       prng_impl: ``"threefry2x32"`` (default: ``jax.random.normal``), ``"rbg"``, ``"unsafe_rbg"``
         (``jax.random`` key implementations; not faster on CPU), or ``"fused-threefry"``: the same
-        Threefry hash unrolled and fused into the step, Box–Muller normals (:func:`fused_normals`;
-        ≈ 3–10× cheaper per normal on CPU; a different stream, same law; for float32 throughput runs).
-      unroll: steps fused per scan iteration (a speed knob; does not change results beyond
-        floating-point reassociation by the compiler).
+        Threefry hash unrolled, Box–Muller normals, the two normals of a pair used by steps 2p and
+        2p + 1 (:func:`fused_normals`, :func:`fused_normal_pairs`; several times cheaper per normal
+        on CPU; a different stream, same law; meant for float32 throughput runs).
+      unroll: scan iterations unrolled (steps, or pairs of steps with ``"fused-threefry"``; a speed
+        knob; does not change results beyond floating-point reassociation by the compiler).
       shard_chains: split the chains over all ``jax.devices()`` with ``shard_map`` (one thread per
         device; on CPU set ``XLA_FLAGS=--xla_force_host_platform_device_count=2`` before JAX starts
         to use 2 cores). The chain count must be divisible by the device count; the noise stream

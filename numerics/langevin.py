@@ -40,6 +40,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_finite_array, check_real
 
+from .fastmath import rsqrt
 from .sphere import exp_map, project_tangent, retract
 
 __all__ = [
@@ -146,12 +147,54 @@ class LangevinKernel:
     samples_gibbs: bool = field(default=True)
     temperature_spec: Any = None
     value_and_grad_batched: Callable[[jax.Array], tuple[jax.Array, jax.Array]] | None = None
+    circle_value_and_derivative: Callable[[Any, Any], tuple[Any, Any]] | None = None
 
     @property
     def supports_chains_last(self) -> bool:
         """Whether :meth:`step_chains_last` is available: the potential accepts trailing batch axes
         (``value_and_grad_batched``), the integrator is ``"euler"`` and the noise is isotropic."""
         return self.value_and_grad_batched is not None and self.integrator == "euler" and self.noise_sqrt is None
+
+    @property
+    def supports_circle(self) -> bool:
+        """Whether :meth:`step_circle` is available: one point on S¹ with a known ``(V, V'(θ))`` in
+        z-coordinates (S¹ Fourier landscapes), the ``"euler"`` integrator and isotropic noise."""
+        return self.circle_value_and_derivative is not None and self.integrator == "euler" and self.noise_sqrt is None
+
+    def circle_state(self, w: jax.Array) -> LangevinState:
+        """The state :meth:`step_circle` works on for points ``w = z₀ + i·z₁`` (complex, any shape):
+        position ``w``, potential ``V`` and, in the ``grad`` slot, ``V'(θ)`` (real, shape of ``w``)."""
+        value, deriv = self.circle_value_and_derivative(w.real, w.imag)
+        return LangevinState(w, value, deriv)
+
+    def step_circle(self, w: jax.Array, noise: jax.Array, t: jax.Array) -> jax.Array:
+        """One step of all chains on S¹ in complex coordinates (the driver's fastest path).
+
+        Args:
+          w: positions ``z₀ + i·z₁``, complex64/complex128 of any shape (one per chain), |w| = 1.
+          noise: standard normals, real, the shape of ``w`` (the tangent coordinate of each chain).
+          t: scalar continuous time.
+        Returns:
+          The new positions, shape and dtype of ``w``.
+
+        The same Markov kernel as :meth:`step_with_noise` on S¹ (equal up to rounding): with
+        a = −h·V'(θ) + sqrt(2Th)·η, z ← (z + a·t(z))/|z + a·t(z)|, t(z) = (−z₁, z₀). V'(θ) is
+        evaluated from ``w`` inside the step, and the state is the positions alone, so that a step
+        is one elementwise loop over chains: complex numbers keep both coordinates in one array
+        (no stack/concatenate, which XLA:CPU compiles to scalar code) and the normalisation uses
+        :func:`.fastmath.rsqrt`. Use :meth:`circle_state` for V and V'(θ) at the new positions.
+        """
+        if not self.supports_circle:
+            raise ValueError("step_circle needs an S¹ Fourier landscape, the euler integrator and isotropic noise")
+        x, y = w.real, w.imag
+        dtype = x.dtype
+        h = jnp.asarray(self.step_size, dtype)
+        scale = noise_scale(jnp.asarray(self.temperature_fn(jnp.asarray(t, dtype)), dtype), h)
+        _, deriv = self.circle_value_and_derivative(x, y)
+        a = -h * deriv + scale * noise
+        nx, ny = x - a * y, y + a * x
+        r = rsqrt(nx * nx + ny * ny)
+        return jax.lax.complex(nx * r, ny * r)
 
     def step_chains_last(self, state: LangevinState, noise: jax.Array, t: jax.Array) -> LangevinState:
         """One step of ALL chains at once, in the chains-last layout (the driver's fast path).
@@ -164,8 +207,9 @@ class LangevinKernel:
         The same Markov kernel as :meth:`step_with_noise` (equal up to floating-point rounding):
         z ← (z + w)/|z + w| with w = P(z)(−h∇V + sqrt(2Th)ξ); on S¹ factors w = a·(−z₁, z₀) with
         a = −h·(∇V·(−z₁, z₀)) + sqrt(2Th)·η. Elementwise over chains with no ``vmap`` (so no
-        layout transposes) and ``rsqrt`` for the normalisation (|z + w| ≥ 1 for tangent w, so it
-        never meets a zero). Requires :attr:`supports_chains_last`.
+        layout transposes) and :func:`.fastmath.rsqrt` (vectorised Newton, within 2 ulps) for the
+        normalisation (|z + w| ≥ 1 for tangent w, so it never meets a zero). Requires
+        :attr:`supports_chains_last`.
         """
         if not self.supports_chains_last:
             raise ValueError("step_chains_last needs a landscape with trailing-batch value_and_grad, "
@@ -180,13 +224,15 @@ class LangevinKernel:
             x, y = z[:, 0], z[:, 1]
             a = -h * (g[:, 1] * x - g[:, 0] * y) + scale * noise[:, 0]
             nx, ny = x - a * y, y + a * x
-            r = jax.lax.rsqrt(nx * nx + ny * ny)
+            # (z + a·t(z))·r with t(z) = (−z₁, z₀) as a flip, not a stack: XLA:CPU turns a
+            # concatenate inside a fusion into slow scalar code; the flip stays vectorised.
+            r = rsqrt(nx * nx + ny * ny)
             new = jnp.stack([nx * r, ny * r], axis=1)
         else:
             w = -h * g + scale * noise
             w = w - _dot1(w, z) * z
             v = z + w
-            new = v * jax.lax.rsqrt(_dot1(v, v))
+            new = v * rsqrt(_dot1(v, v))
         value, gradient = self.value_and_grad_batched(new)
         return LangevinState(new, value, gradient)
 
@@ -343,6 +389,10 @@ def langevin_kernel(
     batched = None
     if grad is None and getattr(potential, "trailing_batch", False) and getattr(potential, "value_and_grad_fn", None) is not None:
         batched = potential.value_and_grad_fn  # accepts (N, d, *batch): the driver's chains-last fast path
+    circle = None
+    series = getattr(potential, "fourier", None)
+    if grad is None and series is not None and (potential.num_points, potential.dim) == (1, 2):
+        circle = series.value_and_derivative_z  # (x, y) -> (V, V'(θ)): the driver's complex S¹ path
     v, g, vg, name = _resolve_potential(potential, grad)
     temp_fn = as_temperature_fn(temperature)
     noise_sqrt = None
@@ -372,4 +422,5 @@ def langevin_kernel(
         samples_gibbs=noise_sqrt is None,
         temperature_spec=temperature,
         value_and_grad_batched=batched,
+        circle_value_and_derivative=circle,
     )
