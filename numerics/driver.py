@@ -347,10 +347,12 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
             noise = fused_normal_pairs(key, first + jnp.arange(size, dtype=jnp.uint32), shape, dtype,
                                        fused_offset(shape))
 
-            def pair(c2: _Carry, e: jax.Array):
-                return advance(advance(c2, e.real, t_start), e.imag, t_start), None
+            def one(c2: _Carry, j: jax.Array):  # step 2p + b of the block: part b of pair p
+                e = jax.lax.dynamic_index_in_dim(noise, j >> 1, keepdims=False)
+                return advance(c2, jnp.where((j & 1) == 1, e.imag, e.real), t_start), None
 
-            c, _ = jax.lax.scan(pair, c, noise, unroll=max(1, min(unroll, size)))
+            # one step per iteration (two steps per iteration made XLA redo the first step's arithmetic)
+            c, _ = jax.lax.scan(one, c, jnp.arange(2 * size, dtype=jnp.int32), unroll=max(1, min(unroll, 2 * size)))
             return c
 
         if n_blocks:
@@ -535,8 +537,8 @@ def simulate(
         Threefry hash unrolled, Box–Muller normals, the two normals of a pair used by steps 2p and
         2p + 1 (:func:`fused_normals`, :func:`fused_normal_pairs`; several times cheaper per normal
         on CPU; a different stream, same law; meant for float32 throughput runs).
-      unroll: scan iterations unrolled (steps, or pairs of steps with ``"fused-threefry"``; a speed
-        knob; does not change results beyond floating-point reassociation by the compiler).
+      unroll: steps unrolled per scan iteration (a speed knob; does not change results beyond
+        floating-point reassociation by the compiler).
       shard_chains: split the chains over all ``jax.devices()`` with ``shard_map`` (one thread per
         device; on CPU set ``XLA_FLAGS=--xla_force_host_platform_device_count=2`` before JAX starts
         to use 2 cores). The chain count must be divisible by the device count; the noise stream

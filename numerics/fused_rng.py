@@ -16,7 +16,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .fastmath import rsqrt
+from .fastmath import log, rsqrt
 
 __all__ = ["fused_normal_pairs", "fused_normals", "threefry2x32"]
 
@@ -84,7 +84,7 @@ def fused_normal_pairs(seed_words: jax.Array, pairs: jax.Array, shape: tuple[int
     scale = 2.0**-23
     u1 = 1.0 - (b0 >> jnp.uint32(9)).astype(dtype) * scale
     u2 = (b1 >> jnp.uint32(9)).astype(dtype) * scale
-    s = -2.0 * jnp.log(u1)
+    s = -2.0 * log(u1)
     r = s * rsqrt(s)  # sqrt(s); s = 0 gives 0
     x = u2 - 0.5  # 2πu₂ = π(2x) + π; half angle: φ = πx, |x| ≤ 1/2
     x2 = x * x
