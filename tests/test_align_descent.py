@@ -68,14 +68,15 @@ def _numpy_dense_step(sigma_cl, sigma_nscl, batch, labels, tau, eta, anchors, co
     return out
 
 
+@pytest.mark.parametrize("unique", [False, True], ids=["general", "row_local"])
 @pytest.mark.parametrize("anchors,coupled,symmetrize", [("first", False, False), ("both", True, False),
                                                         ("first", True, True)])
-def test_step_equals_dense_numpy_update(anchors, coupled, symmetrize):
+def test_step_equals_dense_numpy_update(anchors, coupled, symmetrize, unique):
     sigma, labels = _problem(n=12, c=3, seed=1)
     batch = np.array([2, 7, 11, 0, 5, 9])
     st0 = SD.DescentState(sigma, sigma, jnp.zeros(()))
     st1, rec = SD.descent_step(st0, jnp.asarray(batch), labels, tau=0.4, step_size=0.7, anchors=anchors,
-                               coupled=coupled, symmetrize=symmetrize)
+                               coupled=coupled, symmetrize=symmetrize, unique=unique)
     ref_cl, ref_nscl = _numpy_dense_step(np.asarray(sigma), np.asarray(sigma), batch, np.asarray(labels), 0.4, 0.7,
                                          anchors, coupled, symmetrize)
     np.testing.assert_allclose(np.asarray(st1.sigma_cl), ref_cl, rtol=0, atol=1e-14)
@@ -83,12 +84,57 @@ def test_step_equals_dense_numpy_update(anchors, coupled, symmetrize):
     assert float(rec.distance) == pytest.approx(np.linalg.norm(ref_cl - ref_nscl), rel=1e-12)
 
 
-def test_step_cost_is_independent_of_m():
+@pytest.mark.parametrize("chunked", [False, True], ids=["one_piece", "row_chunks"])
+@pytest.mark.parametrize("wide", [False, True], ids=["inside", "outside_unit_interval"])
+@pytest.mark.parametrize("clip", [True, False])
+@pytest.mark.parametrize("anchors,coupled", [("first", False), ("first", True), ("both", False), ("both", True)])
+def test_row_local_path_equals_general_path(anchors, coupled, clip, wide, chunked, monkeypatch):
+    """The duplicate-free fast path (unique=True, no symmetrisation) gives the general path's state and record.
+
+    Covers both anchor modes, the NT-Xent (coupled) form, clip on/off, a Sigma with entries outside [-1, 1]
+    (the non-anchor rows must then be clipped and rewritten, and d^2 must see it), and the row-chunked
+    variant used for large m (forced here by setting the cache threshold to 0). Tolerance 1e-13: only the
+    order of float sums differs.
+    """
+    if chunked:
+        monkeypatch.setattr(SD, "_CACHE_BYTES", 0)
+        monkeypatch.setattr(SD, "_CHUNK_ROWS", 3)
+    rng = np.random.default_rng(7)
+    n, b = 20, 6
+    labels = jnp.asarray(rng.integers(0, 3, n), jnp.int32)
+    amp = 1.3 if wide else 0.4
+    s_cl = rng.uniform(-amp, amp, (2 * n, 2 * n))
+    s_nscl = s_cl + rng.normal(0.0, 0.05, s_cl.shape)
+    d2 = float(np.sum((s_cl - s_nscl) ** 2))
+    st0 = SD.DescentState(jnp.asarray(s_cl), jnp.asarray(s_nscl), jnp.asarray(d2))
+    batch = jnp.asarray(rng.choice(n, b, replace=False), jnp.int32)
+    kw = dict(tau=0.3, step_size=0.8, anchors=anchors, coupled=coupled, clip=clip)
+    fast, rec_fast = SD.descent_step(st0, batch, labels, unique=True, **kw)
+    ref, rec_ref = SD.descent_step(st0, batch, labels, unique=False, **kw)
+    for a, r in zip((*fast, *rec_fast), (*ref, *rec_ref)):
+        np.testing.assert_allclose(np.asarray(a, float), np.asarray(r, float), rtol=0, atol=1e-13)
+    moved = np.abs(np.asarray(fast.sigma_cl) - s_cl) > 0
+    assert moved.sum() > b * b  # a real update, not a no-op
+    if wide and clip and anchors == "first":
+        low = np.concatenate([np.asarray(batch), np.asarray(batch) + n])
+        assert np.max(np.abs(np.asarray(fast.sigma_cl)[np.ix_(np.asarray(batch) + n, low)])) <= 1.0
+
+
+def test_row_chunks_divide_the_anchor_rows():
+    """The chunk count is 1 while both Sigma's fit in _CACHE_BYTES, else a divisor of the anchor rows."""
+    assert SD._num_row_chunks(256, 1024, 8) == 1
+    for rows in (256, 512, 6, 7, 1):
+        c = SD._num_row_chunks(rows, 8192, 8)
+        assert 1 <= c <= max(1, rows // SD._CHUNK_ROWS) and rows % c == 0
+
+
+@pytest.mark.parametrize("unique", [False, True], ids=["general", "row_local"])
+def test_step_cost_is_independent_of_m(unique):
     """O(B^2): the compiled step's flop count does not grow with m (gather/scatter only touch the block)."""
     def flops(n):
         sigma = jnp.zeros((2 * n, 2 * n))
         st0 = SD.DescentState(sigma, sigma, jnp.zeros(()))
-        f = jax.jit(lambda s, b, y: SD.descent_step(s, b, y, tau=0.5, step_size=1.0))
+        f = jax.jit(lambda s, b, y: SD.descent_step(s, b, y, tau=0.5, step_size=1.0, unique=unique))
         comp = f.lower(st0, jnp.arange(16, dtype=jnp.int32), jnp.zeros(n, jnp.int32)).compile()
         ca = comp.cost_analysis()
         ca = ca[0] if isinstance(ca, (list, tuple)) else ca
