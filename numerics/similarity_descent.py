@@ -4,7 +4,9 @@
 row ``n + i`` its second view. A step takes a batch of B sample indices (shared by both runs),
 gathers the 2B x 2B block of batch rows/columns, evaluates the closed-form gradient of B3 on it,
 and scatters the clipped update back with ``.at[].set``. Nothing outside the block is read or
-written, so the cost is O(B^2) whatever m is.
+written, so the cost is O(B^2) whatever m is. A duplicate-free batch without symmetrisation takes a
+row-local path with the same results (:func:`descent_step`, ``unique``): anchor rows in row chunks,
+non-anchor rows rewritten only when clipping changes them.
 
 Closed form (row-wise convention, A anchors; A = B, or 2B with ``anchors="both"``)::
 
