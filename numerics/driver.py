@@ -16,10 +16,11 @@ checkpoint atomically (temp file + ``os.replace``). It returns observables, not 
 
 Randomness: the noise of step k for all chains is ``normal(fold_in(key(seed), k))`` (default), or
 :func:`fused_normals` (element, k) for ``prng_impl="fused-threefry"`` (steps 2p and 2p + 1 share one
-Box–Muller pair of independent normals, drawn a block of pairs at a time), so results
-depend only on (seed, PRNG implementation, kernel, initial positions, k, and the device count when
-``shard_chains``) — not on the chunking or on interruptions: a resumed run is bit-identical to an
-uninterrupted one on the same platform.
+Box–Muller pair of independent normals, drawn a block of pairs at a time), so the noise depends only
+on (seed, PRNG implementation, k, element, and the device count when ``shard_chains``). Results do
+not depend on ``chunk_steps`` or on interruptions: a resumed run is bit-identical to an uninterrupted
+one on the same platform. A different ``record_every`` compiles a different loop, so results may then
+differ by floating-point rounding (the same noise, XLA may fuse the arithmetic differently).
 
 Speed (CPU): S¹ Fourier landscapes step all chains as complex numbers
 (:meth:`.langevin.LangevinKernel.step_circle`; V and V'(θ) of the state are refreshed once per
@@ -475,6 +476,18 @@ def _load_checkpoint(path: Path, fingerprint: str) -> tuple[_Carry, np.ndarray]:
         return carry, np.array(data["energy_trace"])
 
 
+def _raise_non_finite(kernel: LangevinKernel, first: int, last: int, t_start: float, dtype: Any) -> None:
+    """The energies of a chunk are not finite: the step overflowed. Raise a ValueError that names the
+    step size and the temperature instead of returning NaN positions."""
+    h = kernel.step_size
+    temps = np.asarray(kernel.temperature_fn(jnp.asarray(t_start + h * np.array([first, last]), dtype)))
+    raise ValueError(
+        f"the run left the {np.dtype(dtype).name} range between steps {first} and {last} (non-finite energy): "
+        f"step_size={h!r}, temperature {float(temps[0]):.3g} .. {float(temps[1]):.3g}; the increment "
+        f"h*grad V + sqrt(2*T*h)*xi overflowed: use a smaller step_size (or temperature)"
+    )
+
+
 def _check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dtype: Any) -> None:
     spec = kernel.temperature_spec
     validate = getattr(spec, "validate_range", None)
@@ -549,9 +562,11 @@ def simulate(
       :class:`SimulationResult`.
 
     Raises:
-      ValueError: bad shapes, off-sphere or non-finite positions, non-positive temperatures on
-        the time span, a record_every that does not divide num_steps, an Arc target on a
-        landscape that is not S¹, a mismatching checkpoint, float64 input with x64 off.
+      ValueError: bad shapes (no chains), off-sphere or non-finite positions, non-positive
+        temperatures on the time span, a record_every that does not divide num_steps, an Arc target
+        on a landscape that is not S¹, a mismatching checkpoint, float64 input with x64 off; and
+        during the run, a step that overflowed the dtype (non-finite energies: step size or
+        temperature far too large), instead of returning NaN.
     """
     num_steps = check_int("num_steps", num_steps, 1, 2**31 - 2)
     seed = check_int("seed", seed, 0, 2**32 - 1)
@@ -571,8 +586,8 @@ def simulate(
 
     require_x64(positions, what="simulate")
     pos = np.asarray(positions)
-    if pos.ndim != 3:
-        raise ValueError(f"positions must have shape (chains, N, d), got {pos.shape}")
+    if pos.ndim != 3 or pos.shape[0] < 1 or pos.shape[1] < 1 or pos.shape[2] < 2:
+        raise ValueError(f"positions must have shape (chains, N, d) with chains >= 1, N >= 1, d >= 2, got {pos.shape}")
     if pos.dtype not in (np.float32, np.float64):
         raise ValueError(f"positions must be float32 or float64, got {pos.dtype}")
     if not np.all(np.isfinite(pos)):
@@ -654,7 +669,10 @@ def simulate(
                 done = int(carry.step)
                 n_rec = min(records_per_chunk, (num_steps - done) // record_every)
                 carry, energies = fn(carry, key, t0, n_rec)
-                trace_parts.append(np.asarray(energies))
+                energies = np.asarray(energies)
+                if not np.all(np.isfinite(energies)):
+                    _raise_non_finite(kernel, done, int(carry.step), t_start, pos.dtype)
+                trace_parts.append(energies)
                 if ckpt is not None:
                     _save_checkpoint(ckpt, carry, np.concatenate(trace_parts, axis=0), fingerprint)
                 if bar is not None:

@@ -6,6 +6,8 @@ assembles them and enables float64 in JAX for the process (our own entry point, 
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from . import cli_align, cli_annealing, cli_check, cli_langevin, cli_theory
@@ -27,7 +29,21 @@ def main() -> None:
     from contrastive_bounds.numerics.precision import enable_x64
 
     enable_x64()
-    app()
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:
+        # click's usage errors (bad option value, unknown option or command) as ONE line, with their
+        # exit code (2), instead of a boxed usage panel; typer may vendor click, so test the interface.
+        message, exit_code = getattr(err, "format_message", None), getattr(err, "exit_code", None)
+        if message is None or not isinstance(exit_code, int):
+            raise
+        print(f"error: {message()}", file=sys.stderr)
+        sys.exit(exit_code)
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

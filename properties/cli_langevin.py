@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Optional
 
 import typer
@@ -70,6 +71,13 @@ def anneal(
     band = kramers_trap_band(land, sched, trap, 0.0, t_end, run.step_size) if (start == "trap" and trap) else None
     predicted_trap = band.predicted if band is not None else None
     h, num_steps, delta = run.step_size, run.num_steps, run.delta
+    warnings = []
+    if land.fourier is not None and h * land.fourier.derivative_bound(2) > 1.0:
+        # the Euler step is a contraction near a minimum only when h·|V''| < 2; its O(h) bias is small
+        # only when h·|V''| << 1 (sup|V''| <= Σ k²(|a_k| + |b_k|))
+        warnings.append(f"step_size={h:g} is large for this landscape: h * sup|V''| can reach "
+                        f"{h * land.fourier.derivative_bound(2):.3g} > 1, so the O(h) bias of the Euler step is "
+                        f"not small and the results may be meaningless; use step_size < {1.0 / land.fourier.derivative_bound(2):.3g}")
     out = {
         "landscape": land.name,
         "critical_height": h_star,
@@ -98,7 +106,10 @@ def anneal(
             "kramers_trap_band": None if band is None else [band.lo, band.hi],
         },
         "wall_time_s": run.wall_time,
+        "warnings": warnings,
     }
+    for text in warnings:
+        print(f"warning: {text}", file=sys.stderr)
     if as_json:
         emit_json(out)
         return

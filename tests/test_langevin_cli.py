@@ -44,3 +44,39 @@ def test_anneal_bad_input_exits_2_with_one_line():
     assert res.exit_code == 2 and "multiple of step_size" in res.output
     res = _run("vmf", "c=2", "t0=2", "--schedule", "temperature", "--time", "1")
     assert res.exit_code == 2 and "start=trap" in res.output
+
+
+def test_console_script_reports_usage_errors_in_one_line(monkeypatch, capsys):
+    """The entry point (not CliRunner): a bad option value, an unknown option and an unknown command
+    each give ONE line on stderr and exit code 2; a good command exits 0."""
+    import pytest
+
+    from contrastive_bounds.properties.cli import main
+
+    cases = [
+        (["anneal", "double-well", "--schedule", "temperature", "c=2.0", "--chains", "abc"], "--chains"),
+        (["bound", "delta", "--bogus"], "--bogus"),
+        (["nonsense"], "nonsense"),
+    ]
+    for argv, name in cases:
+        monkeypatch.setattr("sys.argv", ["contrastive-bounds", *argv])
+        with pytest.raises(SystemExit) as exc:
+            main()
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and name in err and len(err.strip().splitlines()) == 1, err
+    monkeypatch.setattr("sys.argv", ["contrastive-bounds", "list"])
+    main()  # no SystemExit on success
+    assert "delta" in capsys.readouterr().out
+
+
+def test_a_step_size_too_large_for_the_landscape_is_warned_about():
+    """h·Σk²|c_k| > 1 (barrier-H, H = 100: Σk²|c_k| = 100/1.53125·4.5 ≈ 294): a warning naming step_size
+    (in the JSON and on stderr); none at the default-like h = 0.02 on double-well (4.5·0.02 = 0.09)."""
+    big = _run("barrier-H", "--param", "H=100", "--schedule", "temperature", "c=200", "--chains", "8",
+               "--time", "1", "--step-size", "0.1", "--json")
+    assert big.exit_code == 0, big.output
+    out = json.loads(big.stdout)
+    assert len(out["warnings"]) == 1 and "step_size=0.1" in out["warnings"][0] and "29.4" in out["warnings"][0]
+    small = _run("double-well", "--schedule", "temperature", "c=2", "--chains", "8", "--time", "1",
+                 "--step-size", "0.02", "--json")
+    assert json.loads(small.stdout)["warnings"] == []

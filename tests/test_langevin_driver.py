@@ -126,6 +126,20 @@ def test_input_validation_names_the_argument():
         simulate(vmf, np.tile([[[0.0, 0.0, 1.0]]], (4, 1, 1)), num_steps=10, seed=0, target=Arc(0.0, 1.0))
     with pytest.raises(ValueError, match="theta_hi - theta_lo"):
         Arc(1.0, 0.5)
+    with pytest.raises(ValueError, match="chains >= 1"):
+        simulate(KERNEL, np.zeros((0, 1, 2)), num_steps=10, seed=0)
+
+
+@pytest.mark.parametrize("generic", [False, True])
+def test_an_overflowing_step_is_an_error_not_nan(generic):
+    """h = 1e160 squares past float64 in the normalisation: the run stops with a ValueError naming the
+    step size (both the complex S¹ path and the generic path), instead of returning NaN positions."""
+    kw = dict(temperature=1.0, step_size=1e160)
+    kernel = langevin_kernel(LAND.potential, grad=LAND.grad, **kw) if generic else langevin_kernel(LAND, **kw)
+    with pytest.raises(ValueError, match=r"step_size=1e\+160.*smaller step_size"):
+        simulate(kernel, _start(theta=2.0), num_steps=4, seed=0, target=EnergyBelow(-1.0))
+    ok = simulate(langevin_kernel(LAND, temperature=1.0, step_size=10.0), _start(theta=2.0), num_steps=4, seed=0)
+    assert np.all(np.isfinite(ok.positions))  # a large but representable step is not refused
 
 
 def test_arc_wraps_around_pi():
