@@ -270,17 +270,7 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         n, d, chains = carry.state.position.shape
         return kernel.noise_shape((n, d)) + (chains,)
 
-    def advance(carry: _Carry, noise: jax.Array, t_start: jax.Array) -> _Carry:
-        """One step of all chains with the given standard normal ``noise`` (noise_shape_of(carry))."""
-        state = carry.state
-        dtype = state.potential.dtype
-        h = jnp.asarray(kernel.step_size, dtype)
-        k = carry.step
-        t = t_start + k.astype(dtype) * h
-        new = step_v(state, noise, t)
-        return _observe(carry._replace(state=new), new.potential, k, t_start + (k + 1).astype(dtype) * h)
-
-    def _observe(carry: _Carry, potential: jax.Array, k: jax.Array, t_new: jax.Array) -> _Carry:
+    def observe(carry: _Carry, potential: jax.Array, k: jax.Array, t_new: jax.Array) -> _Carry:
         """Observables after step k (carry.state holds the new position): running min, hit time,
         basin occupancy and escapes; ``potential`` is V at the new position (chains,)."""
         position = carry.state.position
@@ -301,16 +291,27 @@ def _chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, record_every: 
         return carry._replace(step=k + 1, running_min=running_min, hit_time=hit_time, occupancy=occupancy,
                               last_basin=last, escapes=escapes)
 
-    if circle:  # the state's potential/grad are refreshed once per record (refresh), not per step
-        def advance(carry: _Carry, noise: jax.Array, t_start: jax.Array) -> _Carry:  # noqa: F811
-            dtype = carry.state.potential.dtype
-            h = jnp.asarray(kernel.step_size, dtype)
-            k = carry.step
-            w = kernel.step_circle(carry.state.position, noise, t_start + k.astype(dtype) * h)
-            w = jax.lax.optimization_barrier(w)  # V below reads the new positions instead of redoing the step
-            value, _ = kernel.circle_value_and_derivative(w.real, w.imag)
-            return _observe(carry._replace(state=carry.state._replace(position=w)), value, k,
-                            t_start + (k + 1).astype(dtype) * h)
+    def advance_generic(carry: _Carry, noise: jax.Array, t_start: jax.Array) -> _Carry:
+        """One step of all chains with the given standard normal ``noise`` (noise_shape_of(carry))."""
+        state = carry.state
+        dtype = state.potential.dtype
+        h = jnp.asarray(kernel.step_size, dtype)
+        k = carry.step
+        new = step_v(state, noise, t_start + k.astype(dtype) * h)
+        return observe(carry._replace(state=new), new.potential, k, t_start + (k + 1).astype(dtype) * h)
+
+    def advance_circle(carry: _Carry, noise: jax.Array, t_start: jax.Array) -> _Carry:
+        """The same on the complex S¹ state; its potential/grad are refreshed once per record (refresh)."""
+        dtype = carry.state.potential.dtype
+        h = jnp.asarray(kernel.step_size, dtype)
+        k = carry.step
+        w = kernel.step_circle(carry.state.position, noise, t_start + k.astype(dtype) * h)
+        w = jax.lax.optimization_barrier(w)  # V below reads the new positions instead of redoing the step
+        value, _ = kernel.circle_value_and_derivative(w.real, w.imag)
+        return observe(carry._replace(state=carry.state._replace(position=w)), value, k,
+                       t_start + (k + 1).astype(dtype) * h)
+
+    advance = advance_circle if circle else advance_generic
 
     def refresh(carry: _Carry) -> _Carry:
         return carry._replace(state=kernel.circle_state(carry.state.position)) if circle else carry
