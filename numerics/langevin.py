@@ -224,8 +224,8 @@ class LangevinKernel:
             x, y = z[:, 0], z[:, 1]
             a = -h * (g[:, 1] * x - g[:, 0] * y) + scale * noise[:, 0]
             nx, ny = x - a * y, y + a * x
-            # (z + a·t(z))·r with t(z) = (−z₁, z₀) as a flip, not a stack: XLA:CPU turns a
-            # concatenate inside a fusion into slow scalar code; the flip stays vectorised.
+            # (the driver steps S¹ Fourier landscapes with step_circle instead: this stack compiles
+            # to scalar code on XLA:CPU)
             r = rsqrt(nx * nx + ny * ny)
             new = jnp.stack([nx * r, ny * r], axis=1)
         else:

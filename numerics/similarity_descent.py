@@ -85,6 +85,19 @@ def _rows_gradient(s: jax.Array, d: jax.Array, pos: jax.Array, tau, scale) -> ja
     return (q - pos * jnp.any(d, axis=-1, keepdims=True)) * scale
 
 
+def _clipped_update(s: jax.Array, g: jax.Array, step_size, clip: bool) -> tuple[jax.Array, jax.Array]:
+    """``(pre, new)``: the pre-clip entries ``s - step_size * g`` and the update (clipped to [-1, 1] if ``clip``)."""
+    pre = s - step_size * g
+    return pre, (jnp.clip(pre, -1.0, 1.0) if clip else pre)
+
+
+def _same_class_fractions(batch: jax.Array, lab: jax.Array) -> jax.Array:
+    """Per anchor sample: (# other batch samples of its class) / (# other batch samples), shape (B,)."""
+    other = batch[:, None] != batch[None, :]
+    same = other & (lab[:, None] == lab[None, :])
+    return jnp.sum(same, axis=1) / jnp.maximum(jnp.sum(other, axis=1), 1)
+
+
 def _block_structure(batch: jax.Array, labels: jax.Array, anchors: Anchors, coupled: bool):
     """Index sets of the 2B x 2B block: rows/cols ordered [first views of batch, second views]."""
     b = batch.shape[0]
@@ -203,10 +216,8 @@ def descent_step(
     if symmetrize:
         g_cl, g_nscl = 0.5 * (g_cl + g_cl.T), 0.5 * (g_nscl + g_nscl.T)
 
-    pre_cl = s_cl - step_size * g_cl
-    pre_nscl = s_nscl - step_size * g_nscl
-    new_cl = jnp.clip(pre_cl, -1.0, 1.0) if clip else pre_cl
-    new_nscl = jnp.clip(pre_nscl, -1.0, 1.0) if clip else pre_nscl
+    pre_cl, new_cl = _clipped_update(s_cl, g_cl, step_size, clip)
+    pre_nscl, new_nscl = _clipped_update(s_nscl, g_nscl, step_size, clip)
     if not unique:  # duplicates carry the value of their first occurrence, so .set is deterministic
         new_cl = new_cl[canon[:, None], canon[None, :]]
         new_nscl = new_nscl[canon[:, None], canon[None, :]]
@@ -219,11 +230,8 @@ def descent_step(
     d_new = new_cl - new_nscl
     d2 = jnp.maximum(state.d2 + jnp.sum(keep * (d_new * d_new - d_old * d_old)), 0.0)
 
-    is_anchor, _, _, d_nscl_mask, other_sample, lab = _block_structure(batch, labels, anchors, coupled)
-    first_rows = slice(0, b)
-    other = other_sample[first_rows, :b]
-    same = other & (lab[:, None] == lab[None, :])
-    frac = jnp.sum(same, axis=1) / jnp.maximum(jnp.sum(other, axis=1), 1)
+    is_anchor, _, _, d_nscl_mask, _, lab = _block_structure(batch, labels, anchors, coupled)
+    frac = _same_class_fractions(batch, lab)
     nscl_empty = jnp.sum(is_anchor & ~jnp.any(d_nscl_mask, axis=1)).astype(jnp.int32)
     record = StepRecord(
         distance=jnp.sqrt(d2),
@@ -304,10 +312,8 @@ def _row_local_step(
         s_nscl, _ = get(sig_nscl, rows[ri])
         g_cl = _rows_gradient(s_cl, d_cl, posf, tau, scale)
         g_nscl = _rows_gradient(s_nscl, d_nscl, posf, tau, scale)
-        pre_cl = s_cl - step_size * g_cl
-        pre_nscl = s_nscl - step_size * g_nscl
-        new_cl = jnp.clip(pre_cl, -1.0, 1.0) if clip else pre_cl
-        new_nscl = jnp.clip(pre_nscl, -1.0, 1.0) if clip else pre_nscl
+        pre_cl, new_cl = _clipped_update(s_cl, g_cl, step_size, clip)
+        pre_nscl, new_nscl = _clipped_update(s_nscl, g_nscl, step_size, clip)
         d_old, d_new = s_cl - s_nscl, new_cl - new_nscl
         delta = delta + jnp.sum(d_new * d_new - d_old * d_old)
         mismatch2 = mismatch2 + jnp.sum((g_cl - g_nscl) ** 2)
@@ -340,9 +346,7 @@ def _row_local_step(
                                                        (sigma_cl, sigma_nscl, delta))
     d2 = jnp.maximum(state.d2 + delta, 0.0)
 
-    other = batch[:, None] != batch[None, :]
-    same = other & (lab[:, None] == lab[None, :])
-    frac = jnp.sum(same, axis=1) / jnp.maximum(jnp.sum(other, axis=1), 1)
+    frac = _same_class_fractions(batch, lab)
     record = StepRecord(
         distance=jnp.sqrt(d2),
         mismatch=jnp.sqrt(mismatch2),

@@ -203,7 +203,7 @@ def test_circle_driver_path_equals_the_generic_driver_path():
               basins=(Arc(-theta_s, theta_s), Arc(theta_s, 2 * math.pi - theta_s)), prng_impl="threefry2x32")
     a, b = simulate(fast, z0, **kw), simulate(generic, z0, **kw)
     for name in ("positions", "potential", "running_min", "energy_trace"):
-        np.testing.assert_allclose(getattr(a, name), getattr(b, name), atol=1e-10, err_msg=name)
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), atol=1e-12, err_msg=name)
     np.testing.assert_array_equal(a.final_basin, b.final_basin)
     np.testing.assert_array_equal(a.escapes, b.escapes)
     np.testing.assert_allclose(a.occupancy, b.occupancy, atol=0)
