@@ -113,7 +113,7 @@ def _block_structure(batch: jax.Array, labels: jax.Array, anchors: Anchors, coup
     is_anchor = jnp.ones(2 * b, bool) if anchors == "both" else row_view == 0
     d_cl = other_sample | (positive if coupled else False)
     d_nscl = other_class | (positive if coupled else False)
-    return is_anchor, positive, d_cl & is_anchor[:, None], d_nscl & is_anchor[:, None], other_sample, lab
+    return is_anchor, positive, d_cl & is_anchor[:, None], d_nscl & is_anchor[:, None], lab
 
 
 def block_gradients(
@@ -131,7 +131,7 @@ def block_gradients(
     Returns: ``(G_cl, G_nscl)`` float (2B, 2B); rows of non-anchors are zero; NSCL rows whose
     denominator is empty are zero.
     """
-    is_anchor, positive, d_cl, d_nscl, _, _ = _block_structure(batch, labels, anchors, coupled)
+    is_anchor, positive, d_cl, d_nscl, _ = _block_structure(batch, labels, anchors, coupled)
     num_anchors = jnp.sum(is_anchor)
     scale = 1.0 / (tau * num_anchors)
     pos = jnp.where(positive & is_anchor[:, None], 1.0, 0.0).astype(s_cl.dtype)
@@ -230,7 +230,7 @@ def descent_step(
     d_new = new_cl - new_nscl
     d2 = jnp.maximum(state.d2 + jnp.sum(keep * (d_new * d_new - d_old * d_old)), 0.0)
 
-    is_anchor, _, _, d_nscl_mask, _, lab = _block_structure(batch, labels, anchors, coupled)
+    is_anchor, _, _, d_nscl_mask, lab = _block_structure(batch, labels, anchors, coupled)
     frac = _same_class_fractions(batch, lab)
     nscl_empty = jnp.sum(is_anchor & ~jnp.any(d_nscl_mask, axis=1)).astype(jnp.int32)
     record = StepRecord(
@@ -370,7 +370,7 @@ def batch_loss_on_sigma(
     n = sigma.shape[0] // 2
     rows = jnp.concatenate([batch, batch + n])
     s = sigma[rows[:, None], rows[None, :]]
-    is_anchor, positive, d_cl, d_nscl, _, _ = _block_structure(batch, labels, anchors, coupled)
+    is_anchor, positive, d_cl, d_nscl, _ = _block_structure(batch, labels, anchors, coupled)
     d = d_cl if kind == "cl" else d_nscl
     ok = jnp.any(d, axis=1)
     pos_s = jnp.sum(jnp.where(positive & is_anchor[:, None], s, 0.0), axis=1)
