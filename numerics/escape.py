@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from contrastive_bounds.theory.kramers import exact_mfpt_interval, kramers_circl
 from .circle import TWO_PI, analyse_circle
 from .landscapes import Landscape
 
-__all__ = ["EscapeRecord", "circle_escape_times"]
+__all__ = ["EscapeRecord", "circle_escape_times", "min_escape_temperature"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,37 @@ class EscapeRecord:
         return d
 
 
+def _escape_setup(landscape: Landscape) -> tuple[Any, Any, list[tuple[float, float]], float]:
+    """(series, critical points, the cut interval of each non-global minimum, slope bound)."""
+    if landscape.fourier is None:
+        raise ValueError(f"landscape {landscape.name!r} is not an S¹ Fourier landscape")
+    s = landscape.fourier
+    crit = analyse_circle(s)
+    m1 = max(s.derivative_bound(1), 1e-12)
+    cuts = [(d.theta - ((d.theta - d.targets[0]) % TWO_PI or TWO_PI),
+             d.theta + ((d.targets[1] - d.theta) % TWO_PI or TWO_PI)) for d in crit.depths]
+    return s, crit, cuts, m1
+
+
+def min_escape_temperature(landscape: Landscape) -> float:
+    """Smallest temperature :func:`circle_escape_times` accepts for ``landscape`` (0.0 if it has no trap).
+
+    The exact mean first-passage time is a quadrature with at most
+    :data:`~contrastive_bounds.theory.kramers.MAX_PANELS` panels about ``6T/sup|V'|`` wide
+    (:func:`~contrastive_bounds.theory.kramers.min_mfpt_temperature`); below this ``T`` the Kramers
+    time alone is accurate (exact/Kramers = 1 + O(T/ΔV), ΔV/T of order a thousand or more).
+
+    Args:
+      landscape: S¹ Fourier landscape.
+    Returns:
+      ``T_min >= 0`` (float).
+    Raises:
+      ValueError: not an S¹ Fourier landscape.
+    """
+    _, _, cuts, m1 = _escape_setup(landscape)
+    return max((min_mfpt_temperature(lo, hi, m1) for lo, hi in cuts), default=0.0)
+
+
 def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 30, nodes: int = 24) -> list[EscapeRecord]:
     """Kramers time and exact MFPT for every non-global minimum of an S¹ Fourier landscape.
 
@@ -71,14 +103,8 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
         minimum/saddle (zero curvature: Kramers prefactor undefined).
     """
     t = check_real("temperature", temperature, 0.0, math.inf)
-    if landscape.fourier is None:
-        raise ValueError(f"landscape {landscape.name!r} is not an S¹ Fourier landscape")
-    s = landscape.fourier
-    crit = analyse_circle(s)
+    s, crit, cuts, m1 = _escape_setup(landscape)
     breaks_base = np.concatenate([crit.minima, crit.maxima])
-    m1 = max(s.derivative_bound(1), 1e-12)
-    cuts = [(d.theta - ((d.theta - d.targets[0]) % TWO_PI or TWO_PI),
-             d.theta + ((d.targets[1] - d.theta) % TWO_PI or TWO_PI)) for d in crit.depths]
     t_min = max((min_mfpt_temperature(lo, hi, m1) for lo, hi in cuts), default=0.0)
     if t < t_min:
         raise ValueError(

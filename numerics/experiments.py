@@ -133,8 +133,9 @@ class KramersBand:
       lo, hi: ``exp(−N·F_h)`` and ``exp(−N/(F_T·F_h))``: the band the true never-escape probability of
         the simulated chain lies in when its escape rate is within ``[k/(F_T·F_h), k·F_h]`` of Kramers.
       log_expected_escapes: ``log N``.
-      model_factor: ``F_T = max(r, 1/r)``, r = exact MFPT / Kramers time at ``t_max_temperature``
-        (the hottest temperature of the run, where Kramers is least accurate; r → 1 as T → 0, A5).
+      model_factor: ``F_T = max(r, 1/r)``, r = exact MFPT / Kramers time at ``max_temperature``
+        (the hottest temperature of the run, where Kramers is least accurate; r → 1 as T → 0, A5), or
+        at the smallest temperature the quadrature supports when that is hotter.
       step_factor: ``F_h = 1 + STEP_BIAS_PER_UNIT_H·h`` (time discretisation and the target set
         {V < V_min + δ} being reached slightly before the minimum itself).
       max_temperature: the hottest temperature on the range.
@@ -173,20 +174,23 @@ def kramers_trap_band(landscape: Landscape, schedule: Any, trap: CircleTrap, t_s
       :class:`KramersBand`. The exact-MFPT ratio is computed by mpmath quadrature
       (:func:`.escape.circle_escape_times`) once, at the hottest temperature on the range (all
       schedule forms are non-increasing in t); ratios at colder temperatures are closer to 1
-      (checked by the A5 check).
+      (checked by the A5 check). When that temperature is below the smallest the quadrature
+      supports (:func:`.escape.min_escape_temperature`: barriers of order a thousand times T), the
+      ratio is taken at that smallest temperature instead, which is hotter, so the band only widens.
 
     Raises:
       ValueError: bad range or schedule (C12), a landscape that is not S¹ Fourier.
 
     Source: THEOREMS.md A5 (Eyring–Kramers; probability of never escaping ≈ exp(−∫ dt/τ(T(t)))).
     """
-    from .escape import circle_escape_times
+    from .escape import circle_escape_times, min_escape_temperature
 
     h = check_real("step_size", step_size, 0.0, math.inf)
     schedule.validate_range(t_start, t_end)
     log_n = expected_escapes(schedule, list(trap.barriers), list(trap.log_prefactors), t_start, t_end)
     t_max = float(schedule.temperature(float(t_start)))
-    recs = [r for r in circle_escape_times(landscape, t_max) if abs(r.theta - trap.theta) < 1e-9]
+    t_ratio = max(t_max, min_escape_temperature(landscape))
+    recs = [r for r in circle_escape_times(landscape, t_ratio) if abs(r.theta - trap.theta) < 1e-9]
     ratio = recs[0].ratio if recs else 1.0
     f_t = max(ratio, 1.0 / ratio)
     f_h = 1.0 + STEP_BIAS_PER_UNIT_H * h

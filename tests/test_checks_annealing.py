@@ -182,3 +182,30 @@ def test_a85_anisotropic_hotter_and_isotropic_is_caught():
     assert out.verdict == "holds", out.summary
     assert out.details["effective_temperature"] > 0.5
     assert ca.a85_anisotropic({**p, "anisotropy": [1.0, 1.0, 1.0]}, 0).verdict == "violated"
+
+
+def test_kramers_band_below_the_quadrature_range_uses_the_smallest_supported_temperature():
+    """New-user report (round 3): `anneal barrier-H --param H=1e5` spent minutes in a 10^5-panel mpmath
+    quadrature for the band's model factor. Below the quadrature's smallest temperature the factor is
+    now taken there (hotter, so at least as wide) and the call is quick; the factor is ~1 + O(T/ΔV)."""
+    import time
+
+    from contrastive_bounds.numerics.escape import circle_escape_times, min_escape_temperature
+    from contrastive_bounds.theory.kramers import MAX_PANELS
+
+    land = get_landscape("barrier-H", H=1e5)
+    trap = circle_trap(land)
+    t_min = min_escape_temperature(land)
+    # closed form: the trap θ = π is cut at the global minimum on both sides (width 2π), sup|V'| <= Σ k|c_k|
+    assert t_min == pytest.approx(2 * math.pi * land.fourier.derivative_bound(1) / (6 * MAX_PANELS), rel=1e-12)
+    temp = 2.0  # ΔV/T = 5e4: far below the quadrature's range (t_min ≈ 171)
+    assert temp < t_min
+    start = time.perf_counter()
+    band = kramers_trap_band(land, make_schedule("fixed", c=temp), trap, 0.0, 10.0, 0.01)
+    assert time.perf_counter() - start < 60.0  # generous: a guard against the 10^5-panel quadrature
+    ratio = circle_escape_times(land, t_min)[0].ratio
+    assert band.model_factor == pytest.approx(max(ratio, 1.0 / ratio), rel=1e-12)
+    assert 1.0 <= band.model_factor < 1.01  # ΔV/T_min ≈ 600: exact/Kramers within ~1e-3 of 1
+    assert band.predicted == 1.0 and band.lo == 1.0 and band.hi == 1.0  # no escape over ΔV/T = 5e4
+    with pytest.raises(ValueError, match="not an S¹ Fourier landscape"):
+        min_escape_temperature(get_landscape("vmf"))
