@@ -105,14 +105,18 @@ class MeanCI:
         return self.lo <= x <= self.hi
 
 
-def mean_ci(samples: Any, confidence: float = 0.95) -> MeanCI:
+def mean_ci(samples: Any, confidence: float = 0.95, *, lower_bound: float | None = None) -> MeanCI:
     """Student-t interval for the mean of i.i.d. samples (asymptotically exact by the CLT).
 
     Args:
       samples: 1-D array of finite floats, at least 2.
       confidence: in (0, 1).
+      lower_bound: a value the mean is known to be at least (0 for times), or None. The interval is
+        intersected with ``[lower_bound, inf)``: it keeps its coverage and never reports an impossible
+        mean such as a negative time (a t-interval on a few skewed samples can reach below 0).
     Raises:
-      ValueError: fewer than 2 samples, non-finite values, bad confidence.
+      ValueError: fewer than 2 samples, non-finite values, bad confidence, a non-finite lower_bound
+        or one above a sample.
     """
     x = check_finite_array("samples", np.asarray(samples, dtype=np.float64), ndim=1)
     n = x.size
@@ -122,7 +126,11 @@ def mean_ci(samples: Any, confidence: float = 0.95) -> MeanCI:
     m = float(np.mean(x))
     se = float(np.std(x, ddof=1) / math.sqrt(n))
     q = float(stats.t.ppf(0.5 + confidence / 2, n - 1))
-    return MeanCI(m, m - q * se, m + q * se, se, n, confidence, "student-t")
+    lo = m - q * se
+    if lower_bound is not None:
+        lower_bound = check_real("lower_bound", lower_bound, -math.inf, float(np.min(x)), hi_closed=True)
+        lo = max(lo, lower_bound)
+    return MeanCI(m, lo, m + q * se, se, n, confidence, "student-t")
 
 
 def exponential_mean_ci(samples: Any, confidence: float = 0.95) -> MeanCI:
@@ -175,7 +183,10 @@ def hitting_time_summary(hit_times: Any, horizon: float, confidence: float = 0.9
     hit = np.isfinite(t) & (t <= horizon)
     k = int(hit.sum())
     prop = proportion_ci(k, t.size, confidence)
-    mean = mean_ci(t[hit], confidence) if k >= 2 else None
+    if k >= 2:  # times measured from t = 0: a mean below 0 is impossible
+        mean = mean_ci(t[hit], confidence, lower_bound=0.0 if float(np.min(t[hit])) >= 0.0 else None)
+    else:
+        mean = None
     median = float(np.median(t[hit])) if k >= 1 else None
     return HittingTimeSummary(prop, mean, median, t.size - k, horizon)
 

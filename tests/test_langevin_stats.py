@@ -43,6 +43,22 @@ def test_hitting_time_summary_counts_censoring():
     assert s.censored == 2 and s.hit.successes == 3 and s.mean.mean == 2.0 and s.median == 2.0
 
 
+def test_hitting_time_interval_never_below_zero():
+    """New-user report (round 3): 10 skewed hitting times gave a mean interval [-0.49, 4.12]. The mean
+    of a time is >= 0, so the t-interval is intersected with [0, inf) (coverage kept); the upper end and
+    the point estimate are the plain Student-t ones."""
+    t = np.array([0.02] * 9 + [20.0])
+    plain = st.mean_ci(t, 0.95)
+    assert plain.lo < 0  # the raw t-interval reaches below 0 here
+    s = st.hitting_time_summary(t, horizon=30.0)
+    assert s.mean.lo == 0.0 and s.mean.hi == pytest.approx(plain.hi, rel=1e-15) and s.mean.mean == plain.mean
+    clipped = st.mean_ci(t, 0.95, lower_bound=0.01)
+    assert clipped.lo == 0.01 and clipped.hi == plain.hi
+    assert st.mean_ci(t + 100.0, 0.95, lower_bound=0.0).lo == pytest.approx(plain.lo + 100.0, rel=1e-12)  # not active
+    with pytest.raises(ValueError, match=r"lower_bound=0.5 is outside"):
+        st.mean_ci(t, 0.95, lower_bound=0.5)  # above a sample: impossible
+
+
 def test_arrhenius_recovers_barrier_from_exact_data():
     temps = np.array([0.2, 0.25, 0.3, 0.4])
     tau = 3.0 * np.exp(1.53125 / temps)
