@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
 from contrastive_bounds.numerics.experiments import circle_trap, kramers_trap_band, run_schedule
-from contrastive_bounds.numerics.landscapes import get_landscape, list_landscapes
+from contrastive_bounds.numerics.landscapes import list_landscapes, resolve_landscape
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 from contrastive_bounds.theory.annealing import make_schedule
 from contrastive_bounds.theory.domains import check_int, check_real
@@ -34,7 +35,8 @@ START_MODES = ("trap", "uniform", "global")
 
 
 def anneal(
-    landscape: str = typer.Argument(..., help=f"landscape name ({', '.join(list_landscapes())})"),
+    landscape: str = typer.Argument(..., help=f"built-in name ({', '.join(list_landscapes())}; those with a known global "
+                                                  "minimum) or an S¹ Fourier file (.json/.toml, as for barrier and kramers)"),
     params: Optional[list[str]] = typer.Argument(None, help="schedule parameters key=value, e.g. c=2.0 t0=2"),
     schedule: str = typer.Option(..., "--schedule", help="schedule form (temperature, inverse-temperature, author, ...)"),
     landscape_params: Optional[list[str]] = typer.Option(None, "--param", help="landscape parameter key=value (repeatable), e.g. H=5"),
@@ -49,17 +51,31 @@ def anneal(
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
-    land = get_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
+    started = time.perf_counter()
+    land = resolve_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
     sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
     chains = check_int("chains", chains, 1, 10_000_000)
     seed = check_int("seed", seed, 0, 2**31 - 2)
     t_end = check_real("time", time_end, 0.0, math.inf)
+    h_opt = check_real("step-size", step_size, 0.0, math.inf)
+    n_steps = round(t_end / h_opt)
+    if n_steps < 1 or abs(n_steps * h_opt - t_end) > 1e-9 * max(1.0, t_end):
+        raise ValueError(f"--time={t_end!r} must be a positive whole multiple of --step-size={h_opt!r}")
+    if n_steps > 2**31 - 2:
+        raise ValueError(f"--time / --step-size = {n_steps} steps is outside its domain: at most {2**31 - 2} steps; "
+                         "use a shorter --time or a larger --step-size")
     if start not in START_MODES:
         raise ValueError(f"start={start!r} is not one of {START_MODES}")
     if start == "trap" and circle_trap(land) is None:
         raise ValueError(f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; "
                          "use --start uniform")
-    sched.validate_range(0.0, t_end)
+    try:
+        sched.validate_range(0.0, t_end)
+    except ValueError as err:
+        if "t_start > 0" not in str(err):
+            raise
+        raise ValueError(f"--schedule {schedule}: {err}; anneal runs from t = 0, so this form cannot be used here "
+                         "(try the inverse-temperature or temperature form)") from None
     run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
                        delta=delta, integrator=integrator, progress=progress and not as_json)
     trap = circle_trap(land)
@@ -106,6 +122,7 @@ def anneal(
             "kramers_trap_band": None if band is None else [band.lo, band.hi],
         },
         "wall_time_s": run.wall_time,
+        "total_time_s": time.perf_counter() - started,
         "warnings": warnings,
     }
     for text in warnings:
@@ -127,7 +144,8 @@ def anneal(
     console.print(table)
     if verdict is not None:
         console.print(verdict.reason, highlight=False)
-    console.print(f"start: {start}; {run.wall_time:.1f} s", highlight=False)
+    console.print(f"start: {start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
+                  f"{time.perf_counter() - started:.1f} s", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -41,7 +41,7 @@ def test_anneal_bad_input_exits_2_with_one_line():
     res = _run("double-well", "c=-1", "--schedule", "temperature", "--time", "1")
     assert res.exit_code == 2 and "c=" in res.output
     res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1", "--step-size", "0.3")
-    assert res.exit_code == 2 and "multiple of step_size" in res.output
+    assert res.exit_code == 2 and "--time=1.0 must be a positive whole multiple of --step-size=0.3" in res.output
     res = _run("vmf", "c=2", "t0=2", "--schedule", "temperature", "--time", "1")
     assert res.exit_code == 2 and "start=trap" in res.output
 
@@ -80,3 +80,38 @@ def test_a_step_size_too_large_for_the_landscape_is_warned_about():
     small = _run("double-well", "--schedule", "temperature", "c=2", "--chains", "8", "--time", "1",
                  "--step-size", "0.02", "--json")
     assert json.loads(small.stdout)["warnings"] == []
+
+
+def test_anneal_takes_a_fourier_file_like_barrier_and_kramers(tmp_path):
+    """tester3 #3: the help offered Fourier files but anneal refused them. The double well written as a
+    file gives the same JSON numbers as the built-in (same seed)."""
+    f = tmp_path / "dw.json"
+    f.write_text('{"cos": {"1": -0.5, "2": -1.0}}')
+    common = ["c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "4", "--seed", "1", "--json"]
+    from_file = _run(str(f), *common)
+    assert from_file.exit_code == 0, from_file.output
+    built_in = json.loads(_run("double-well", *common).stdout)
+    out = json.loads(from_file.stdout)
+    assert out["landscape"].startswith("fourier:") and out["critical_height"] == 1.53125
+    assert out["success"] == built_in["success"] and out["hitting_time"] == built_in["hitting_time"]
+    assert out["total_time_s"] >= out["wall_time_s"] > 0
+
+
+def test_anneal_errors_name_its_own_options():
+    """tester3 #10/#13: the generator form cannot start at t = 0 (anneal always does): say so; a step
+    count beyond the range names --time and --step-size, not internal names."""
+    res = _run("double-well", "c=2", "--schedule", "generator", "--time", "10")
+    assert res.exit_code == 2 and "anneal runs from t = 0, so this form cannot be used here" in res.output
+    res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1e9")
+    assert res.exit_code == 2
+    assert "--time / --step-size = 50000000000 steps is outside its domain: at most 2147483646 steps" in res.output
+
+
+def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
+    """tester3 #2: barrier-H with H = 1e6 (inside its domain) failed because the optional Kramers column
+    could not be computed; it now runs and the band is taken at the quadrature's smallest temperature."""
+    res = _run("barrier-H", "--param", "H=1e6", "c=2", "--schedule", "temperature", "--chains", "8", "--time", "1",
+               "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["theory"]["kramers_trap_probability"] == 1.0 and out["warnings"]
