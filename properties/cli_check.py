@@ -1,13 +1,15 @@
 """``contrastive-bounds check``: every theorem's checks on built-in scenarios and real data.
 
 Exit codes: 0 when every asserted bound/claim holds (vacuous and inconclusive do not fail), 1 when any
-is violated (or a check crashed), 2 on bad input.
+is violated (or a check crashed), 2 on bad input (an --out folder that cannot be created or written
+included; it is checked before any check runs) or when writing the results fails.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -17,6 +19,17 @@ from rich.table import Table
 from .cli_common import command, console, emit_json
 
 _COLOURS = {"holds": "green", "violated": "bold red", "vacuous": "yellow", "inconclusive": "cyan"}
+
+
+@contextmanager
+def _write_errors(out: Path) -> Iterator[None]:
+    """Turn a failed write into --out (disk full, folder removed mid-run) into a one-line ValueError,
+    so the command exits 2 instead of printing a traceback with exit code 1 (tester3 #6)."""
+    try:
+        yield
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        raise ValueError(f"--out={out}: writing the results failed ({exc.strerror or exc}{where})") from None
 
 
 def check_cmd(
@@ -32,7 +45,7 @@ def check_cmd(
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
     from .check import registered_checks
     from .report import fmt_value, write_report
-    from .runner import _write, run_suite
+    from .runner import _write, ensure_writable_folder, run_suite
     from .scenarios import builtin_scenarios, load_scenarios, select
 
     if profile not in ("quick", "thorough"):
@@ -61,13 +74,15 @@ def check_cmd(
         records = load_results(path)  # raises naming the file when it is not a results.json of ours
         meta = json.loads(path.read_text())
         suite = SuiteResult(records, float(meta.get("suite_alpha", 1e-3)), str(meta.get("profile", profile)))
-        paths = write_report(suite, out)
+        ensure_writable_folder(out, "--out")
+        with _write_errors(out):
+            paths = write_report(suite, out)
         console.print(f"report: {paths['markdown']}, {paths['html']}")
         raise typer.Exit(suite.exit_code)
     chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
     chosen = select(chosen, only)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out={out} exists and is not a folder")
+    # before any check runs: a bad --out is bad input (exit 2), not a violated bound (tester3 #6)
+    ensure_writable_folder(out, "--out")
     if resume and (out / "results.json").exists():
         from .runner import load_results
 
@@ -90,9 +105,11 @@ def check_cmd(
                 console.print(f"[{colour}]{v:>12}[/{colour}]  {rec.check} ({rec.scenario}) {rec.seconds:.1f}s: "
                               f"{rec.outcome.summary}", highlight=False)
 
-        suite = run_suite(chosen, profile=profile, out_dir=out, resume=resume, on_start=on_start, on_done=on_done)
-    paths = write_report(suite, out)
-    _write(out / "results.json", suite.results, suite.alpha, profile)  # now with figure names
+        with _write_errors(out):
+            suite = run_suite(chosen, profile=profile, out_dir=out, resume=resume, on_start=on_start, on_done=on_done)
+    with _write_errors(out):
+        paths = write_report(suite, out)
+        _write(out / "results.json", suite.results, suite.alpha, profile)  # now with figure names
     if as_json:
         emit_json({"exit_code": suite.exit_code, "out": str(out), "results": [r.to_dict() for r in suite.results]})
     else:

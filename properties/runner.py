@@ -21,17 +21,66 @@ from .check import CheckResult, Outcome, registered_checks
 from .scenarios import Scenario
 from .stats import DEFAULT_SUITE_ALPHA, holm
 
-__all__ = ["run_suite", "SuiteResult", "atomic_write_text", "atomic_write_bytes", "versions", "load_results"]
+__all__ = ["run_suite", "SuiteResult", "atomic_write_text", "atomic_write_bytes", "ensure_writable_folder", "versions",
+           "load_results"]
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the platform allows (Linux:
+    ``/proc/self/status``); otherwise set and restored at once (``os.umask`` has no getter)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def ensure_writable_folder(path: Path, name: str) -> Path:
+    """Create the folder ``path`` if missing and prove it is writable (create and remove a temp file).
+
+    Called before any check runs, so a bad output folder fails in a second, not after the run.
+
+    Raises:
+      ValueError: naming ``name`` (e.g. ``--out``) when ``path`` is not a folder, cannot be created,
+        or a file cannot be written in it.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{name}={path} exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{name}={path} cannot be created ({exc.strerror or exc})") from None
+    try:
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".contrastive-bounds-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{name}={path} is not a writable folder ({exc.strerror or exc})") from None
+    return path
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
+
+    The file gets the mode an ordinary ``open(path, "w")`` would give it (``0o666 & ~umask``), not
+    ``mkstemp``'s private 0600 (tester3 #12: reports must be readable by a CI or a shared folder).
+
+    Raises:
+      OSError: the folder cannot be created or the file cannot be written (disk full, read-only).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            os.chmod(tmp, 0o666 & ~_umask())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
@@ -128,13 +177,19 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
     Args:
       scenarios: what to run (see :mod:`.scenarios`).
       profile: 'quick' or 'thorough' (recorded, and part of the resume key).
-      out_dir: folder for results.json (created).
+      out_dir: folder for results.json (created; must be writable).
       resume: keep finished records of an earlier run with the same keys instead of re-running them.
       alpha: the suite's family-wise false-alarm probability for Holm's correction.
       on_start, on_done: progress callbacks.
+
+    Raises:
+      ValueError: ``out_dir`` is not a folder, cannot be created or is not writable (checked before
+        any check runs); an existing results.json is not ours (with ``resume``).
+      OSError: writing results.json failed during the run (disk full, folder removed).
     """
     from contrastive_bounds.numerics.precision import enable_x64
 
+    ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after it (tester3 #6)
     enable_x64()  # the main job compares bounds in float64 (DESIGN.md, Precision); our entry point
     checks = registered_checks()
     path = out_dir / "results.json"
