@@ -55,8 +55,8 @@ def masked_logsumexp(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array
       axis: the reduced axis.
 
     Returns:
-      Array of ``x``'s shape without ``axis``; ``-inf`` on rows whose mask is empty, with a zero
-      (not NaN) gradient there. Entries outside the mask get an exact zero gradient (double-where:
+      Array of ``x``'s shape without ``axis``; ``-inf`` on rows whose mask is empty or whose
+      unmasked entries are all ``-inf``, with a zero (not NaN) gradient there. Entries outside the mask get an exact zero gradient (double-where:
       they are replaced *before* ``exp``; case C07).
 
     Source: the standard max-shift log-sum-exp; the masking follows C06/C07 of CASES.md.
@@ -69,10 +69,14 @@ def masked_logsumexp(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array
     is_top = jnp.arange(x.shape[axis]).reshape([-1 if a == (axis % x.ndim) else 1 for a in range(x.ndim)]) == top
     rest_mask = mask & ~is_top
     top_val = jnp.take_along_axis(jnp.where(mask, x, 0.0), top, axis=axis)  # 0 on empty rows
+    # a row whose unmasked entries are all -inf sums exp(-inf) = 0: its value is -inf, like an empty
+    # row; shifting by a finite stand-in keeps (-inf) - (-inf) = NaN out of value and gradient
+    live = any_row & (top_val > -jnp.inf)
+    shift = jnp.where(live, top_val, 0.0)
     # double where: masked entries are replaced *before* exp, so they get an exact zero gradient
-    diff = jnp.where(rest_mask, x - top_val, 0.0)
-    rest = jnp.sum(jnp.where(rest_mask, jnp.exp(diff), 0.0), axis=axis, keepdims=True)
-    out = jnp.where(any_row, jnp.log1p(rest) + top_val, -jnp.inf)
+    diff = jnp.where(rest_mask & live, x - shift, 0.0)
+    rest = jnp.sum(jnp.where(rest_mask & live, jnp.exp(diff), 0.0), axis=axis, keepdims=True)
+    out = jnp.where(live, jnp.log1p(rest) + shift, -jnp.inf)
     return jnp.squeeze(out, axis=axis)
 
 

@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from contrastive_bounds.theory.domains import check_finite_array
+from contrastive_bounds.theory.domains import check_finite_array, check_real
 
 __all__ = [
     "linear_cka",
@@ -37,15 +37,69 @@ __all__ = [
 ]
 
 _REL_TOL = 1e-12  # relative scale below which a norm or a spread counts as zero
+_EPS = float(np.finfo(np.float64).eps)
+# An input is constant when its centred part is rounding noise *of its own scale*: a few hundred ulps
+# relative to the same input's uncentred norm. CKA and RSA are invariant to rescaling each input, so
+# no absolute or joint tolerance is used anywhere (tester3 #5).
+_ULPS = 256 * _EPS
+
+
+def _real(name: str, x) -> np.ndarray:
+    """``x`` as a float64 array; complex or non-numeric input raises (never drops an imaginary part)."""
+    a = np.asarray(x)
+    if a.dtype.kind == "c":
+        raise ValueError(f"{name} has complex dtype {a.dtype}: CKA and RSA are defined for real arrays only "
+                         f"(pass {name}.real explicitly if the real part is meant)")
+    if a.dtype.kind not in "biuf":
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a real numeric array; got dtype {a.dtype}") from None
+    return check_finite_array(name, a.astype(np.float64, copy=False))
+
+
+def _pow2_scale(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``a`` divided by the power of two just above ``max|a|`` (exact: no rounding); 0 stays 0.
+
+    Every quantity here is invariant to rescaling each input, so this changes no value but keeps all
+    products and sums of squares away from float64 overflow and underflow at any input scale.
+    """
+    m = float(np.max(np.abs(a), initial=0.0))
+    if m == 0.0:
+        return a  # ``out`` is only ever ``a`` itself (in-place rescaling)
+    return np.ldexp(a, -math.frexp(m)[1], out=out)
+
+
+def _constant_to_rounding(centred_norm, norm):
+    """True where a centred norm is at the rounding level of the uncentred one (all-zero: True)."""
+    return centred_norm <= _ULPS * norm
 
 
 def _features(name: str, x) -> np.ndarray:
-    a = check_finite_array(name, np.asarray(x, dtype=np.float64))
+    a = _real(name, x)
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
         raise ValueError(f"{name} must have shape (n, d); got {a.shape}")
     return a
+
+
+def _centred_features(name: str, a: np.ndarray) -> np.ndarray:
+    """Column-centred copy of ``a`` (n, d), rescaled by a power of two to max-abs in [0.5, 1).
+
+    A column whose centred norm is at the rounding level of its own uncentred norm is constant and is
+    set to exactly 0. Raises ValueError naming ``name`` when every column is constant (all n rows equal).
+    """
+    a = _pow2_scale(a)
+    ac = a - a.mean(axis=0)
+    const = _constant_to_rounding(np.linalg.norm(ac, axis=0), np.linalg.norm(a, axis=0))
+    del a
+    if np.all(const):
+        raise ValueError(f"{name} is constant (all n rows are equal, to rounding at {name}'s own scale): "
+                         "CKA is undefined")
+    if np.any(const):
+        ac[:, const] = 0.0
+    return _pow2_scale(ac, out=ac)
 
 
 def _check_n(n: int, debiased: bool) -> None:
@@ -60,15 +114,19 @@ def _unbiased_hsic_parts(tr_kl: float, sum_k: float, sum_l: float, k1_l1: float,
     return (tr_kl + sum_k * sum_l / ((n - 1) * (n - 2)) - 2.0 * k1_l1 / (n - 2)) / (n * (n - 3))
 
 
-def _cka_features(x: np.ndarray, y: np.ndarray, debiased: bool) -> float:
-    xc = x - x.mean(axis=0)
-    yc = y - y.mean(axis=0)
+def _unbiased_hsic_magnitude(tr_kl: float, sum_k: float, sum_l: float, k1_l1: float, n: int) -> float:
+    """Sum of the absolute terms of :func:`_unbiased_hsic_parts`: the scale of its rounding error."""
+    return (abs(tr_kl) + abs(sum_k * sum_l) / ((n - 1) * (n - 2)) + 2.0 * abs(k1_l1) / (n - 2)) / (n * (n - 3))
+
+
+def _cka_features(xc: np.ndarray, yc: np.ndarray, debiased: bool) -> float:
+    """CKA from centred, rescaled features (see :func:`_centred_features`)."""
     if not debiased:
         xy = np.linalg.norm(yc.T @ xc) ** 2
         xx = np.linalg.norm(xc.T @ xc)
         yy = np.linalg.norm(yc.T @ yc)
         return _ratio(xy, xx, yy)
-    n = x.shape[0]
+    n = xc.shape[0]
     dx = np.einsum("ij,ij->i", xc, xc)  # diag of K = Xc Xc^T
     dy = np.einsum("ij,ij->i", yc, yc)
     sx = xc.sum(axis=0)  # ~0 after centring, kept for exactness
@@ -77,53 +135,72 @@ def _cka_features(x: np.ndarray, y: np.ndarray, debiased: bool) -> float:
     ly1 = yc @ sy - dy
 
     def hsic(a, b, da, db, a1, b1):
-        tr = np.linalg.norm(b.T @ a) ** 2 - float(da @ db)
-        return _unbiased_hsic_parts(tr, float(a1.sum()), float(b1.sum()), float(a1 @ b1), n)
+        parts = (np.linalg.norm(b.T @ a) ** 2 - float(da @ db), float(a1.sum()), float(b1.sum()), float(a1 @ b1), n)
+        return _unbiased_hsic_parts(*parts), _unbiased_hsic_magnitude(*parts)
 
-    kl = hsic(xc, yc, dx, dy, kx1, ly1)
+    kl, _ = hsic(xc, yc, dx, dy, kx1, ly1)
     kk = hsic(xc, xc, dx, dx, kx1, kx1)
     ll = hsic(yc, yc, dy, dy, ly1, ly1)
-    return _ratio_unbiased(kl, kk, ll)
+    return _ratio_unbiased(kl, kk, ll, ("x", "y"), n)
 
 
-def _ratio(num: float, a: float, b: float) -> float:
+def _ratio(num: float, a: float, b: float, names: tuple[str, str] = ("x", "y")) -> float:
     if a <= 0 or b <= 0:
-        which = "x" if a <= 0 else "y"
+        which = names[0] if a <= 0 else names[1]
         raise ValueError(f"{which} is constant (all representations equal after centring): CKA is undefined")
     return float(num / (a * b))
 
 
-def _ratio_unbiased(kl: float, kk: float, ll: float) -> float:
-    for name, v in (("x", kk), ("y", ll)):
-        if v <= 0:
+def _ratio_unbiased(kl: float, kk: tuple[float, float], ll: tuple[float, float], names: tuple[str, str],
+                    n: int) -> float:
+    """``kl / sqrt(kk ll)``; ``kk``, ``ll`` are (value, magnitude of its terms) of the self-HSICs.
+
+    A self-HSIC that is <= 0, or within the rounding error of its own terms (so no digit of it is
+    known), raises naming the argument.
+    """
+    tol = max(256, 4 * n) * _EPS
+    for name, (v, mag) in zip(names, (kk, ll)):
+        if v <= tol * mag:
             raise ValueError(
-                f"unbiased self-HSIC of {name} is {v:.3g} <= 0 (constant or near-constant representation): "
-                "debiased CKA is undefined"
+                f"unbiased self-HSIC of {name} is {v:.3g}, <= 0 or at the rounding level of its terms "
+                "(constant or near-constant representation): debiased CKA is undefined"
             )
-    return float(kl / math.sqrt(kk * ll))
+    return float(kl / math.sqrt(kk[0] * ll[0]))
 
 
 def hsic_gram(k, l, *, debiased: bool) -> float:
     """HSIC of two n x n Gram matrices: biased ``<HKH, HLH>/(n-1)^2`` or unbiased (Song et al. 2012).
 
-    Args: ``k, l`` float arrays (n, n), symmetric, finite; ``debiased`` chooses the estimator.
-    Raises: ValueError for non-square or mismatched shapes, NaN/inf, n < 4 when debiased.
+    Args: ``k, l`` float arrays (n, n), symmetric, finite, real; ``debiased`` chooses the estimator.
+    Returns: float in the units of ``k * l`` (HSIC is not scale invariant; CKA is).
+    Raises: ValueError for non-square or mismatched shapes, NaN/inf, complex input, n < 4 when debiased.
     """
-    k = check_finite_array("k", np.asarray(k, dtype=np.float64), ndim=2)
-    l = check_finite_array("l", np.asarray(l, dtype=np.float64), ndim=2)
+    k = _real("k", k)
+    l = _real("l", l)
+    _square_pair("k", k, "l", l)
     n = k.shape[0]
-    if k.shape != (n, n) or l.shape != (n, n):
-        raise ValueError(f"k and l must be square of the same size; got {k.shape} and {l.shape}")
     _check_n(n, debiased)
     if not debiased:
         kc = _centre_gram(k)
         lc = _centre_gram(l)
         return float(np.sum(kc * lc) / (n - 1) ** 2)
+    return _hsic_unbiased_gram(k, l)[0]
+
+
+def _hsic_unbiased_gram(k: np.ndarray, l: np.ndarray) -> tuple[float, float]:
+    """(unbiased HSIC, magnitude of its terms) of two Gram matrices (Song et al. 2012, eq. 5)."""
+    n = k.shape[0]
     kt = k - np.diag(np.diag(k))
     lt = l - np.diag(np.diag(l))
     k1 = kt.sum(axis=1)
     l1 = lt.sum(axis=1)
-    return _unbiased_hsic_parts(float(np.sum(kt * lt)), float(k1.sum()), float(l1.sum()), float(k1 @ l1), n)
+    parts = (float(np.sum(kt * lt)), float(k1.sum()), float(l1.sum()), float(k1 @ l1), n)
+    return _unbiased_hsic_parts(*parts), _unbiased_hsic_magnitude(*parts)
+
+
+def _square_pair(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
+    if a.ndim != 2 or a.shape != b.shape or a.shape[0] != a.shape[1]:
+        raise ValueError(f"{name_a} and {name_b} must be square of the same size; got {a.shape} and {b.shape}")
 
 
 def _centre_gram(k: np.ndarray) -> np.ndarray:
@@ -135,39 +212,52 @@ def _centre_gram(k: np.ndarray) -> np.ndarray:
     return out
 
 
+def _centred_gram(name: str, k: np.ndarray, what: str = "CKA") -> np.ndarray:
+    """``H K H`` rescaled by a power of two to max-abs in [0.5, 1); raises naming ``name`` when it is
+    zero to rounding at ``k``'s own scale (a constant representation)."""
+    k = _pow2_scale(k)
+    kc = _centre_gram(k)
+    if _constant_to_rounding(np.linalg.norm(kc), np.linalg.norm(k)):
+        raise ValueError(f"{name} is constant after centring (all representations equal, to rounding at "
+                         f"{name}'s own scale): {what} is undefined")
+    return _pow2_scale(kc, out=kc)
+
+
+def _cka_gram(k: np.ndarray, l: np.ndarray, debiased: bool, names: tuple[str, str]) -> float:
+    """CKA of two validated Gram matrices; constancy errors name ``names``."""
+    if not debiased:
+        kc = _centred_gram(names[0], k)
+        lc = _centred_gram(names[1], l)
+        return float(np.vdot(kc, lc) / (np.linalg.norm(kc) * np.linalg.norm(lc)))
+    k = _pow2_scale(k)
+    l = _pow2_scale(l)
+    return _ratio_unbiased(_hsic_unbiased_gram(k, l)[0], _hsic_unbiased_gram(k, k), _hsic_unbiased_gram(l, l),
+                           names, k.shape[0])
+
+
 def linear_cka_gram(k, l, *, debiased: bool) -> float:
     """CKA from two Gram matrices (any kernel), biased or debiased HSIC.
 
     Args:
-      k, l: float arrays (n, n), symmetric (e.g. ``X X^T`` and ``Y Y^T``), finite.
+      k, l: real float arrays (n, n), symmetric (e.g. ``X X^T`` and ``Y Y^T``), finite, of any scale
+        (CKA is invariant to rescaling each; both are rescaled by a power of two internally, so no
+        scale from 1e-300 to 1e300 overflows or underflows).
       debiased: keyword-only; False = biased HSIC (Kornblith et al. 2019), True = unbiased HSIC
         (Song et al. 2012), which needs n >= 4.
 
     Returns: float; in [0, 1] for the biased estimator with PSD Grams; the debiased value can be
       slightly negative or above 1 at small n.
 
-    Raises: ValueError for shapes, NaN/inf, n < 4 (debiased, C08), a constant representation (zero
-      centred Gram: C10's analogue for CKA).
+    Raises: ValueError for shapes, NaN/inf, complex input, n < 4 (debiased, C08), or a constant
+      representation, naming ``k`` or ``l``: its centred Gram is zero to within a few hundred ulps of
+      that Gram's own norm (biased), or its unbiased self-HSIC is <= 0 or at the rounding level of its
+      terms (debiased); C10's analogue for CKA.
     """
-    if not debiased:
-        k = check_finite_array("k", np.asarray(k, dtype=np.float64), ndim=2)
-        l = check_finite_array("l", np.asarray(l, dtype=np.float64), ndim=2)
-        if k.shape != l.shape or k.shape[0] != k.shape[1]:
-            raise ValueError(f"k and l must be square of the same size; got {k.shape} and {l.shape}")
-        _check_n(k.shape[0], False)
-        kc = _centre_gram(k)
-        lc = _centre_gram(l)
-        nk = math.sqrt(np.vdot(kc, kc))
-        nl = math.sqrt(np.vdot(lc, lc))
-        scale = max(np.abs(k).max(), np.abs(l).max(), 1e-300) * k.shape[0]
-        if nk <= _REL_TOL * scale or nl <= _REL_TOL * scale:
-            which = "k" if nk <= _REL_TOL * scale else "l"
-            raise ValueError(f"{which} is constant after centring (all representations equal): CKA is undefined")
-        return float(np.vdot(kc, lc) / (nk * nl))
-    kl = hsic_gram(k, l, debiased=True)
-    kk = hsic_gram(k, k, debiased=True)
-    ll = hsic_gram(l, l, debiased=True)
-    return _ratio_unbiased(kl, kk, ll)
+    k = _real("k", k)
+    l = _real("l", l)
+    _square_pair("k", k, "l", l)
+    _check_n(k.shape[0], debiased)
+    return _cka_gram(k, l, debiased, ("k", "l"))
 
 
 def linear_cka(x, y, *, debiased: bool, method: Literal["auto", "features", "gram"] = "auto") -> float:
@@ -178,15 +268,22 @@ def linear_cka(x, y, *, debiased: bool, method: Literal["auto", "features", "gra
     Debiased: the unbiased HSIC (Song et al. 2012) written in feature space, also O(n d^2).
     ``method="auto"`` uses the Gram form only when it is cheaper (n^2 (d1 + d2) < n (d1 + d2)^2).
 
+    CKA is invariant to rescaling ``x`` and ``y`` separately, and so is this function: each input is
+    centred and rescaled by a power of two (exact) before any product, so scales from 1e-300 to 1e300
+    give the unscaled value to rounding.
+
     Args:
-      x, y: float arrays (n, d1), (n, d2) (1-D arrays are one feature), finite.
+      x, y: real float arrays (n, d1), (n, d2) (1-D arrays are one feature), finite.
       debiased: keyword-only, required: the estimator is never implicit.
       method: ``"auto"``, ``"features"`` or ``"gram"``.
 
     Returns: float. The biased value lies in [0, 1] and is positively biased at small n (a warning is
       issued for n < 30 with ``debiased=False``).
 
-    Raises: ValueError for differing n, NaN/inf, n < 4 (debiased; C08), constant representations.
+    Raises: ValueError for differing n, NaN/inf, complex input, n < 4 (debiased; C08), or a constant
+      representation, naming ``x`` or ``y``: all n rows equal, to within a few hundred ulps of that
+      input's own scale (a column that is constant to rounding counts as exactly constant), or, for the
+      debiased estimator, an unbiased self-HSIC <= 0 or at the rounding level of its terms.
     """
     x = _features("x", x)
     y = _features("y", y)
@@ -194,41 +291,39 @@ def linear_cka(x, y, *, debiased: bool, method: Literal["auto", "features", "gra
         raise ValueError(f"x and y must have the same number of rows n; got {x.shape[0]} and {y.shape[0]}")
     n = x.shape[0]
     _check_n(n, debiased)
-    if not debiased and n < 30:
-        warnings.warn(f"biased linear CKA at n={n} is positively biased; consider debiased=True", stacklevel=2)
-    scale = max(np.abs(x).max(initial=0.0), np.abs(y).max(initial=0.0))
-    for name, a in (("x", x), ("y", y)):
-        if np.all(np.abs(a - a.mean(axis=0)) <= _REL_TOL * max(scale, 1e-300)):
-            raise ValueError(f"{name} is constant (all n representations are equal): CKA is undefined")
     if method not in ("auto", "features", "gram"):
         raise ValueError(f"method={method!r} must be 'auto', 'features' or 'gram'")
+    if not debiased and n < 30:
+        warnings.warn(f"biased linear CKA at n={n} is positively biased; consider debiased=True", stacklevel=2)
+    xc = _centred_features("x", x)
+    yc = _centred_features("y", y)
     d = x.shape[1] + y.shape[1]
     use_gram = method == "gram" or (method == "auto" and n * n * d < n * d * d)
     if use_gram:
-        xc = x - x.mean(axis=0)
-        yc = y - y.mean(axis=0)
-        return linear_cka_gram(xc @ xc.T, yc @ yc.T, debiased=debiased)
-    return _cka_features(x, y, debiased)
+        return _cka_gram(xc @ xc.T, yc @ yc.T, debiased, ("x", "y"))
+    return _cka_features(xc, yc, debiased)
 
 
 def cosine_gram(z) -> np.ndarray:
     """Cosine Gram ``Sigma_ij = <z_i, z_j>/(|z_i||z_j|)`` of shape (n, n), float64.
 
-    Raises: ValueError for a zero row (no direction), NaN/inf or a non-2-D input.
+    Each row is rescaled by a power of two before its norm is taken, so rows of any scale (1e-300 to
+    1e300) give the same cosines.
+    Raises: ValueError for a zero row (no direction), NaN/inf, complex input or a non-2-D input.
     """
     z = _features("z", z)
-    nrm = np.linalg.norm(z, axis=1)
-    if np.any(nrm == 0):
-        raise ValueError(f"z has a zero row at index {int(np.argmin(nrm))}: its cosine similarity is undefined")
-    u = z / nrm[:, None]
+    top = np.max(np.abs(z), axis=1)
+    if np.any(top == 0):
+        raise ValueError(f"z has a zero row at index {int(np.argmin(top))}: its cosine similarity is undefined")
+    z = np.ldexp(z, -np.frexp(top)[1][:, None])
+    u = z / np.linalg.norm(z, axis=1)[:, None]
     return np.clip(u @ u.T, -1.0, 1.0)
 
 
 def _pair(name_a: str, a, name_b: str, b) -> tuple[np.ndarray, np.ndarray]:
-    a = check_finite_array(name_a, np.asarray(a, dtype=np.float64), ndim=2)
-    b = check_finite_array(name_b, np.asarray(b, dtype=np.float64), ndim=2)
-    if a.shape != b.shape or a.shape[0] != a.shape[1]:
-        raise ValueError(f"{name_a} and {name_b} must be square of the same size; got {a.shape} and {b.shape}")
+    a = _real(name_a, a)
+    b = _real(name_b, b)
+    _square_pair(name_a, a, name_b, b)
     if a.shape[0] < 2:
         raise ValueError(f"m={a.shape[0]}: need at least 2 rows")
     return a, b
@@ -238,33 +333,38 @@ def cosine_gram_cka(sigma_a, sigma_b) -> float:
     """Paper B's CKA on cosine Grams: ``K = H Sigma H``, ``<K, K'>_F / (||K||_F ||K'||_F)`` (biased HSIC).
 
     Args:
-      sigma_a: float array (m, m), a similarity matrix (need not be symmetric: similarity descent
-        with row-wise updates gives asymmetric Sigma; the formula is used as is).
+      sigma_a: real float array (m, m), a similarity matrix (need not be symmetric: similarity descent
+        with row-wise updates gives asymmetric Sigma; the formula is used as is). Any scale: the value
+        is invariant to rescaling each argument, and each is rescaled by a power of two internally.
       sigma_b: float array (m, m), the other similarity matrix.
-    Raises: ValueError for shapes, NaN/inf, or a zero centred Gram (constant representation).
+    Raises: ValueError for shapes, NaN/inf, complex input, or a constant representation: ``H Sigma H``
+      zero to within a few hundred ulps of ``||Sigma||_F`` (the message names sigma_a or sigma_b).
     Source: THEOREMS.md B5 (Luthra et al., arXiv 2510.08852, Corollary on CKA).
     """
     a, b = _pair("sigma_a", sigma_a, "sigma_b", sigma_b)
-    ka, kb = _centre_gram(a), _centre_gram(b)
-    na, nb = np.linalg.norm(ka), np.linalg.norm(kb)
-    tol = _REL_TOL * a.shape[0]
-    if na <= tol or nb <= tol:
-        raise ValueError(f"{'sigma_a' if na <= tol else 'sigma_b'} is constant after centring: CKA is undefined")
-    return float(np.sum(ka * kb) / (na * nb))
+    ka = _centred_gram("sigma_a", a)
+    kb = _centred_gram("sigma_b", b)
+    return float(np.sum(ka * kb) / (np.linalg.norm(ka) * np.linalg.norm(kb)))
 
 
 def cka_rho(sigma_cl, sigma_nscl) -> float:
     """``rho_T = ||K^CL - K^NSCL||_F / ||K^CL||_F`` with ``K = H Sigma H`` (THEOREMS.md B5).
 
     The corollary states ``CKA >= (1 - rho)/(1 + rho)`` (informative iff rho < 1); see
-    ``contrastive_bounds.theory.alignment.cka_lower``.
-    Raises: ValueError for shapes, NaN/inf, or a zero centred ``sigma_cl``.
+    ``contrastive_bounds.theory.alignment.cka_lower``. Both matrices are rescaled by the same power of
+    two (rho is invariant to a common rescaling, not to rescaling one of them).
+    Raises: ValueError for shapes, NaN/inf, complex input, or a ``sigma_cl`` whose centred Gram is zero
+      to within a few hundred ulps of its own norm.
     """
     a, b = _pair("sigma_cl", sigma_cl, "sigma_nscl", sigma_nscl)
+    top = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
+    if top > 0:
+        e = -math.frexp(top)[1]
+        a, b = np.ldexp(a, e), np.ldexp(b, e)
     ka = _centre_gram(a)
     na = np.linalg.norm(ka)
-    if na <= _REL_TOL * a.shape[0]:
-        raise ValueError("sigma_cl is constant after centring: rho is undefined")
+    if _constant_to_rounding(na, np.linalg.norm(a)):
+        raise ValueError("sigma_cl is constant after centring (to rounding at its own scale): rho is undefined")
     return float(np.linalg.norm(ka - _centre_gram(b)) / na)
 
 
@@ -298,7 +398,8 @@ def upper_triangle(a) -> np.ndarray:
 
 
 def _canonical(v: np.ndarray, tol: float) -> np.ndarray:
-    """Set distances within ``tol`` (absolute) of 0 to exactly 0, so rounding noise does not make ranks."""
+    """Set distances within ``tol`` (absolute; :func:`rsa` passes ``zero_tol * max|d|``) of 0 to exactly 0,
+    so rounding noise does not make ranks."""
     return np.where(np.abs(v) <= tol, 0.0, v)
 
 
@@ -306,33 +407,42 @@ def rsa(rdm_a, rdm_b, *, method: Literal["pearson", "spearman"] = "pearson", zer
     """RSA: correlation of the strict upper triangles of two RDMs (m, m).
 
     Args:
-      rdm_a, rdm_b: float arrays (m, m), finite.
+      rdm_a, rdm_b: real float arrays (m, m), finite, any scale (RSA is invariant to rescaling each;
+        each triangle is rescaled by a power of two internally). Only the strict upper triangle is read;
+        symmetry is not checked.
       method: ``"pearson"`` (Paper B) or ``"spearman"`` (ranks, average ties).
-      zero_tol: distances with ``|d| <= zero_tol`` become exactly 0 before ranking or correlating
-        (identical representations give 1e-16 noise, which would otherwise be ranked).
+      zero_tol: in [0, 1); *relative*: distances with ``|d| <= zero_tol * max|d|`` (max over the same
+        RDM) become exactly 0 before ranking or correlating (identical representations give 1e-16
+        noise, which would otherwise be ranked). Relative so that rescaling an RDM changes nothing.
 
     Returns: float in [-1, 1] (Pearson is NOT restricted to [0, 1]).
 
     Raises:
-      ValueError: shapes, NaN/inf, m < 3, or a constant RDM (its correlation is undefined, C10);
+      ValueError: shapes, NaN/inf, complex input, m < 3, ``zero_tol`` not finite or outside [0, 1),
+        or a constant RDM (its correlation is undefined, C10): after canonicalisation, its centred
+        triangle is zero to within a few hundred ulps of the triangle's own norm (names rdm_a or rdm_b);
         never NaN.
     Source: Kriegeskorte et al. 2008; THEOREMS.md B5.
     """
     ra, rb = _pair("rdm_a", rdm_a, "rdm_b", rdm_b)
+    tol = check_real("zero_tol", zero_tol, 0.0, 1.0, lo_closed=True)
     if ra.shape[0] < 3:
         raise ValueError(f"m={ra.shape[0]}: RSA needs at least 3 conditions (2 distances)")
-    a = _canonical(upper_triangle(ra), zero_tol)
-    b = _canonical(upper_triangle(rb), zero_tol)
-    if method == "spearman":
-        a, b = stats.rankdata(a), stats.rankdata(b)
-    elif method != "pearson":
+    if method not in ("pearson", "spearman"):
         raise ValueError(f"method={method!r} must be 'pearson' or 'spearman'")
-    ac, bc = a - a.mean(), b - b.mean()
-    na, nb = np.linalg.norm(ac), np.linalg.norm(bc)
-    for name, nv, v in (("rdm_a", na, a), ("rdm_b", nb, b)):
-        if nv <= _REL_TOL * max(np.abs(v).max(), 1e-300) * math.sqrt(v.size):
-            raise ValueError(f"{name} is constant (all distances equal): RSA is undefined (C10)")
-    return float(np.clip(ac @ bc / (na * nb), -1.0, 1.0))
+    vecs = []
+    for name, r in (("rdm_a", ra), ("rdm_b", rb)):
+        v = _pow2_scale(upper_triangle(r))
+        v = _canonical(v, tol * float(np.max(np.abs(v))))
+        if method == "spearman":
+            v = stats.rankdata(v)
+        vc = v - v.mean()
+        if _constant_to_rounding(np.linalg.norm(vc), np.linalg.norm(v)):
+            raise ValueError(f"{name} is constant (all distances equal, to rounding at {name}'s own scale): "
+                             "RSA is undefined (C10)")
+        vecs.append(_pow2_scale(vc))
+    ac, bc = vecs
+    return float(np.clip(ac @ bc / (np.linalg.norm(ac) * np.linalg.norm(bc)), -1.0, 1.0))
 
 
 def rsa_r(sigma_cl, sigma_nscl) -> float:

@@ -29,7 +29,8 @@ def _progress(description: str, total: int, quiet: bool):
 @command
 def simulate(
     num_samples: int = typer.Option(1000, help="n samples (m = 2n view rows of Sigma)."),
-    num_classes: int = typer.Option(10, help="C balanced classes (pi_max = 1/C)."),
+    num_classes: int = typer.Option(10, help="C classes, as balanced as n allows (sample i has class i mod C), "
+                                     "so pi_max = ceil(n/C)/n (= 1/C when C divides n)."),
     batch_size: int = typer.Option(64, help="B samples per batch (shared by both runs)."),
     tau: float = typer.Option(0.5, help="Temperature tau > 0."),
     eta: float = typer.Option(1.0, help="Constant step size eta >= 0 (eta = 0: nothing moves, d_T = 0 = every bound)."),
@@ -58,7 +59,7 @@ def simulate(
             res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
     else:
         res = run_similarity_descent(sigma0, labels, cfg)
-    summary = res.summary()
+    summary = _with_vacuity(res.summary())
     if json_out:
         emit_json(summary)
         return
@@ -76,8 +77,45 @@ def simulate(
     console.print(f"Delta = {_fmt_value(summary['delta_log10'])} (pi_max = {summary['pi_max']:.4g}, epsilon = "
                   f"{summary['epsilon']:.4g}); status: {summary['status']}{reason}")
     console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
-    console.print(f"CKA = {summary['cka']:.6f} >= {summary['cka_lower']:.6f} (rho = {summary['rho']:.4g}); "
-                  f"RSA = {summary['rsa']:.6f} >= {summary['rsa_lower']:.6f} (r = {summary['r']:.4g})")
+    console.print(f"CKA = {summary['cka']:.6f} {_fmt_lower(summary['cka_lower'], summary['cka_lower_vacuous'])} "
+                  f"(rho = {summary['rho']:.4g}); RSA = {summary['rsa']:.6f} "
+                  f"{_fmt_lower(summary['rsa_lower'], summary['rsa_lower_vacuous'])} (r = {summary['r']:.4g})")
+
+
+# summary key of a corollary lower bound -> (registered bound that states it, its parameter, summary key)
+_COROLLARIES = {"cka_lower": ("alignment.cka_lower", "rho", "rho"), "rsa_lower": ("alignment.rsa_lower", "r", "r")}
+
+
+def _with_vacuity(summary: dict) -> dict:
+    """``summary`` plus ``<key>_vacuous`` (the reason, or None) for each measured corollary lower bound.
+
+    Vacuity is decided by the registered bound itself (``Bound.evaluate`` and its ``Vacuity``
+    conditions, as ``contrastive-bounds bound alignment.cka_lower rho=...`` reports it), not re-derived
+    here. The a-priori forms are vacuous when their value is <= 0 (rho_bar >= 1, or Delta infinite),
+    which is ``alignment.cka_lower_apriori``'s condition; the reason names that bound. Existing keys
+    keep their values, so readers of ``cka_lower`` etc. are unaffected.
+    """
+    from contrastive_bounds.theory.registry import get
+
+    out = dict(summary)
+    for key, (bound_name, param, value_key) in _COROLLARIES.items():
+        res = get(bound_name).evaluate(**{param: out[value_key]})
+        out[f"{key}_vacuous"] = res.reason if res.vacuous else None
+        prior = out.get(f"{key}_prior")
+        if prior is not None:
+            out[f"{key}_prior_vacuous"] = (
+                None if prior > 0 else
+                f"a-priori bound (Theorem 1 in place of the measured {param}) is {prior:.4g} <= 0: "
+                f"{param}_bar >= 1 or Delta infinite, no guarantee"
+            )
+    return out
+
+
+def _fmt_lower(value: float, vacuous: str | None) -> str:
+    """``>= value``, or, for a vacuous bound, its value marked vacuous with the reason (never as a bound)."""
+    if vacuous:
+        return f"(corollary bound {value:.6f} is vacuous: {vacuous})"
+    return f">= {value:.6f}"
 
 
 def _fmt_value(log10_value: float) -> str:
