@@ -430,10 +430,29 @@ def _initial_carry(kernel: LangevinKernel, positions: jax.Array, target: Any, ba
 
 
 _CARRY_FIELDS = ("running_min", "hit_time", "occupancy", "last_basin", "escapes")
+_CHECKPOINT_KEYS = ("fingerprint", "position", "potential", "grad", "step", "energy_trace") + _CARRY_FIELDS
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where possible (Linux ``/proc/self/status``);
+    otherwise set and restored at once (``os.umask`` has no getter)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def _save_checkpoint(path: Path, carry: _Carry, trace: np.ndarray, fingerprint: str) -> None:
-    """Write the run state to ``path`` atomically (temp file in the same folder + os.replace)."""
+    """Write the run state to ``path`` atomically (temp file in the same folder + os.replace).
+
+    The file gets ``0o666 & ~umask`` like any ``open(path, "w")``, not mkstemp's private 0600
+    (tester3 #12)."""
     arrays = {
         "position": np.asarray(carry.state.position),
         "potential": np.asarray(carry.state.potential),
@@ -444,12 +463,15 @@ def _save_checkpoint(path: Path, carry: _Carry, trace: np.ndarray, fingerprint: 
     }
     for name in _CARRY_FIELDS:
         arrays[name] = np.asarray(getattr(carry, name))
+    if path.is_dir():
+        raise ValueError(f"checkpoint={str(path)!r} is a folder; give a file path such as {str(path / 'run.npz')!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)
             fh.flush()
+            os.chmod(tmp, 0o666 & ~_umask())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -458,23 +480,98 @@ def _save_checkpoint(path: Path, carry: _Carry, trace: np.ndarray, fingerprint: 
         raise
 
 
+def _unreadable_checkpoint(path: Path, reason: str) -> ValueError:
+    return ValueError(
+        f"checkpoint={str(path)!r} is not a readable checkpoint of this toolkit ({reason}); "
+        "resume=False or another checkpoint path starts the run over"
+    )
+
+
+def _read_checkpoint_arrays(path: Path) -> dict[str, np.ndarray]:
+    """Every array of the checkpoint file, read eagerly; ValueError naming checkpoint= on any read error.
+
+    numpy's own messages are not passed on: for a non-npz file it suggests ``allow_pickle=True``,
+    i.e. loading an untrusted file unsafely (tester3 #7)."""
+    import zipfile
+
+    not_npz = "not an .npz archive written by simulate, or damaged/truncated"
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        raise _unreadable_checkpoint(path, not_npz) from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise _unreadable_checkpoint(path, not_npz)
+    with data:
+        missing = [k for k in _CHECKPOINT_KEYS if k not in data.files]
+        if missing:
+            raise _unreadable_checkpoint(path, f"missing array {missing[0]!r}")
+        try:
+            return {k: np.asarray(data[k]) for k in _CHECKPOINT_KEYS}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+            raise _unreadable_checkpoint(path, not_npz) from None
+
+
+def _validate_checkpoint_arrays(path: Path, arrays: dict[str, np.ndarray], config: dict) -> None:
+    """Shapes, dtypes, step and finiteness of a checkpoint whose fingerprint matches ``config``."""
+    chains, n, d = config["shape"]
+    dtype = np.dtype(config["dtype"])
+    num_basins = len(config["basins"])
+    step_arr = arrays["step"]
+    if step_arr.shape != () or step_arr.dtype != np.int32:
+        raise _unreadable_checkpoint(path, f"'step' must be an integer scalar, got {step_arr.dtype} {step_arr.shape}")
+    step = int(step_arr)
+    if not (0 <= step <= config["num_steps"] and step % config["record_every"] == 0):
+        raise _unreadable_checkpoint(
+            path, f"step={step} is not a multiple of record_every={config['record_every']} in [0, {config['num_steps']}]"
+        )
+    expected = {
+        "position": ((chains, n, d), "f"), "potential": ((chains,), "f"), "grad": ((chains, n, d), "f"),
+        "energy_trace": ((step // config["record_every"], chains), "f"), "running_min": ((chains,), "f"),
+        "hit_time": ((chains,), "f"), "occupancy": ((chains, num_basins), "i"), "last_basin": ((chains,), "i"),
+        "escapes": ((chains,), "i"),
+    }
+    for name, (shape, kind) in expected.items():
+        a = arrays[name]
+        if a.shape != shape:
+            raise _unreadable_checkpoint(path, f"{name!r} has shape {a.shape}, the run needs {shape}")
+        if kind == "f" and a.dtype != dtype:
+            raise _unreadable_checkpoint(path, f"{name!r} has dtype {a.dtype}, the run needs {dtype}")
+        if kind == "i" and a.dtype != np.int32:
+            raise _unreadable_checkpoint(path, f"{name!r} has dtype {a.dtype}, the run needs int32")
+        # hit_time = inf means "not hit yet"; everything else must be finite
+        bad = np.isnan(a) if name == "hit_time" else (~np.isfinite(a) if kind == "f" else np.zeros(a.shape, bool))
+        if np.any(bad):
+            raise _unreadable_checkpoint(path, f"{name!r} has NaN or inf")
+    if np.any(arrays["occupancy"] < 0) or np.any(arrays["escapes"] < 0) or np.any(arrays["occupancy"] > step):
+        raise _unreadable_checkpoint(path, "negative or too large step counts in 'occupancy'/'escapes'")
+    if np.any(arrays["last_basin"] < -1) or np.any(arrays["last_basin"] >= num_basins):
+        raise _unreadable_checkpoint(path, f"'last_basin' outside [-1, {num_basins - 1}]")
+    norm_err = float(np.max(np.abs(np.linalg.norm(arrays["position"].astype(np.float64), axis=-1) - 1.0)))
+    if norm_err > (1e-3 if dtype == np.float32 else 1e-6):
+        raise _unreadable_checkpoint(path, f"'position' is off the sphere by {norm_err:.3g}")
+
+
 def _load_checkpoint(path: Path, fingerprint: str) -> tuple[_Carry, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        found = str(data["fingerprint"])
-        if found != fingerprint:
-            raise ValueError(
-                f"checkpoint={str(path)!r} belongs to a different run (its configuration differs); "
-                "use another path or resume=False"
-            )
-        state = LangevinState(
-            jnp.asarray(data["position"]), jnp.asarray(data["potential"]), jnp.asarray(data["grad"])
+    """Read a checkpoint of the run ``fingerprint`` (a JSON object of the run's configuration).
+
+    Raises:
+      ValueError: naming ``checkpoint=``, when the file is not a readable checkpoint of this toolkit
+        (not an npz, empty, truncated, missing arrays, wrong shapes/dtypes, NaN/inf, a step outside
+        the run) or belongs to a different run (tester3 #7).
+    """
+    arrays = _read_checkpoint_arrays(path)
+    found = arrays["fingerprint"]
+    if found.shape != () or found.dtype.kind != "U":
+        raise _unreadable_checkpoint(path, "'fingerprint' is not a string")
+    if str(found) != fingerprint:
+        raise ValueError(
+            f"checkpoint={str(path)!r} belongs to a different run (its configuration differs); "
+            "use another path or resume=False"
         )
-        carry = _Carry(
-            state,
-            jnp.asarray(data["step"]),
-            *(jnp.asarray(data[name]) for name in _CARRY_FIELDS),
-        )
-        return carry, np.array(data["energy_trace"])
+    _validate_checkpoint_arrays(path, arrays, json.loads(fingerprint))
+    state = LangevinState(jnp.asarray(arrays["position"]), jnp.asarray(arrays["potential"]), jnp.asarray(arrays["grad"]))
+    carry = _Carry(state, jnp.asarray(arrays["step"]), *(jnp.asarray(arrays[name]) for name in _CARRY_FIELDS))
+    return carry, np.array(arrays["energy_trace"])
 
 
 def _raise_non_finite(kernel: LangevinKernel, first: int, last: int, t_start: float, dtype: Any) -> None:
@@ -541,9 +638,10 @@ def simulate(
         ``(position (N, d), potential ()) -> bool``; its first hitting time is recorded.
       basins: a sequence of such predicates (first match wins) for occupancy and escape counts.
       progress: show a rich progress bar between chunks.
-      checkpoint: file path (``.npz``) written atomically after every chunk.
+      checkpoint: file path (``.npz``) written atomically after every chunk (mode ``0o666 & ~umask``).
       resume: continue from ``checkpoint`` if it exists (its configuration must match; otherwise
-        ValueError). The result is bit-identical to an uninterrupted run.
+        ValueError); a missing file starts the run. The result is bit-identical to an uninterrupted
+        run. ``resume=True`` needs ``checkpoint``.
       stop_after_steps: stop (after the chunk that reaches it) once this many steps of the run are
         done in total; the result then has ``complete == False`` (for time-boxed jobs, and tests).
       prng_impl: ``"threefry2x32"`` (default: ``jax.random.normal``), ``"rbg"``, ``"unsafe_rbg"``
@@ -564,10 +662,15 @@ def simulate(
 
     Raises:
       ValueError: bad shapes (no chains), off-sphere or non-finite positions, non-positive
-        temperatures on the time span, a record_every that does not divide num_steps, an Arc target
-        on a landscape that is not S¹, a mismatching checkpoint, float64 input with x64 off; and
-        during the run, a step that overflowed the dtype (non-finite energies: step size or
-        temperature far too large), instead of returning NaN.
+        temperatures on the time span, a record_every that does not divide num_steps, a target
+        that is not None or callable, basins that are not a sequence of callables, an Arc target
+        on a landscape that is not S¹, float64 input with x64 off; ``resume=True`` without
+        ``checkpoint``, a ``checkpoint`` that is a folder or whose parent is a file; with
+        ``resume``, a checkpoint of another run, or a file that is not a readable checkpoint of this
+        toolkit (not an npz, empty, truncated, missing arrays, wrong shapes, NaN/inf); and during the
+        run, a step that overflowed the dtype (non-finite energies: step size or temperature far
+        too large), instead of returning NaN.
+      OSError: the checkpoint cannot be written (read-only folder, disk full).
     """
     num_steps = check_int("num_steps", num_steps, 1, 2**31 - 2)
     seed = check_int("seed", seed, 0, 2**32 - 1)
@@ -584,6 +687,29 @@ def simulate(
         raise ValueError(f"record_every={record_every} must divide num_steps={num_steps}")
     if stop_after_steps is not None:
         stop_after_steps = check_int("stop_after_steps", stop_after_steps, 1, num_steps)
+    # target/basins are called inside jit: a non-callable fails there with a message that names
+    # neither argument (tester3 #14)
+    if target is not None and not callable(target):
+        raise ValueError(f"target={target!r} must be None or a predicate (position (N, d), potential ()) -> bool, "
+                         "e.g. EnergyBelow(level) or Arc(theta_lo, theta_hi)")
+    if callable(basins) or isinstance(basins, (str, bytes)) or not isinstance(basins, Sequence):
+        # ordered: the first matching basin wins, and the order is part of the checkpoint fingerprint
+        raise ValueError(f"basins={basins!r} must be a sequence (list or tuple) of predicates, e.g. [Arc(a, b), Arc(c, d)]")
+    for i, b in enumerate(basins):
+        if not callable(b):
+            raise ValueError(f"basins[{i}]={b!r} is not a predicate (position (N, d), potential ()) -> bool")
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs checkpoint=<file path> (the file to continue from)")
+    if checkpoint is not None:
+        if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
+            raise ValueError(f"checkpoint={checkpoint!r} must be a file path (str or os.PathLike)")
+        ck_path = Path(checkpoint)
+        if ck_path.is_dir():
+            raise ValueError(f"checkpoint={str(ck_path)!r} is a folder; give a file path such as "
+                             f"{str(ck_path / 'run.npz')!r}")
+        folder = next((p for p in ck_path.parents if p.exists()), None)
+        if folder is not None and not folder.is_dir():
+            raise ValueError(f"checkpoint={str(ck_path)!r}: its folder {str(folder)!r} is not a folder")
 
     require_x64(positions, what="simulate")
     pos = np.asarray(positions)
