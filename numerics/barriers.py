@@ -288,7 +288,7 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
     Raises:
       ValueError: not an S¹ landscape, or resolution out of range.
     """
-    n = check_int("resolution", resolution, 16, 10**8)
+    n = check_int("resolution", resolution, 16, 10**7)
     if (landscape.num_points, landscape.dim) != (1, 2):
         raise ValueError(f"landscape {landscape.name!r} is not on S¹ (num_points=1, dim=2)")
     theta = np.linspace(0.0, TWO_PI, n, endpoint=False)
@@ -436,7 +436,7 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
 
     Args:
       landscape: any landscape of those geometries.
-      resolution: grid points per circle (S¹: integer in [16, 1e8], default 4096; tori: integer >= 8,
+      resolution: grid points per circle (S¹: integer in [16, 1e7] (1e7: about a minute), default 4096; tori: integer >= 8,
         default 64) or mesh vertices (S²: integer >= 12, default 20000). ``None`` means the default;
         every given value is validated (0 is not a sentinel).
 
@@ -446,7 +446,7 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
     """
     geom = (landscape.num_points, landscape.dim)
     if geom == (1, 2):
-        kind, lo, hi = "circle", 16, 10**8
+        kind, lo, hi = "circle", 16, 10**7
     elif geom == (1, 3):
         kind, lo, hi = "sphere", 12, 10**7
     elif landscape.dim == 2 and landscape.num_points <= 3:

@@ -23,10 +23,14 @@ from scipy.optimize import brentq
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_real
 
 __all__ = ["FourierSeries", "CircleCriticalPoints", "MinimumDepth", "analyse_circle", "read_fourier_file",
-           "MAX_COEFFICIENT"]
+           "MAX_COEFFICIENT", "MAX_FREQUENCY"]
 
 TWO_PI = 2.0 * math.pi
 MAX_COEFFICIENT = 1.0e6
+MAX_FREQUENCY = 2_000
+"""Largest frequency ``k`` accepted: the critical-point analysis samples ``V'`` on ``256·k`` points and
+refines its ~2k roots (about 10 s at this bound on one core, ~k² beyond it); and the Euler step needs
+``h·k²|c_k| << 1``, i.e. ``h`` below ~1e-7 at this bound."""
 """Largest ``|a_k|``, ``|b_k|`` accepted: keeps ``Σ k²(|a_k| + |b_k|)`` and every grid value far from
 float64 overflow, so error bounds stay finite and meaningful (scale the potential instead)."""
 
@@ -49,7 +53,8 @@ class FourierSeries:
         """Build from ``{k: a_k}`` and ``{k: b_k}`` (keys int or str of an int >= 0; sin keys >= 1).
 
         Raises:
-          ValueError: ``cos``/``sin`` not a mapping, a key that is not a non-negative integer, a
+          ValueError: ``cos``/``sin`` not a mapping, a key that is not an integer in
+            ``[0, MAX_FREQUENCY]`` (``2 000``), a
             ``sin`` key 0, a coefficient that is not a real number (strings and bools included), or
             outside ``[−MAX_COEFFICIENT, MAX_COEFFICIENT]`` (``1e6``; NaN/inf included), or no
             coefficient at all.
@@ -68,7 +73,7 @@ class FourierSeries:
         b: dict[int, float] = {}
         for name, src, dst, lo in (("cos", cos, a, 0), ("sin", sin, b, 1)):
             for key, val in src.items():
-                k = check_int(f"{name} frequency", key, lo, None)
+                k = check_int(f"{name} frequency", key, lo, MAX_FREQUENCY)
                 if isinstance(val, bool) or not isinstance(val, numbers.Real):
                     raise ValueError(f"{name}[{k}]={val!r} is not a number; a coefficient is a real number in "
                                      f"[-{MAX_COEFFICIENT:g}, {MAX_COEFFICIENT:g}]")
@@ -273,6 +278,23 @@ class CircleCriticalPoints:
     tie_tol: float = 0.0
 
 
+def _refine_root(f: Any, lo: float, hi: float) -> float:
+    """Brent's root of ``f`` in a grid cell ``[lo, hi]`` where the sampled ``V'`` changed sign.
+
+    A root sitting on a grid point can make the scalar evaluation disagree with the sampled signs by
+    rounding; then the bracket is widened by half a cell on each side, and if that does not bracket a
+    sign change either, the end with the smaller ``|V'|`` is returned (within rounding of the root)."""
+    for a, b in ((lo, hi), (lo - 0.5 * (hi - lo), hi + 0.5 * (hi - lo))):
+        fa, fb = f(a), f(b)
+        if fa == 0.0:
+            return a
+        if fb == 0.0:
+            return b
+        if (fa < 0.0) != (fb < 0.0):
+            return brentq(f, a, b, xtol=1e-15, rtol=1e-15)
+    return lo if abs(f(lo)) <= abs(f(hi)) else hi
+
+
 def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> CircleCriticalPoints:
     """Exact critical points, depths and ``H*`` of a circle potential (THEOREMS.md A3).
 
@@ -296,22 +318,17 @@ def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> C
     mins: list[float] = []
     maxs: list[float] = []
     dscale = 1e-13 * (1.0 + series.derivative_bound(1))
-    for i in range(n):
-        lo, hi = grid[i], grid[i] + TWO_PI / n
-        flo, fhi = d1[i], d1[(i + 1) % n]
-        if abs(flo) <= dscale:  # exactly at a grid point: classify by neighbours
-            prev = d1[i - 1]
-            if prev < -dscale and fhi > dscale:
-                mins.append(lo)
-            elif prev > dscale and fhi < -dscale:
-                maxs.append(lo)
-            continue
-        if abs(fhi) <= dscale:
-            continue  # handled at the next point
-        if flo < 0 < fhi:
-            mins.append(brentq(f1, lo, hi, xtol=1e-15, rtol=1e-15))
-        elif flo > 0 > fhi:
-            maxs.append(brentq(f1, lo, hi, xtol=1e-15, rtol=1e-15))
+    # classify every grid cell at once (numpy), then refine only the cells with a sign change
+    nxt, prv = np.roll(d1, -1), np.roll(d1, 1)
+    at_zero = np.abs(d1) <= dscale  # exactly at a grid point: classify by neighbours
+    mins.extend(grid[at_zero & (prv < -dscale) & (nxt > dscale)])
+    maxs.extend(grid[at_zero & (prv > dscale) & (nxt < -dscale)])
+    inside = ~at_zero & (np.abs(nxt) > dscale)  # a zero at the next grid point is handled there
+    right = np.append(grid[1:], TWO_PI)  # the very abscissae d1 was sampled at
+    for i in np.flatnonzero(inside & (d1 < 0) & (nxt > 0)):
+        mins.append(_refine_root(f1, grid[i], right[i]))
+    for i in np.flatnonzero(inside & (d1 > 0) & (nxt < 0)):
+        maxs.append(_refine_root(f1, grid[i], right[i]))
     minima = np.mod(np.array(mins, dtype=np.float64), TWO_PI)
     maxima = np.mod(np.array(maxs, dtype=np.float64), TWO_PI)
     minima.sort()

@@ -178,7 +178,7 @@ def test_landscape_barrier_validates_resolution_zero_is_no_sentinel():
 
     land = get_landscape("double-well")
     for bad in (0, -5, 3, 15):
-        with pytest.raises(ValueError, match=rf"^resolution={bad} is outside its domain: integers in \[16, 100000000\]"):
+        with pytest.raises(ValueError, match=rf"^resolution={bad} is outside its domain: integers in \[16, 10000000\]"):
             landscape_barrier(land, resolution=bad)
     assert landscape_barrier(land).resolution == 4096  # None: the default
     assert landscape_barrier(land, resolution=64).resolution == 64
@@ -215,3 +215,25 @@ def test_grid_mismatch_beyond_bound_is_reported():
     assert "beyond the stated bound" in note and "raise the resolution" in note
     fine = circle_barrier(fourier_landscape(s), resolution=4096)
     assert fine.warnings == () and abs(fine.grid_critical_height - fine.critical_height) <= fine.grid_error_bound
+
+
+def test_high_frequency_series_is_analysed_quickly_and_exactly():
+    """tester3 #9: a frequency of 1e5 ran for minutes (a Python loop over 256·k grid cells) and 1e6 ended in
+    scipy's 'f(a) and f(b) must have different signs'. The grid is now classified with numpy and only
+    sign-change cells are refined; frequencies above MAX_FREQUENCY are refused naming the frequency.
+    V = cos(kθ) has exactly k minima at (2j+1)π/k and k maxima at 2jπ/k."""
+    import time
+
+    from contrastive_bounds.numerics.circle import MAX_FREQUENCY, FourierSeries, analyse_circle
+
+    k = 1000
+    start = time.perf_counter()
+    crit = analyse_circle(FourierSeries.from_dicts({k: 1.0}))
+    assert time.perf_counter() - start < 60.0  # generous guard against the per-cell Python loop
+    np.testing.assert_allclose(np.sort(crit.minima), (2 * np.arange(k) + 1) * np.pi / k, atol=1e-12)
+    np.testing.assert_allclose(np.sort(crit.maxima), 2 * np.arange(k) * np.pi / k, atol=1e-12)
+    assert MAX_FREQUENCY == 2000
+    with pytest.raises(ValueError, match=r"cos frequency=2001 is outside its domain: integers in \[0, 2000\]"):
+        FourierSeries.from_dicts({2001: 1.0})
+    with pytest.raises(ValueError, match=r"sin frequency=1000000 is outside its domain: integers in \[1, 2000\]"):
+        FourierSeries.from_dicts(sin={10**6: 1.0})

@@ -141,7 +141,7 @@ def test_schedule_invalid_on_range_exits_2_like_anneal():
 
 
 def test_kramers_temperature_range_and_regime_flag():
-    assert "temperature must be in [1.31e-05, inf)" in _bad(["kramers", "double-well", "--temperature", "1e-6"])
+    assert "temperature must be in [0.00262, inf)" in _bad(["kramers", "double-well", "--temperature", "1e-6"])
     out = _json(["kramers", "double-well", "--temperature", "1e6", "--json"])
     assert out["minima"][0]["regime"] == "outside" and "outside the Kramers regime" in out["warnings"][0]
     assert _json(["kramers", "double-well", "--temperature", "0.1", "--json"])["warnings"] == []
