@@ -53,6 +53,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_real
 
+from .filemode import publish_mode
 from .fused_rng import fused_normal_pairs, fused_normals
 from .langevin import LangevinKernel, LangevinState
 from .precision import require_x64
@@ -433,21 +434,6 @@ _CARRY_FIELDS = ("running_min", "hit_time", "occupancy", "last_basin", "escapes"
 _CHECKPOINT_KEYS = ("fingerprint", "position", "potential", "grad", "step", "energy_trace") + _CARRY_FIELDS
 
 
-def _umask() -> int:
-    """The process umask, read without changing it where possible (Linux ``/proc/self/status``);
-    otherwise set and restored at once (``os.umask`` has no getter)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o077)
-    os.umask(mask)
-    return mask
-
-
 def _save_checkpoint(path: Path, carry: _Carry, trace: np.ndarray, fingerprint: str) -> None:
     """Write the run state to ``path`` atomically (temp file in the same folder + os.replace).
 
@@ -471,7 +457,7 @@ def _save_checkpoint(path: Path, carry: _Carry, trace: np.ndarray, fingerprint: 
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **arrays)
             fh.flush()
-            os.chmod(tmp, 0o666 & ~_umask())
+            publish_mode(tmp)
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:

@@ -36,6 +36,7 @@ import numpy as np
 from contrastive_bounds.theory import alignment
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_probability, check_real
 
+from .filemode import publish_mode
 from .precision import require_x64
 from .similarity import cka_rho, cosine_gram_cka, rsa_from_similarity, rsa_r
 from .similarity_descent import DescentState, StepRecord, descent_step, sample_batch
@@ -326,6 +327,7 @@ def _save_checkpoint(path: str, *, fingerprint: str, step: int, sigma_cl, sigma_
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, fingerprint=np.array(fingerprint), step=np.array(step), sigma_cl=np.asarray(sigma_cl),
                      sigma_nscl=np.asarray(sigma_nscl), **{f"rec_{k}": v for k, v in records.items()})
+        publish_mode(tmp)  # 0o666 & ~umask, not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

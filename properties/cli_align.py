@@ -216,6 +216,8 @@ def _plot(res, path: str) -> None:
     import os
     import tempfile
 
+    from contrastive_bounds.numerics.filemode import publish_mode
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -245,6 +247,7 @@ def _plot(res, path: str) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, format="png", dpi=100)
+        publish_mode(tmp)  # 0o666 & ~umask, not mkstemp's 0600
         os.replace(tmp, path)
     finally:
         plt.close(fig)

@@ -17,27 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from contrastive_bounds.numerics.filemode import publish_mode
+
 from .check import CheckResult, Outcome, registered_checks
 from .scenarios import Scenario
 from .stats import DEFAULT_SUITE_ALPHA, holm
 
 __all__ = ["run_suite", "SuiteResult", "atomic_write_text", "atomic_write_bytes", "ensure_writable_folder", "versions",
            "load_results"]
-
-
-def _umask() -> int:
-    """The process umask, read without changing it where the platform allows (Linux:
-    ``/proc/self/status``); otherwise set and restored at once (``os.umask`` has no getter)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o077)
-    os.umask(mask)
-    return mask
 
 
 def ensure_writable_folder(path: Path, name: str) -> Path:
@@ -80,7 +67,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.chmod(tmp, 0o666 & ~_umask())
+            publish_mode(tmp)
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:

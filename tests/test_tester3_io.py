@@ -146,10 +146,12 @@ def test_umask_reader_matches_os_umask():
     """tester3 #12: the umask read without changing it equals the one os.umask reports."""
     old = os.umask(0o027)
     try:
-        assert runner_mod._umask() == 0o027
+        from contrastive_bounds.numerics.filemode import current_umask
+
+        assert current_umask() == 0o027
     finally:
         os.umask(old)
-    assert os.umask(old) == old  # unchanged by _umask
+    assert os.umask(old) == old  # unchanged by current_umask
 
 
 def test_check_report_files_are_world_readable_under_umask_022(tmp_path, umask_022):
@@ -339,3 +341,34 @@ def test_valid_target_and_basins_still_run():
     res = simulate(KERNEL, _start(), target=EnergyBelow(-0.9), basins=[Arc(-1.6, 1.6), left], **KW)
     assert res.occupancy.shape == (8, 2)
     np.testing.assert_allclose(res.occupancy.sum(axis=1) <= 1.0 + 1e-12, True)
+
+
+def test_every_atomic_writer_publishes_with_the_umask(tmp_path):
+    """tester3 #12 (the two writers left after the first fix): `align train --plot` PNGs and the
+    similarity-descent checkpoints used mkstemp's 0600; all writers now share numerics.filemode."""
+    import os
+    import stat
+
+    from contrastive_bounds.numerics import filemode
+
+    old = os.umask(0o022)
+    try:
+        assert filemode.current_umask() == 0o022
+        f = tmp_path / "x.bin"
+        f.write_bytes(b"1")
+        os.chmod(f, 0o600)
+        filemode.publish_mode(f)
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o644
+        os.umask(0o027)
+        filemode.publish_mode(f)
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o640
+    finally:
+        os.umask(old)
+    import inspect
+
+    from contrastive_bounds.numerics import similarity_descent_run
+    from contrastive_bounds.properties import cli_align
+
+    for module in (similarity_descent_run, cli_align):
+        src = inspect.getsource(module)
+        assert src.count("mkstemp(") == src.count("publish_mode(tmp)"), module.__name__
