@@ -115,3 +115,19 @@ def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["theory"]["kramers_trap_probability"] == 1.0 and out["warnings"]
+
+
+def test_anneal_help_lists_exactly_the_landscapes_it_can_run():
+    """tester3 #11: vmf-mixture and infonce were listed but always fail (no known global minimum)."""
+    from contrastive_bounds.numerics.landscapes import get_landscape, list_landscapes
+    from contrastive_bounds.properties.cli_langevin import ANNEAL_LANDSCAPES
+
+    runnable = []
+    for name in list_landscapes():
+        if name == "fourier":  # coefficients come from a file
+            continue
+        if get_landscape(name).v_min is not None:
+            runnable.append(name)
+    assert sorted(ANNEAL_LANDSCAPES) == sorted(runnable)
+    res = _run("vmf-mixture", "c=2", "t0=2", "--schedule", "temperature", "--start", "uniform", "--time", "1")
+    assert res.exit_code == 2 and "no known global minimum" in res.output
