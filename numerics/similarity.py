@@ -248,10 +248,11 @@ def linear_cka_gram(k, l, *, debiased: bool) -> float:
     Returns: float; in [0, 1] for the biased estimator with PSD Grams; the debiased value can be
       slightly negative or above 1 at small n.
 
-    Raises: ValueError for shapes, NaN/inf, complex input, n < 4 (debiased, C08), or a constant
-      representation, naming ``k`` or ``l``: its centred Gram is zero to within a few hundred ulps of
-      that Gram's own norm (biased), or its unbiased self-HSIC is <= 0 or at the rounding level of its
-      terms (debiased); C10's analogue for CKA.
+    Raises:
+      ValueError: for shapes, NaN/inf, complex input, n < 4 (debiased, C08), or a constant
+        representation, naming ``k`` or ``l`` (its centred Gram is zero to within a few hundred ulps
+        of that Gram's own norm (biased), or its unbiased self-HSIC is <= 0 or at the rounding level
+        of its terms (debiased); C10's analogue for CKA).
     """
     k = _real("k", k)
     l = _real("l", l)
@@ -280,10 +281,11 @@ def linear_cka(x, y, *, debiased: bool, method: Literal["auto", "features", "gra
     Returns: float. The biased value lies in [0, 1] and is positively biased at small n (a warning is
       issued for n < 30 with ``debiased=False``).
 
-    Raises: ValueError for differing n, NaN/inf, complex input, n < 4 (debiased; C08), or a constant
-      representation, naming ``x`` or ``y``: all n rows equal, to within a few hundred ulps of that
-      input's own scale (a column that is constant to rounding counts as exactly constant), or, for the
-      debiased estimator, an unbiased self-HSIC <= 0 or at the rounding level of its terms.
+    Raises:
+      ValueError: for differing n, NaN/inf, complex input, n < 4 (debiased; C08), or a constant
+        representation, naming ``x`` or ``y`` (all n rows equal, to within a few hundred ulps of that
+        input's own scale, a column constant to rounding counting as exactly constant; or, for the
+        debiased estimator, an unbiased self-HSIC <= 0 or at the rounding level of its terms).
     """
     x = _features("x", x)
     y = _features("y", y)
