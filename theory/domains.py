@@ -107,10 +107,13 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
     """
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be an integer, not a bool")
-    x = _as_real(name, value)
-    if math.isinf(x) or x != math.floor(x):
-        raise ValueError(f"{name}={_describe(value)} must be an integer")
-    n = int(x)
+    if isinstance(value, numbers.Integral):
+        n = int(value)  # exact: never through a float (2**53 + 1 stays itself)
+    else:
+        x = _as_real(name, value)
+        if math.isinf(x) or x != math.floor(x):
+            raise ValueError(f"{name}={_describe(value)} must be an integer")
+        n = int(x)
     lo_s = "-inf" if lo is None else str(lo)
     hi_s = "inf" if hi is None else str(hi)
     if (lo is not None and n < lo) or (hi is not None and n > hi):
