@@ -27,12 +27,12 @@ __all__ = ["FourierSeries", "CircleCriticalPoints", "MinimumDepth", "analyse_cir
 
 TWO_PI = 2.0 * math.pi
 MAX_COEFFICIENT = 1.0e6
+"""Largest ``|a_k|``, ``|b_k|`` accepted: keeps ``Σ k²(|a_k| + |b_k|)`` and every grid value far from
+float64 overflow, so error bounds stay finite and meaningful (scale the potential instead)."""
 MAX_FREQUENCY = 2_000
 """Largest frequency ``k`` accepted: the critical-point analysis samples ``V'`` on ``256·k`` points and
 refines its ~2k roots (about 10 s at this bound on one core, ~k² beyond it); and the Euler step needs
 ``h·k²|c_k| << 1``, i.e. ``h`` below ~1e-7 at this bound."""
-"""Largest ``|a_k|``, ``|b_k|`` accepted: keeps ``Σ k²(|a_k| + |b_k|)`` and every grid value far from
-float64 overflow, so error bounds stay finite and meaningful (scale the potential instead)."""
 
 
 @dataclass(frozen=True)
