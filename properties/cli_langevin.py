@@ -74,11 +74,8 @@ def anneal(
                          "use --start uniform")
     try:
         sched.validate_range(0.0, t_end)
-    except ValueError as err:
-        if "t_start > 0" not in str(err):
-            raise
-        raise ValueError(f"--schedule {schedule}: {err}; anneal runs from t = 0, so this form cannot be used here "
-                         "(try the inverse-temperature or temperature form)") from None
+    except ValueError as err:  # say which range: anneal always starts at t = 0 (e.g. the generator form can't)
+        raise ValueError(f"--schedule {schedule} on anneal's range [0, --time={t_end:g}]: {err}") from None
     run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
                        delta=delta, integrator=integrator, progress=progress and not as_json)
     trap = circle_trap(land)

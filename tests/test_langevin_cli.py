@@ -101,7 +101,7 @@ def test_anneal_errors_name_its_own_options():
     """tester3 #10/#13: the generator form cannot start at t = 0 (anneal always does): say so; a step
     count beyond the range names --time and --step-size, not internal names."""
     res = _run("double-well", "c=2", "--schedule", "generator", "--time", "10")
-    assert res.exit_code == 2 and "anneal runs from t = 0, so this form cannot be used here" in res.output
+    assert res.exit_code == 2 and "--schedule generator on anneal's range [0, --time=10]: t_start=0.0" in res.output
     res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1e9")
     assert res.exit_code == 2
     assert "--time / --step-size = 50000000000 steps is outside its domain: at most 2147483646 steps" in res.output
