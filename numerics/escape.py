@@ -83,16 +83,24 @@ def min_escape_temperature(landscape: Landscape) -> float:
       ValueError: not an S¹ Fourier landscape.
     """
     _, _, cuts, m1 = _escape_setup(landscape)
+    return _t_min(cuts, m1)
+
+
+def _t_min(cuts: list[tuple[float, float]], m1: float) -> float:
     return max((min_mfpt_temperature(lo, hi, m1) for lo, hi in cuts), default=0.0)
 
 
-def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 30, nodes: int = 24) -> list[EscapeRecord]:
+def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 30, nodes: int = 24,
+                        clamp_temperature: bool = False) -> list[EscapeRecord]:
     """Kramers time and exact MFPT for every non-global minimum of an S¹ Fourier landscape.
 
     Args:
       landscape: S¹ Fourier landscape (``landscape.fourier`` not None).
       temperature: ``T > 0`` (the ``T`` of ``dθ = −V'(θ)dt + sqrt(2T) dW``; time in SDE units).
       dps, nodes: passed to :func:`~contrastive_bounds.theory.kramers.exact_mfpt_interval`.
+      clamp_temperature: False (default): a temperature below :func:`min_escape_temperature` raises;
+        True: it is raised to that smallest supported temperature (hotter: for a worst-case
+        exact/Kramers ratio) without a second critical-point analysis.
 
     Returns:
       list of :class:`EscapeRecord` (empty when every minimum is global).
@@ -105,7 +113,9 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
     t = check_real("temperature", temperature, 0.0, math.inf)
     s, crit, cuts, m1 = _escape_setup(landscape)
     breaks_base = np.concatenate([crit.minima, crit.maxima])
-    t_min = max((min_mfpt_temperature(lo, hi, m1) for lo, hi in cuts), default=0.0)
+    t_min = _t_min(cuts, m1)
+    if clamp_temperature:
+        t = max(t, t_min)
     if t < t_min:
         raise ValueError(
             f"temperature={t!r} is below the smallest the exact escape-time quadrature supports for landscape "

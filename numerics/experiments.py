@@ -183,14 +183,13 @@ def kramers_trap_band(landscape: Landscape, schedule: Any, trap: CircleTrap, t_s
 
     Source: THEOREMS.md A5 (Eyring–Kramers; probability of never escaping ≈ exp(−∫ dt/τ(T(t)))).
     """
-    from .escape import circle_escape_times, min_escape_temperature
+    from .escape import circle_escape_times
 
     h = check_real("step_size", step_size, 0.0, math.inf)
     schedule.validate_range(t_start, t_end)
     log_n = expected_escapes(schedule, list(trap.barriers), list(trap.log_prefactors), t_start, t_end)
     t_max = float(schedule.temperature(float(t_start)))
-    t_ratio = max(t_max, min_escape_temperature(landscape))
-    recs = [r for r in circle_escape_times(landscape, t_ratio) if abs(r.theta - trap.theta) < 1e-9]
+    recs = [r for r in circle_escape_times(landscape, t_max, clamp_temperature=True) if abs(r.theta - trap.theta) < 1e-9]
     ratio = recs[0].ratio if recs else 1.0
     f_t = max(ratio, 1.0 / ratio)
     f_h = 1.0 + STEP_BIAS_PER_UNIT_H * h
