@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 __all__ = ["DigitsSplit", "load_digits_subset", "augment"]
 
@@ -35,7 +35,7 @@ def load_digits_subset(num_classes: int = 10, *, test_fraction: float = 0.2, see
     Args:
       num_classes: C in [2, 10]; the first C digit classes are kept (deterministic subset).
       test_fraction: share of each class held out, in (0, 1).
-      seed: integer >= 0 for the split.
+      seed: integer in [0, 2**32 - 1] for the split.
       dtype: float dtype of the pixels.
 
     Returns: :class:`DigitsSplit` (about 180 images per class).
@@ -47,7 +47,7 @@ def load_digits_subset(num_classes: int = 10, *, test_fraction: float = 0.2, see
 
     c = check_int("num_classes", num_classes, 2, 10)
     tf = check_real("test_fraction", test_fraction, 0.0, 1.0)
-    s = check_int("seed", seed, 0)
+    s = check_seed(seed)
     data = load_digits()
     keep = data.target < c
     x = (data.data[keep] / 16.0).astype(dtype)

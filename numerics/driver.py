@@ -51,7 +51,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from .filemode import publish_mode
 from .fused_rng import fused_normal_pairs, fused_normals
@@ -614,7 +614,7 @@ def simulate(
       positions: initial states, shape ``(chains, N, d)``, float32 or float64, on the sphere. The
         dtype of the run is the dtype of ``positions`` (float64 requires JAX x64 on).
       num_steps: number of steps ≥ 1; the run covers [t_start, t_start + num_steps·h].
-      seed: integer ≥ 0; the noise of step k is ``normal(fold_in(key(seed, impl), k))``.
+      seed: integer in [0, 2**32 - 1]; the noise of step k is ``normal(fold_in(key(seed, impl), k))``.
       t_start: continuous time of the initial state (≥ 0); the schedule is evaluated at
         t_start + k·h. Schedules are validated on [t_start, t_end] first (C12).
       record_every: steps between entries of ``energy_trace`` (must divide num_steps); default
@@ -659,7 +659,7 @@ def simulate(
       OSError: the checkpoint cannot be written (read-only folder, disk full).
     """
     num_steps = check_int("num_steps", num_steps, 1, 2**31 - 2)
-    seed = check_int("seed", seed, 0, 2**32 - 1)
+    seed = check_seed(seed)
     t_start = check_real("t_start", t_start, 0.0, math.inf, lo_closed=True)
     chunk_steps = check_int("chunk_steps", chunk_steps, 1, None)
     unroll = check_int("unroll", unroll, 1, 1024)

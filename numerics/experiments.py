@@ -24,7 +24,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 from contrastive_bounds.theory.kramers import expected_escapes
 
 from .driver import EnergyBelow, simulate
@@ -100,16 +100,18 @@ def start_positions(landscape: Landscape, mode: str, chains: int, seed: int, tra
 
     Args:
       landscape: any landscape; mode: ``"trap"`` (every chain at the trap of an S¹ landscape; pass
-        ``trap`` or it is computed), ``"uniform"`` (i.i.d. uniform, key ``seed + 1``) or ``"global"``
-        (every chain at ``landscape.minima[0]``); chains: >= 1; seed: >= 0.
+        ``trap`` or it is computed), ``"uniform"`` (i.i.d. uniform, key ``fold_in(key(seed), 1)``: independent of the
+        simulation's own noise, which uses ``key(seed)``) or ``"global"``
+        (every chain at ``landscape.minima[0]``); chains: >= 1; seed: integer in [0, 2**32 - 1] (the range of
+        :func:`.driver.simulate`).
 
     Raises:
-      ValueError: unknown mode; ``trap`` on a landscape without one; ``global`` without listed minima.
+      ValueError: seed or chains out of range; unknown mode; ``trap`` on a landscape without one; ``global`` without listed minima.
     """
     chains = check_int("chains", chains, 1, None)
-    seed = check_int("seed", seed, 0, 2**31 - 2)
+    seed = check_seed(seed)
     if mode == "uniform":
-        return np.asarray(uniform(jax.random.key(seed + 1), (chains, landscape.num_points, landscape.dim), dtype=np.float64))
+        return np.asarray(uniform(jax.random.fold_in(jax.random.key(seed), 1), (chains, landscape.num_points, landscape.dim), dtype=np.float64))
     if mode == "trap":
         trap = trap if trap is not None else circle_trap(landscape)
         if trap is None:
@@ -265,7 +267,7 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
 
     Args:
       landscape: a landscape with known ``v_min``; temperature: a ``Schedule`` or positive float;
-      chains: >= 1; t_end: > 0, a whole multiple of ``step_size``; step_size: h > 0; seed: >= 0;
+      chains: >= 1; t_end: > 0, a whole multiple of ``step_size``; step_size: h > 0; seed: in [0, 2**32 - 1];
       start: a mode of :func:`start_positions`; delta: success tolerance δ > 0 (default
       :func:`default_delta`); noise_factor: 1 for the correct simulator, anything else injects a
       mis-scaled noise (:func:`misscaled_temperature`); record_every: energy-trace spacing in steps;

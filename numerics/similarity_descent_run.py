@@ -34,7 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.theory import alignment
-from contrastive_bounds.theory.domains import check_finite_array, check_int, check_probability, check_real
+from contrastive_bounds.theory.domains import check_finite_array, check_int, check_seed, check_probability, check_real
 
 from .filemode import publish_mode
 from .precision import require_x64
@@ -56,7 +56,7 @@ class DescentConfig:
       steps: T >= 1.
       tau: temperature in (0, inf).
       step_size: constant eta >= 0 (the bounds use eta_t = step_size for every t).
-      seed: integer seed of the batch draws (the same for both runs).
+      seed: integer seed in [0, 2**32 - 1] of the batch draws (the same for both runs).
       delta: failure probability of Theorem 1, in (0, 1).
       anchors: "first" (paper) or "both" views.
       coupled: positive inside the denominator.
@@ -88,7 +88,7 @@ class DescentConfig:
         check_int("steps", self.steps, 1)
         check_real("tau", self.tau, 0.0)
         check_real("step_size", self.step_size, 0.0, lo_closed=True)
-        check_int("seed", self.seed, 0)
+        check_seed(self.seed)
         check_probability("delta", self.delta)
         check_int("chunk_size", self.chunk_size, 1)
         for name, value, allowed in (("anchors", self.anchors, ("first", "both")),
@@ -110,14 +110,15 @@ def make_problem(
     Sigma_0 is the cosine Gram of the 2n views (rows 0..n-1 first views, n..2n-1 second views).
 
     Returns: ``(sigma0, labels)``: float (2n, 2n) in [-1, 1], symmetric with unit diagonal; int32 (n,).
-    Raises: ValueError for out-of-domain arguments (num_classes in [2, n], dim >= 2, noise >= 0).
+    Raises: ValueError for out-of-domain arguments (num_classes in [2, n], dim >= 2, noise >= 0,
+      seed in [0, 2**32 - 1]).
     """
     n = check_int("num_samples", num_samples, 2)
     c = check_int("num_classes", num_classes, 2, n)
     d = check_int("dim", dim, 2)
     vn = check_real("view_noise", view_noise, 0.0, lo_closed=True)
     cs = check_real("class_signal", class_signal, 0.0, lo_closed=True)
-    rng = np.random.default_rng(check_int("seed", seed, 0))
+    rng = np.random.default_rng(check_seed(seed))
     labels = (np.arange(n) % c).astype(np.int32)
     means = rng.standard_normal((c, d))
     base = rng.standard_normal((n, d)) + cs * means[labels]

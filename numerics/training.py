@@ -28,7 +28,7 @@ import numpy as np
 import optax
 
 from contrastive_bounds.theory import alignment
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from .data import augment, load_digits_subset
 from .losses import batch_loss, view_masks, _core
@@ -45,7 +45,7 @@ class TrainConfig:
     """Hyper-parameters (validated by :meth:`validate`).
 
     Attributes: ``num_classes`` C in [2, 10]; ``tau`` > 0 (CL, NSCL, SupCon); ``epochs`` >= 1;
-    ``batch_size`` in [4, n_train]; ``learning_rate`` > 0 (Adam); ``seed`` >= 0; ``hidden``,
+    ``batch_size`` in [4, n_train]; ``learning_rate`` > 0 (Adam); ``seed`` in [0, 2**32 - 1]; ``hidden``,
     ``feature_dim`` (h), ``projection_dim`` (z) >= 1; ``noise_std`` >= 0 and ``max_shift`` >= 0 of the
     augmentation; ``coupled``: coupled InfoNCE/NSCL denominators; ``models``: which of
     ``("cl", "nscl", "supcon", "ce")`` to train (must include ``"cl"``, the reference of every
@@ -74,7 +74,7 @@ class TrainConfig:
         check_int("epochs", self.epochs, 1)
         check_int("batch_size", self.batch_size, 4)
         check_real("learning_rate", self.learning_rate, 0.0)
-        check_int("seed", self.seed, 0)
+        check_seed(self.seed)
         for name in ("hidden", "feature_dim", "projection_dim"):
             check_int(name, getattr(self, name), 1)
         check_real("noise_std", self.noise_std, 0.0, lo_closed=True)

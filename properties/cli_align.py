@@ -35,7 +35,7 @@ def simulate(
     tau: float = typer.Option(0.5, help="Temperature tau > 0."),
     eta: float = typer.Option(1.0, help="Constant step size eta >= 0 (eta = 0: nothing moves, d_T = 0 = every bound)."),
     steps: int = typer.Option(500, help="T steps."),
-    seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches."),
+    seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches, in [0, 2^32 - 1]."),
     delta: float = typer.Option(0.05, help="Failure probability of Theorem 1."),
     coupled: bool = typer.Option(False, help="Coupled denominators (positive inside)."),
     symmetrize: bool = typer.Option(False, help="Symmetrised updates (G + G^T)/2."),
@@ -150,7 +150,7 @@ def train(
     epochs: int = typer.Option(30, help="Epochs."),
     batch_size: int = typer.Option(128, help="Batch size."),
     learning_rate: float = typer.Option(1e-3, help="Adam learning rate."),
-    seed: int = typer.Option(0, help="Seed of init, split, batches and augmentations."),
+    seed: int = typer.Option(0, help="Seed of init, split, batches and augmentations, in [0, 2^32 - 1]."),
     plot: Optional[str] = typer.Option(None, help="Write a PNG of the per-epoch metrics to this file."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:

@@ -27,7 +27,7 @@ from contrastive_bounds.numerics.experiments import circle_trap, kramers_trap_ba
 from contrastive_bounds.numerics.landscapes import resolve_landscape
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 from contrastive_bounds.theory.annealing import make_schedule
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from .cli_common import command, console, emit_json, parse_assignments, parse_number
 
@@ -46,7 +46,7 @@ def anneal(
     chains: int = typer.Option(1024, "--chains", help="number of independent chains"),
     time_end: float = typer.Option(1000.0, "--time", help="continuous end time T_END (the run covers [0, T_END])"),
     step_size: float = typer.Option(0.02, "--step-size", help="step size h (continuous time per step)"),
-    seed: int = typer.Option(0, "--seed", help="random seed"),
+    seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
     delta: Optional[float] = typer.Option(None, "--delta", help="success: V < V_min + delta (default: half the gap to the next minimum, else 0.1)"),
     start: str = typer.Option("trap", "--start", help="initial state: trap (deepest non-global S¹ minimum), uniform, global"),
     integrator: str = typer.Option("euler", "--integrator", help="euler (projected Euler-Maruyama) or geodesic"),
@@ -58,7 +58,7 @@ def anneal(
     land = resolve_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
     sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
     chains = check_int("chains", chains, 1, 10_000_000)
-    seed = check_int("seed", seed, 0, 2**31 - 2)
+    seed = check_seed(seed)
     t_end = check_real("time", time_end, 0.0, math.inf)
     h_opt = check_real("step-size", step_size, 0.0, math.inf)
     n_steps = round(t_end / h_opt)

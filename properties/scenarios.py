@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from contrastive_bounds.theory.domains import MAX_SEED
+
 from .check import CheckSpec, registered_checks
 
 __all__ = ["Scenario", "builtin_scenarios", "load_scenarios", "select"]
@@ -97,8 +99,8 @@ def _validate(s: dict[str, Any], i: int, checks: dict[str, CheckSpec], profile: 
     if not isinstance(name, str) or not name:
         raise ValueError(f"{where}: name must be a non-empty string")
     seed = s.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"{where}: seed={seed!r} must be an integer >= 0")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"{where}: seed={seed!r} must be an integer in [0, {MAX_SEED}]")
     params = s.get("params", {})
     if not isinstance(params, dict):
         raise ValueError(f"{where}: params must be a table")

@@ -17,7 +17,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-__all__ = ["Interval", "Param", "check_real", "check_int", "check_probability", "check_finite_array"]
+__all__ = ["Interval", "Param", "check_real", "check_int", "check_seed", "check_probability", "check_finite_array",
+           "MAX_SEED"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,21 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
         right = ")" if hi is None else "]"
         raise ValueError(f"{name}={n} is outside its domain: integers in {left}{lo_s}, {hi_s}{right}")
     return n
+
+
+MAX_SEED = 2**32 - 1
+"""Largest seed any entry point accepts: ``jax.random.key`` takes a 32-bit seed without x64 (2**32
+silently becomes the key of seed 0) and overflows above 2**63 with it, so one range for every
+command and function keeps a seed meaning the same run everywhere."""
+
+
+def check_seed(value: Any, name: str = "seed") -> int:
+    """Validate a random seed: an integer in ``[0, MAX_SEED]`` = ``[0, 2**32 - 1]``; returns it as ``int``.
+
+    Raises:
+      ValueError: not an integer, negative, or above ``2**32 - 1`` (the message names ``name`` and the range).
+    """
+    return check_int(name, value, 0, MAX_SEED)
 
 
 def check_probability(name: str, value: Any, *, closed: bool = False) -> float:
