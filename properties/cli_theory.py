@@ -98,7 +98,8 @@ def bound_cmd(
         t.add_column("factor")
         t.add_column("log10", justify="right")
         for k, v in res.factors.items():
-            t.add_row(k, _fmt_log10(v))
+            exact = res.factors_exact.get(k)
+            t.add_row(k, _fmt_log10(v) if v is not None or exact is None else f"{exact} (beyond float64)")
         console.print(t)
         console.print(f"dominant factor: {res.dominant_factor()}")
     console.print(f"source: {res.source.cite()}")

@@ -75,7 +75,10 @@ class BoundValue:
       uninformative: the bound is finite but weaker than a trivial bound (``reason`` says which).
       log10_exact: log10 as a decimal string at ``digits`` digits (always given for a positive
         value; the only form of log10 when even log10 exceeds float64, e.g. tau = 1e-300).
-      factors: factor name -> log10 of that factor (the breakdown; ``None`` where undefined).
+      factors: factor name -> log10 of that factor (the breakdown; ``None`` where undefined or
+        beyond float64).
+      factors_exact: factor name -> log10 of that factor as a decimal string at ``digits`` digits
+        (``None`` where undefined): the breakdown when a factor's log10 itself exceeds float64.
       source: the citation.
       digits: significant digits used by mpmath.
       mp_value: the mpmath value (full precision), or ``None``.
@@ -94,11 +97,21 @@ class BoundValue:
     uninformative: bool = False
     params: dict[str, Any] = field(default_factory=dict)
     log10_exact: str | None = None
+    factors_exact: dict[str, str | None] = field(default_factory=dict)
 
     def dominant_factor(self) -> str | None:
-        """The factor with the largest |log10| (the term that dominates), or None."""
-        finite = {k: v for k, v in self.factors.items() if v is not None}
-        return max(finite, key=lambda k: abs(finite[k])) if finite else None
+        """The factor with the largest |log10| (the term that dominates), or None.
+
+        Compared at full precision where a factor's log10 exceeds float64 (``factors_exact``).
+        """
+        sizes = {}
+        for k, v in self.factors.items():
+            exact = self.factors_exact.get(k)
+            if exact is not None:
+                sizes[k] = abs(mpmath.mpf(exact))
+            elif v is not None:
+                sizes[k] = abs(mpmath.mpf(v))
+        return max(sizes, key=lambda k: sizes[k]) if sizes else None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: name, value, log10, vacuous, reason, factors, source (+ extras)."""
@@ -114,6 +127,7 @@ class BoundValue:
             "digits": self.digits,
             "exact": mpmath.nstr(self.mp_value, self.digits) if self.mp_value is not None else None,
             "log10_exact": self.log10_exact,
+            "factors_log10_exact": self.factors_exact,
             "params": {k: (str(v) if isinstance(v, sp.Basic) else (mpmath.nstr(v, self.digits) if isinstance(v, mpmath.mpf) else v))
                        for k, v in self.params.items()},
         }
@@ -122,11 +136,13 @@ class BoundValue:
         if self.vacuous:
             body = f"<b>vacuous</b>: {self.reason}"
         else:
-            shown = f"{self.value:.6g}" if self.value is not None else f"10^{self.log10:.6f}"
-            body = f"{shown} (log10 = {self.log10:.6g})"
+            log10 = f"{self.log10:.6g}" if self.log10 is not None else self.log10_exact
+            shown = f"{self.value:.6g}" if self.value is not None else f"10^{log10}"
+            body = f"{shown} (log10 = {log10})"
             if self.uninformative:
                 body += f"; <i>uninformative</i>: {self.reason}"
-        rows = "".join(f"<tr><td>{k}</td><td>{'' if v is None else f'{v:.4g}'}</td></tr>" for k, v in self.factors.items())
+        rows = "".join(f"<tr><td>{k}</td><td>{self.factors_exact.get(k) or '' if v is None else f'{v:.4g}'}</td></tr>"
+                       for k, v in self.factors.items())
         return (f"<div><code>{self.name}</code> = {body}<br><small>{self.source.cite()}</small>"
                 f"<table><tr><th>factor</th><th>log10</th></tr>{rows}</table></div>")
 
@@ -358,6 +374,7 @@ class Bound:
                 return BoundValue(self.name, None, None, True, v.reason, {k: None for k in self.factors},
                                   self.source, digits, None, False, vals)
         factor_log10: dict[str, float | None] = {}
+        factor_exact: dict[str, str | None] = {}
         with mpmath.workdps(digits + 10):
             total = mpmath.mpf(1)
             for fname, f in self.factors.items():
@@ -365,6 +382,7 @@ class Bound:
                 total *= fv
                 flog = mpmath.log10(fv) if fv > 0 else None
                 factor_log10[fname] = float(flog) if flog is not None and abs(flog) < mpmath.mpf("1e308") else None
+                factor_exact[fname] = mpmath.nstr(flog, digits) if flog is not None else None
             value_mp = +total
             log10_mp = mpmath.log10(value_mp) if value_mp > 0 else None
             log10_exact = mpmath.nstr(log10_mp, digits) if log10_mp is not None else None
@@ -383,7 +401,7 @@ class Bound:
                 reason = (f"beyond float64 even in log space: log10 = {mpmath.nstr(log10_mp, 8)}"
                           + (f"; {reason}" if reason else ""))
         return BoundValue(self.name, value, log10, False, reason, factor_log10, self.source, digits,
-                          value_mp, uninformative, vals, log10_exact)
+                          value_mp, uninformative, vals, log10_exact, factor_exact)
 
     def log_expressions(self) -> dict[str, sp.Expr]:
         """Factor name -> sympy expression of its natural log (expanded for stability)."""

@@ -159,6 +159,44 @@ def check_finite_array(name: str, array: Any, *, ndim: int | None = None) -> np.
     return a
 
 
+def _exact(value: Any) -> sp.Rational | None:
+    """``value`` (sympy Rational/Float, mpmath mpf) as an exact Rational; None for NaN/inf."""
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            return None
+        man, exp = value.man_exp  # |value| = man * 2**exp
+        return (-1 if value < 0 else 1) * sp.Integer(man) * sp.Integer(2) ** exp
+    if isinstance(value, sp.Float):
+        if not value.is_finite:
+            return None
+        return sp.Rational(value)  # a binary Float is an exact Rational
+    return value
+
+
+def _check_exact(name: str, value: Any, domain: Interval) -> None:
+    """Domain check of an exact or high-precision number without rounding it to float64.
+
+    Raises:
+      ValueError: NaN, inf, or outside ``domain`` (the message names ``name``, the value and the domain).
+    """
+    q = _exact(value)
+    if q is None:
+        if isinstance(value, mpmath.mpf) and mpmath.isnan(value) or isinstance(value, sp.Float) and value.is_nan:
+            raise ValueError(f"{name}=nan is not allowed (NaN)")
+        raise ValueError(f"{name}={value} must be finite; domain {domain}")
+    lo_ok = math.isinf(domain.lo) or (q >= sp.Rational(domain.lo) if domain.lo_closed else q > sp.Rational(domain.lo))
+    hi_ok = math.isinf(domain.hi) or (q <= sp.Rational(domain.hi) if domain.hi_closed else q < sp.Rational(domain.hi))
+    if not (lo_ok and hi_ok):
+        if isinstance(value, sp.Integer):
+            shown = str(value)
+        elif isinstance(value, mpmath.mpf):
+            shown = mpmath.nstr(value, 15)
+        else:
+            with mpmath.workdps(30):
+                shown = mpmath.nstr(mpmath.mpf(q.p) / q.q, 25)
+        raise ValueError(f"{name}={shown} is outside its domain {domain}")
+
+
 @dataclass(frozen=True)
 class Param:
     """A named bound parameter with its domain.
@@ -199,9 +237,9 @@ class Param:
             hi = None if math.isinf(self.domain.hi) else math.floor(self.domain.hi) - (0 if self.domain.hi_closed or self.domain.hi != math.floor(self.domain.hi) else 1)
             return check_int(self.name, value, lo, hi)
         if isinstance(value, (sp.Rational, sp.Float, mpmath.mpf)):
-            # exact or high-precision inputs are kept as they are (case C05)
-            check_real(self.name, float(value), self.domain.lo, self.domain.hi,
-                       lo_closed=self.domain.lo_closed, hi_closed=self.domain.hi_closed)
+            # exact or high-precision inputs are kept as they are (case C05) and checked exactly:
+            # through float, 1e400 would be "inf" and 1 + 1e-30 would equal 1
+            _check_exact(self.name, value, self.domain)
             return value
         return check_real(self.name, value, self.domain.lo, self.domain.hi,
                           lo_closed=self.domain.lo_closed, hi_closed=self.domain.hi_closed)
