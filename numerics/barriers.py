@@ -68,7 +68,12 @@ class MinimumRecord:
 
 
 def _tie_tol(values: np.ndarray) -> float:
-    return 1e-12 * (1.0 + float(np.max(np.abs(values))))
+    """``1e-12·(max V − min V) + 16·eps·max|V|``: relative to the landscape's own range (heights of
+    ``c·V + const`` scale by ``c``), plus the rounding of values of size ``max|V|``."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return 0.0
+    return 1e-12 * float(np.max(v) - np.min(v)) + 16.0 * float(np.finfo(np.float64).eps) * float(np.max(np.abs(v)))
 
 
 def union_find_depths(values: Any, edges: Any, *, tie_tol: float | None = None) -> list[MinimumRecord]:
@@ -82,7 +87,7 @@ def union_find_depths(values: Any, edges: Any, *, tie_tol: float | None = None) 
     Args:
       values: float64 array (n,) of finite values at vertices.
       edges: int array (m, 2) of vertex pairs (undirected).
-      tie_tol: values closer than this are equal; default ``1e-12·(1 + max|V|)``.
+      tie_tol: values closer than this are equal; default ``1e-12·(max V − min V) + 16·eps·max|V|``.
 
     Returns:
       one :class:`MinimumRecord` per connected-component birth, sorted by vertex.
@@ -247,10 +252,10 @@ class BarrierResult:
         return out
 
 
-def _checked(res: BarrierResult, scale: float) -> BarrierResult:
-    """``res`` with :attr:`BarrierResult.warnings` filled from its internal agreements."""
-    notes = []
-    tol = 1e-12 * (1.0 + abs(scale))
+def _checked(res: BarrierResult, tol: float, notes: tuple[str, ...] = ()) -> BarrierResult:
+    """``res`` with :attr:`BarrierResult.warnings` filled from its internal agreements (gudhi and
+    union-find must agree within ``tol``, the tie tolerance of the grid values) and ``notes``."""
+    notes = list(notes)
     if res.cross_check is not None and abs(res.cross_check - res.grid_critical_height) > tol:
         notes.append(
             f"cross-check failed: gudhi gives {res.grid_critical_height!r}, union-find {res.cross_check!r} on the "
@@ -322,15 +327,19 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
                     m["depth"] = d.depth
         saddles = [{"theta": float(t), "value": float(v)} for t, v in zip(crit.maxima, crit.maxima_values)]
         # Brent on V' locates extrema to ~1e-15 rad; heights carry the rounding of the Fourier sum
-        err = 1e-13 * (1.0 + s.derivative_bound(0))
+        err = s.height_tolerance(1e-13)
         method += "; H* from the exact critical points (sign scan of V' refined by Brent's method)"
+        notes = ()
+        if not minima:
+            notes = ("V is constant (no critical point where V' changes sign): every point is a global minimum, "
+                     "H* = 0",)
         return _checked(BarrierResult(crit.critical_height, err, h_gudhi, grid_bound, n, h, crit.v_min, minima, saddles,
-                                      method, h_uf), float(np.max(np.abs(vals))))
+                                      method, h_uf), tol, notes)
     minima = [{"theta": float(theta[r.vertex]), "value": r.value, "depth": r.depth} for r in recs]
     saddles = [{"theta": float(theta[r.saddle_vertex]), "value": r.saddle_value} for r in finite]
     method += "; no refinement (not a Fourier landscape); M2 estimated by finite differences"
     return _checked(BarrierResult(h_gudhi, grid_bound, h_gudhi, grid_bound, n, h, v_min_grid, minima, saddles, method, h_uf),
-                    float(np.max(np.abs(vals))))
+                    tol)
 
 
 def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResult:
@@ -368,7 +377,7 @@ def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResul
         h_gudhi, None, h_gudhi, bound, n, hstep, vmin, minima, saddles,
         f"0-dim persistence on a periodic {n}^{k} grid (gudhi; union-find cross-check); error bound estimated "
         "from second differences", h_uf,
-    ), float(np.max(np.abs(vals))))
+    ), tol)
 
 
 def fibonacci_sphere(num_vertices: int) -> tuple[np.ndarray, np.ndarray]:
@@ -422,7 +431,7 @@ def sphere_barrier(landscape: Landscape, *, num_vertices: int = 20000) -> Barrie
         h_gudhi, None, h_gudhi, m2 * hmax * hmax / 4.0, pts.shape[0], hmax, vmin, minima, saddles,
         f"lower-star 0-dim persistence on a Fibonacci mesh of {pts.shape[0]} vertices (gudhi SimplexTree; "
         "union-find cross-check); error bound estimated", h_uf,
-    ), float(np.max(np.abs(vals))))
+    ), tol)
 
 
 _DEFAULT_RESOLUTION = {"circle": 4096, "sphere": 20000, "torus": 64}

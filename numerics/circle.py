@@ -98,6 +98,21 @@ class FourierSeries:
         """``Σ k^order (|a_k| + |b_k|)``: an upper bound of ``sup |V^(order)|``."""
         return float(np.sum(self.ks.astype(float) ** order * (np.abs(self.cos) + np.abs(self.sin))))
 
+    def oscillation_bound(self) -> float:
+        """``Σ_{k≥1} (|a_k| + |b_k|)``: an upper bound of ``sup |V − a_0|`` (0 for a constant series).
+
+        The scale of every height on the landscape (depths, H*): tolerances are relative to it, so
+        that ``c·V + const`` gives ``c`` times the heights of ``V`` for any ``c > 0``."""
+        return float(np.sum((self.ks > 0) * (np.abs(self.cos) + np.abs(self.sin))))
+
+    def height_tolerance(self, rel: float = 1e-12) -> float:
+        """``rel·oscillation_bound() + 16·eps·(|a_0| + oscillation_bound())``: values of V closer than
+        this are ties (the relative part), and the second term covers the rounding of the float64
+        Fourier sum (its constant term included)."""
+        osc = self.oscillation_bound()
+        a0 = float(np.sum(np.abs(self.cos[self.ks == 0])))
+        return rel * osc + 16.0 * np.finfo(np.float64).eps * (a0 + osc)
+
     def value(self, theta: Any, xp: ModuleType = np, order: int = 0) -> Any:
         """``V^(order)(θ)`` for ``order`` in 0..3, elementwise over ``theta`` (any shape, radians).
 
@@ -301,23 +316,24 @@ def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> C
     Algorithm: sign changes of ``V'`` on ``resolution`` equispaced points (default
     ``max(4096, 256·k_max)``), each bracket refined by Brent's method to machine precision; a sign
     change − to + is a minimum, + to − a maximum. Depth of a non-global minimum x: walk in each
-    direction to the first minimum strictly lower than ``V(x)`` (by more than ``tie_tol =
-    1e-12·(1 + sup|V|)``), recording the highest maximum passed; depth = lower of the two maxima −
-    V(x). Degenerate critical points where ``V'`` does not change sign are not extrema and are
+    direction to the first minimum strictly lower than ``V(x)`` (by more than ``tie_tol =``
+    :meth:`FourierSeries.height_tolerance`, relative to the oscillation ``Σ_{k≥1}(|a_k| + |b_k|)``),
+    recording the highest maximum passed; depth = lower of the two maxima − V(x). Every tolerance is
+    relative to the series' own scale, so ``c·V + const`` gives ``c`` times the depths for any
+    ``c > 0`` (an absolute tolerance had made ``barrier-H`` with H = 1e-300 look constant). Degenerate critical points where ``V'`` does not change sign are not extrema and are
     skipped; two extrema closer than the grid spacing could be missed (raise ``resolution``).
 
     Raises:
       ValueError: ``resolution`` not an integer >= 64.
     """
     n = check_int("resolution", resolution if resolution is not None else max(4096, 256 * series.max_frequency), 64, None)
-    scale = 1.0 + series.derivative_bound(0)
-    tie = 1e-12 * scale
+    tie = series.height_tolerance()
     grid = np.linspace(0.0, TWO_PI, n, endpoint=False)
     d1 = series.value(grid, order=1)
     f1 = lambda th: float(series.value(np.array([th]), order=1)[0])  # noqa: E731
     mins: list[float] = []
     maxs: list[float] = []
-    dscale = 1e-13 * (1.0 + series.derivative_bound(1))
+    dscale = 1e-13 * series.derivative_bound(1)  # 0 for a constant series (V' is then exactly 0)
     # classify every grid cell at once (numpy), then refine only the cells with a sign change
     nxt, prv = np.roll(d1, -1), np.roll(d1, 1)
     at_zero = np.abs(d1) <= dscale  # exactly at a grid point: classify by neighbours
