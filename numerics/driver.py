@@ -53,7 +53,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
-from .filemode import publish_mode
+from .filemode import ensure_writable_parent, publish_mode
 from .fused_rng import fused_normal_pairs, fused_normals
 from .langevin import LangevinKernel, LangevinState
 from .precision import require_x64
@@ -651,12 +651,13 @@ def simulate(
         temperatures on the time span, a record_every that does not divide num_steps, a target
         that is not None or callable, basins that are not a sequence of callables, an Arc target
         on a landscape that is not S¹, float64 input with x64 off; ``resume=True`` without
-        ``checkpoint``, a ``checkpoint`` that is a folder or whose parent is a file; with
+        ``checkpoint``, a ``checkpoint`` that is a folder, whose parent is a file, or whose folder
+        cannot be created or written (checked before the first step); with
         ``resume``, a checkpoint of another run, or a file that is not a readable checkpoint of this
         toolkit (not an npz, empty, truncated, missing arrays, wrong shapes, NaN/inf); and during the
         run, a step that overflowed the dtype (non-finite energies: step size or temperature far
         too large), instead of returning NaN.
-      OSError: the checkpoint cannot be written (read-only folder, disk full).
+      OSError: a checkpoint write fails during the run (disk full, folder made read-only meanwhile).
     """
     num_steps = check_int("num_steps", num_steps, 1, 2**31 - 2)
     seed = check_seed(seed)
@@ -696,6 +697,7 @@ def simulate(
         folder = next((p for p in ck_path.parents if p.exists()), None)
         if folder is not None and not folder.is_dir():
             raise ValueError(f"checkpoint={str(ck_path)!r}: its folder {str(folder)!r} is not a folder")
+        ensure_writable_parent(ck_path, "checkpoint")  # before the first chunk, not after it
 
     require_x64(positions, what="simulate")
     pos = np.asarray(positions)

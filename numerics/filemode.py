@@ -1,16 +1,19 @@
-"""File permissions for the toolkit's atomic writes (temp file + ``os.replace``).
+"""File permissions and writability for the toolkit's atomic writes (temp file + ``os.replace``).
 
 ``tempfile.mkstemp`` creates files with mode 0600; a report, figure or checkpoint written that way
 stays private whatever the user's umask. :func:`publish_mode` gives a temp file the mode an ordinary
 ``open(path, "w")`` would have (``0o666 & ~umask``) before it replaces the target. Used by
 :mod:`.driver`, :mod:`.similarity_descent_run` and the command line's report and plot writers.
+:func:`ensure_writable_parent` proves, before a long run starts, that its checkpoint can be written.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
-__all__ = ["current_umask", "publish_mode"]
+__all__ = ["current_umask", "publish_mode", "ensure_writable_parent"]
 
 
 def current_umask() -> int:
@@ -40,3 +43,35 @@ def publish_mode(path: str | os.PathLike) -> None:
       OSError: the mode cannot be changed (not the owner, file gone).
     """
     os.chmod(path, 0o666 & ~current_umask())
+
+
+def ensure_writable_parent(path: str | os.PathLike, name: str) -> Path:
+    """Create the folder of the file ``path`` if missing and prove a file can be written in it.
+
+    The proof is the one an atomic write needs: a temp file is created in that folder and removed.
+    Called before a long run starts, so an unwritable checkpoint location fails at once instead of
+    after the first chunk.
+
+    Args:
+      path: the file to be written later (need not exist). name: the argument's name, for messages.
+    Returns:
+      ``Path(path)``.
+    Raises:
+      ValueError: naming ``name`` when the folder cannot be created or is not writable (read-only,
+        permission denied), with the operating system's reason.
+    """
+    path = Path(path)
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{name}={str(path)!r}: its folder {str(folder)!r} cannot be created "
+                         f"({exc.strerror or exc})") from None
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".contrastive-bounds-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{name}={str(path)!r}: its folder {str(folder)!r} is not writable "
+                         f"({exc.strerror or exc})") from None
+    return path

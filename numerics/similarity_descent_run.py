@@ -36,7 +36,7 @@ import numpy as np
 from contrastive_bounds.theory import alignment
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_seed, check_probability, check_real
 
-from .filemode import publish_mode
+from .filemode import ensure_writable_parent, publish_mode
 from .precision import require_x64
 from .similarity import cka_rho, cosine_gram_cka, rsa_from_similarity, rsa_r
 from .similarity_descent import DescentState, StepRecord, descent_step, sample_batch
@@ -418,11 +418,14 @@ def run_similarity_descent(
     Returns: :class:`DescentResult` (bounds from ``theory.alignment``; vacuous runs give inf bounds).
 
     Raises: ValueError for a bad config or inputs (naming the argument), a checkpoint of another run,
-      or (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
+      a checkpoint folder that cannot be created or written (checked before the first chunk), or
+      (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
 
     Source: THEOREMS.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
     """
     s0, lab, num_classes = _prepare(sigma0, labels, config)
+    if checkpoint:
+        ensure_writable_parent(checkpoint, "checkpoint")  # before the first chunk, not after it
     n = lab.shape[0]
     counts = np.bincount(lab, minlength=num_classes)
 
