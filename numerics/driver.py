@@ -55,7 +55,7 @@ from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from .filemode import ensure_writable_parent, publish_mode
 from .fused_rng import fused_normal_pairs, fused_normals
-from .langevin import LangevinKernel, LangevinState
+from .langevin import LangevinKernel, LangevinState, StepSizeWarning
 from .precision import require_x64
 
 __all__ = ["EnergyBelow", "Arc", "SimulationResult", "simulate", "default_record_every", "fused_normals",
@@ -646,6 +646,11 @@ def simulate(
     Returns:
       :class:`SimulationResult`.
 
+    Warns:
+      StepSizeWarning: ``step_size`` too large for the landscape where a curvature bound is known
+        (``h·sup|V''| > 1`` on S¹ Fourier landscapes, :meth:`.LangevinKernel.step_size_warning`);
+        the run goes on.
+
     Raises:
       ValueError: bad shapes (no chains), off-sphere or non-finite positions, non-positive
         temperatures on the time span, a record_every that does not divide num_steps, a target
@@ -698,6 +703,9 @@ def simulate(
         if folder is not None and not folder.is_dir():
             raise ValueError(f"checkpoint={str(ck_path)!r}: its folder {str(folder)!r} is not a folder")
         ensure_writable_parent(ck_path, "checkpoint")  # before the first chunk, not after it
+    too_large = kernel.step_size_warning()
+    if too_large is not None:
+        warnings.warn(too_large, StepSizeWarning, stacklevel=2)
 
     require_x64(positions, what="simulate")
     pos = np.asarray(positions)
