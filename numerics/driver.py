@@ -572,7 +572,9 @@ def _raise_non_finite(kernel: LangevinKernel, first: int, last: int, t_start: fl
     )
 
 
-def _check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dtype: Any) -> None:
+def _check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dtype: Any) -> float:
+    """Refuse a schedule that is not finite and > 0 on [t_start, t_end] (C12); return the largest
+    temperature seen on a 1 025-point grid of that span."""
     spec = kernel.temperature_spec
     validate = getattr(spec, "validate_range", None)
     if callable(validate):
@@ -586,6 +588,26 @@ def _check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dt
             f"temperature(t={float(grid[i])!r})={float(temps[i])!r} is not finite and > 0 on the run's "
             f"time span [{t_start!r}, {t_end!r}] (C12); shift the schedule (t0) or start later"
         )
+    return float(np.max(temps))
+
+
+def _step_warnings(kernel: LangevinKernel, max_temperature: float) -> list[str]:
+    """Why the step is too coarse to mean anything (warned, not refused: the run is still defined).
+
+    Curvature: :meth:`.LangevinKernel.step_size_warning`. Noise: one step moves a chain by about
+    ``sqrt(2·T·h)`` radians along the sphere; above 1 rad the position after a step is nearly
+    uniform whatever the landscape (the Euler–Maruyama step of Langevin dynamics needs
+    ``sqrt(2Th)`` small, e.g. Kloeden & Platen, 1992, §9.8)."""
+    notes = []
+    curvature = kernel.step_size_warning()
+    if curvature is not None:
+        notes.append(curvature)
+    move = math.sqrt(2.0 * max_temperature * kernel.step_size)
+    if move > 1.0:
+        notes.append(f"step_size={kernel.step_size:g} at temperature up to {max_temperature:.3g}: one step's noise "
+                     f"sqrt(2*T*h) = {move:.3g} rad > 1, so each step nearly randomises the position and the results "
+                     f"may be meaningless; use step_size < {0.5 / max_temperature:.3g}")
+    return notes
 
 
 def simulate(
@@ -647,9 +669,9 @@ def simulate(
       :class:`SimulationResult`.
 
     Warns:
-      StepSizeWarning: ``step_size`` too large for the landscape where a curvature bound is known
-        (``h·sup|V''| > 1`` on S¹ Fourier landscapes, :meth:`.LangevinKernel.step_size_warning`);
-        the run goes on.
+      StepSizeWarning: ``step_size`` too large: ``h·sup|V''| > 1`` where a curvature bound is known
+        (S¹ Fourier landscapes, :meth:`.LangevinKernel.step_size_warning`), or one step's noise
+        ``sqrt(2·T·h) > 1`` rad at the hottest temperature of the run; the run goes on.
 
     Raises:
       ValueError: bad shapes (no chains), off-sphere or non-finite positions, non-positive
@@ -703,9 +725,6 @@ def simulate(
         if folder is not None and not folder.is_dir():
             raise ValueError(f"checkpoint={str(ck_path)!r}: its folder {str(folder)!r} is not a folder")
         ensure_writable_parent(ck_path, "checkpoint")  # before the first chunk, not after it
-    too_large = kernel.step_size_warning()
-    if too_large is not None:
-        warnings.warn(too_large, StepSizeWarning, stacklevel=2)
 
     require_x64(positions, what="simulate")
     pos = np.asarray(positions)
@@ -726,7 +745,8 @@ def simulate(
 
     h = kernel.step_size
     t_end = t_start + num_steps * h
-    _check_temperatures(kernel, t_start, t_end, pos.dtype)
+    for note in _step_warnings(kernel, _check_temperatures(kernel, t_start, t_end, pos.dtype)):
+        warnings.warn(note, StepSizeWarning, stacklevel=2)
 
     fingerprint = json.dumps(
         {

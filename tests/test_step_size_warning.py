@@ -39,8 +39,20 @@ def test_simulate_warns_only_when_too_large():
 
 
 def test_anneal_reports_it_once_in_its_output():
-    res = CliRunner().invoke(app, ["anneal", "barrier-H", "--param", "H=1000", "c=2000", "t0=2", "--schedule", "temperature",
+    res = CliRunner().invoke(app, ["anneal", "barrier-H", "--param", "H=1000", "c=1", "t0=2", "--schedule", "temperature",
                                    "--chains", "4", "--time", "0.04", "--json", "--no-progress"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert len(out["warnings"]) == 1 and "h * sup|V''| can reach" in out["warnings"][0]
+
+
+def test_simulate_warns_when_one_step_of_noise_exceeds_a_radian():
+    land = get_landscape("double-well")
+    with pytest.warns(StepSizeWarning) as rec:
+        simulate(langevin_kernel(land, temperature=1e3, step_size=0.01), Z, num_steps=2, seed=0, progress=False)
+    texts = [str(w.message) for w in rec]
+    assert len(texts) == 1  # h * sup|V''| = 0.045 is fine; sqrt(2 T h) = sqrt(20) is not
+    assert "sqrt(2*T*h) = 4.47 rad > 1" in texts[0] and "use step_size < 0.0005" in texts[0]
+    with pytest.warns(StepSizeWarning) as rec:  # the tester's absurd step: both reasons
+        simulate(langevin_kernel(land, temperature=1.0, step_size=1e30), Z, num_steps=2, seed=0, progress=False)
+    assert len(rec) == 2
