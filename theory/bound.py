@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import math
+from decimal import Decimal
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
@@ -166,7 +168,9 @@ def _modules(backend: str) -> Any:
     if backend == "jax":
         import jax.numpy as jnp
 
-        return [{"log1p": jnp.log1p, "expm1": jnp.expm1, "Softplus": lambda x: jnp.logaddexp(0.0, x)}, jnp]
+        # sympy's JaxPrinter (module "jax") prints Piecewise as jnp.select, so the callable is
+        # traceable (jit/vmap) and vectorises over arrays; the numpy printer's Python ``if`` is not
+        return [{"log1p": jnp.log1p, "expm1": jnp.expm1, "Softplus": lambda x: jnp.logaddexp(0.0, x)}, "jax"]
     return [{"log1p": np.log1p, "expm1": np.expm1, "Softplus": lambda x: np.logaddexp(0.0, x)}, "numpy"]
 
 
@@ -180,16 +184,133 @@ def _compiled(syms: tuple[sp.Symbol, ...], expr: sp.Expr, backend: str) -> Calla
     return sp.lambdify(list(syms), expr, modules=_modules(backend))
 
 
+@functools.lru_cache(maxsize=1024)
+def _free_syms(expr: sp.Expr) -> tuple[sp.Symbol, ...]:
+    """The free symbols of ``expr`` sorted by name (cached: free_symbols walks the whole tree)."""
+    return tuple(sorted(expr.free_symbols, key=str))
+
+
+GUARD_DIGITS = 10
+"""Extra decimal digits of the working precision: ``evaluate(digits=d)`` works at ``d + 10`` digits."""
+
+MAX_DIGITS = 4000
+"""Cap on the adaptive working precision (decimal digits) of :func:`reliable_value`: a factor that
+cancels beyond it (e.g. ``exp(x) - 1`` with ``x < 1e-3990``) is reported as undetermined (never as
+0.0) instead of being computed for minutes."""
+
+
 def _to_mpf(x: Any) -> Any:
-    if isinstance(x, mpmath.mpf):
-        return x
+    """``x`` as an mpmath number at the current working precision (exact where it fits).
+
+    Rationals (sympy, ``fractions.Fraction``) and ``decimal.Decimal`` are divided at the working
+    precision, never through float64 (tester4 #9).
+    """
+    if type(x) is float or type(x) is int or isinstance(x, mpmath.mpf):
+        return mpmath.mpf(x)  # exact (a float needs 53 bits, the working precision is above)
     if isinstance(x, sp.Rational):
         return mpmath.mpf(int(x.p)) / mpmath.mpf(int(x.q))
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / mpmath.mpf(x.denominator)
+    if isinstance(x, Decimal):
+        q = sp.Rational(str(x))
+        return mpmath.mpf(int(q.p)) / mpmath.mpf(int(q.q))
     if isinstance(x, sp.Basic):
         return mpmath.mpf(sp.N(x, mpmath.mp.dps + 5))
     if isinstance(x, (int, np.integer)):
         return mpmath.mpf(int(x))
     return mpmath.mpf(float(x))
+
+
+def _agree(a: Any, b: Any, digits: int) -> bool:
+    """Whether two evaluations (at two precisions) agree to ``digits + 2`` significant digits and are
+    nonzero, finite and real (then the higher-precision one has at least ``digits`` correct)."""
+    if not (isinstance(a, mpmath.mpf) and isinstance(b, mpmath.mpf)):
+        return False
+    if not (mpmath.isfinite(a) and mpmath.isfinite(b)) or b == 0:
+        return False
+    return abs(a - b) <= abs(b) * _rel_tol(digits)
+
+
+@functools.lru_cache(maxsize=64)
+def _rel_tol(digits: int) -> Any:
+    with mpmath.workdps(20):
+        return mpmath.mpf(10) ** (-(digits + 2))
+
+
+def reliable_value(expr: sp.Expr, values: Mapping[str, Any], digits: int = DEFAULT_DIGITS,
+                   *, max_digits: int = MAX_DIGITS) -> tuple[Any, str]:
+    """Evaluate a real sympy expression to ``digits`` correct significant digits, or say it cannot.
+
+    mpmath (lambdified) evaluates ``expr`` at ``p = digits + 10`` digits and at ``2p``; the ``2p``
+    value is accepted when both are finite, real, nonzero and agree to ``10**-(digits + 2)``
+    relative (ordinary inputs stop here: two cheap evaluations). Otherwise (cancellation, as in
+    ``exp(x) - 1`` or ``log(1 + x)`` at small ``x``, or an exact zero) the precision keeps doubling,
+    ``4p, 8p, ...`` up to ``max_digits``, until two consecutive values agree. Inputs are exact at
+    every precision: ints, floats (their exact binary value), mpf and dyadic rationals exactly;
+    sympy Rationals, ``Fraction`` and ``Decimal`` divided at the working precision.
+
+    Args:
+      expr: a sympy expression whose free symbols are keys (by name) of ``values``.
+      values: symbol name -> number (int, float, numpy scalar, mpf, Fraction, Decimal, sympy number).
+      digits: correct significant digits wanted (>= 1).
+      max_digits: cap on the working precision (decimal digits), so a value that cancels
+        completely (an exact zero, or ``exp(x) - 1`` at ``x = 1e-5000``) costs milliseconds, not minutes.
+
+    Returns:
+      ``(value, how)``: ``value`` an ``mpmath.mpf`` with at least ``digits`` correct digits (made at
+      a precision of ``>= 2 * (digits + 10)`` digits; round it with ``+value`` under the caller's
+      ``mpmath.workdps``) and ``how = "mpmath@<digits>"``; or ``(None, why)`` when the value could
+      not be told from zero within ``max_digits`` digits, or is not finite and real there.
+
+    Source: Ziv's strategy (evaluate at increasing precision until two results agree); J. Ziv,
+    "Fast evaluation of elementary mathematical functions with correctly rounded last bit", ACM TOMS
+    17(3), 1991. sympy's adaptive ``evalf`` is not used: in sympy 1.14 ``evalf_log`` returns an
+    unflagged 0 for ``log(1 + x)`` with ``x < 1e-50`` even with ``strict=True``.
+    """
+    value, how, _ = _reliable(expr, values, digits, max_digits)
+    return value, how
+
+
+def _reliable(expr: sp.Expr, values: Mapping[str, Any], digits: int, max_digits: int) -> tuple[Any, str, Any]:
+    """:func:`reliable_value` plus the last (unaccepted) estimate, for sign decisions."""
+    syms = _free_syms(expr)
+    fn = _compiled(syms, expr, "mpmath")
+    prec = digits + GUARD_DIGITS
+    prev = cur = None
+    last = "no finite real value"
+    while True:
+        try:
+            with mpmath.workdps(prec):
+                cur = fn(*[_to_mpf(values[s.name]) for s in syms])
+                if _agree(prev, cur, digits):
+                    return cur, f"mpmath@{prec}", cur
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError) as err:
+            cur, last = None, f"could not be evaluated ({type(err).__name__}: {err})"
+        if prec >= max_digits:
+            break
+        prev = cur
+        prec = min(2 * prec, max_digits)
+    if not (isinstance(cur, mpmath.mpf) and mpmath.isfinite(cur)):
+        shown = last if cur is None else mpmath.nstr(cur, 8)
+        return None, f"is not a finite real number at up to {max_digits} digits ({shown})", None
+    if cur == 0 or prev == 0:
+        return None, f"could not be told from 0 with up to {max_digits} digits", mpmath.mpf(0)
+    return None, f"did not settle to {digits} digits with up to {max_digits} digits", cur
+
+
+def reliable_sign(expr: sp.Expr, values: Mapping[str, Any], digits: int = DEFAULT_DIGITS) -> int:
+    """The sign (-1, 0, +1) of a real expression at a point, decided reliably (see :func:`reliable_value`).
+
+    An expression that cannot be told from zero within :data:`MAX_DIGITS` digits counts as 0 (so a
+    vacuity test ``expr <= 0`` says vacuous, a constraint ``expr >= 0`` holds).
+
+    Raises:
+      ValueError: the expression is not real or finite at the point.
+    """
+    v, how, estimate = _reliable(expr, values, digits, MAX_DIGITS)
+    if v is None and estimate is None:
+        raise ValueError(f"{sp.sstr(expr)[:80]} {how}")
+    return int(mpmath.sign(v if v is not None else estimate))
 
 
 class Bound:
@@ -338,65 +459,100 @@ class Bound:
             if name in values:
                 out[name] = p.validate(values[name])
         for c in self.constraints:
-            val = self._mp_eval(c.expr, out, DEFAULT_DIGITS)
-            if val < 0:
+            if reliable_sign(c.expr, out, DEFAULT_DIGITS) < 0:
                 shown = ", ".join(f"{s}={out[str(s)]}" for s in sorted(c.expr.free_symbols, key=str))
                 raise ValueError(f"{self.name}: {c.message} (got {shown})")
         return out
 
     def _mp_eval(self, expr: sp.Expr, values: Mapping[str, Any], digits: int) -> Any:
-        syms = sorted(expr.free_symbols, key=str)
-        with mpmath.workdps(digits + 10):
-            fn = _compiled(tuple(syms), expr, "mpmath")
-            return fn(*[_to_mpf(values[str(s)]) for s in syms])
+        """Plain mpmath evaluation at ``digits + 10`` digits (no cancellation check)."""
+        syms = _free_syms(expr)
+        with mpmath.workdps(digits + GUARD_DIGITS):
+            fn = _compiled(syms, expr, "mpmath")
+            return fn(*[_to_mpf(values[s.name]) for s in syms])
+
+    def _factor_value(self, fname: str, vals: Mapping[str, Any], digits: int) -> tuple[Any, str | None]:
+        """One factor to ``digits`` correct digits: :func:`reliable_value`, then, where that cannot tell
+        it from 0, ``exp`` of its declared log (``log_factors``, e.g. ``log(expm1(x))``), checked the
+        same way at two precisions. Returns ``(mpf, None)`` or ``(None, why)``."""
+        v, how = reliable_value(self.factors[fname], vals, digits)
+        if v is not None and v != 0:
+            return v, None
+        if fname in self.log_factors:
+            ln, _ = reliable_value(self.log_factors[fname], vals, digits)
+            if ln is not None:
+                with mpmath.workdps(2 * (digits + GUARD_DIGITS)):
+                    return mpmath.exp(ln), None
+        if v is not None:  # an exact zero
+            return v, None
+        return None, f"factor {fname!r} {how} (catastrophic cancellation): its value is unknown"
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, digits: int = DEFAULT_DIGITS, **values: Any) -> BoundValue:
-        """Evaluate at one point with mpmath at ``digits`` significant digits.
+        """Evaluate at one point with mpmath, with ``digits`` correct significant digits.
+
+        Every factor, vacuity condition, constraint and trivial bound is evaluated with
+        :func:`reliable_value`: mpmath at ``digits + 10`` and ``2 * (digits + 10)`` digits, accepted
+        when the two agree; where they do not (cancellation such as ``exp(x) - 1`` or ``log(1 + x)``
+        at small ``x``), the precision doubles up to :data:`MAX_DIGITS` digits on the exact inputs,
+        then the factor's declared ``log_factors`` entry is tried the same way. Ordinary inputs take the fast path
+        (about 1 ms per call).
 
         Args:
-          digits: significant digits (>= 5); the working precision is ``digits + 10``.
+          digits: significant digits (>= 5) that the reported value has.
           **values: the parameters (or their alternatives), as Python/numpy numbers, sympy
-            Rationals (kept exact) or mpmath numbers (kept at full precision).
+            Rationals, ``fractions.Fraction`` and ``decimal.Decimal`` (all kept exact) or mpmath
+            numbers (kept at full precision).
 
         Returns:
-          :class:`BoundValue`. ``value`` is ``None`` when the bound does not fit a float64;
-          ``log10`` is always given for a non-vacuous positive bound.
+          :class:`BoundValue`. ``value`` is ``None`` when the bound does not fit a float64 (overflow,
+          or underflow to a subnormal or to 0.0); ``log10`` is then still given. When a factor
+          cannot be told from 0 even at :data:`MAX_DIGITS` digits, ``value``, ``log10`` and
+          ``mp_value`` are ``None`` and ``reason`` names the factor (never a silent 0.0).
 
         Raises:
           ValueError: see :meth:`resolve`; ``digits < 5``.
         """
-        if not isinstance(digits, int) or digits < 5:
+        if not isinstance(digits, int) or isinstance(digits, bool) or digits < 5:
             raise ValueError(f"digits={digits!r} is outside its domain: integers in [5, inf)")
         vals = self.resolve(values)
         for v in self.vacuity:
-            if self._mp_eval(v.expr, vals, digits) <= 0:
+            if reliable_sign(v.expr, vals, digits) <= 0:
                 return BoundValue(self.name, None, None, True, v.reason, {k: None for k in self.factors},
                                   self.source, digits, None, False, vals)
         factor_log10: dict[str, float | None] = {}
         factor_exact: dict[str, str | None] = {}
-        with mpmath.workdps(digits + 10):
+        unknown: list[str] = []
+        with mpmath.workdps(digits + GUARD_DIGITS):
             total = mpmath.mpf(1)
-            for fname, f in self.factors.items():
-                fv = self._mp_eval(f, vals, digits)
+            for fname in self.factors:
+                fv, why = self._factor_value(fname, vals, digits)
+                if fv is None:
+                    unknown.append(why)
+                    factor_log10[fname], factor_exact[fname] = None, None
+                    continue
                 total *= fv
                 flog = mpmath.log10(fv) if fv > 0 else None
                 factor_log10[fname] = float(flog) if flog is not None and abs(flog) < mpmath.mpf("1e308") else None
                 factor_exact[fname] = mpmath.nstr(flog, digits) if flog is not None else None
+            if unknown:
+                return BoundValue(self.name, None, None, False, "; ".join(unknown), factor_log10, self.source,
+                                  digits, None, False, vals, None, factor_exact)
             value_mp = +total
             log10_mp = mpmath.log10(value_mp) if value_mp > 0 else None
             log10_exact = mpmath.nstr(log10_mp, digits) if log10_mp is not None else None
             log10 = float(log10_mp) if log10_mp is not None and abs(log10_mp) < mpmath.mpf("1e308") else None
             value = float(value_mp) if abs(value_mp) < mpmath.mpf("1.7e308") else None
-            if value is not None and value != 0 and abs(value) < 2.3e-308:
-                value = None  # subnormal / underflow: keep log10 only
+            if value is not None and value_mp != 0 and abs(value) < 2.3e-308:
+                value = None  # subnormal, or underflow to 0.0 of a nonzero value: keep log10 only
             uninformative, reason = False, None
             if self.trivial is not None and all(p.name in vals for p in self.trivial[1]):
-                triv = self._mp_eval(self.trivial[0], vals, digits)
-                worse = value_mp >= triv if self.kind == "upper" else value_mp <= triv
-                if worse:
-                    uninformative = True
-                    reason = f"uninformative: exceeds the trivial bound {self.trivial[2]} = {mpmath.nstr(triv, 8)}"
+                triv, _ = reliable_value(self.trivial[0], vals, digits)
+                if triv is not None:
+                    worse = value_mp >= triv if self.kind == "upper" else value_mp <= triv
+                    if worse:
+                        uninformative = True
+                        reason = f"uninformative: exceeds the trivial bound {self.trivial[2]} = {mpmath.nstr(triv, 8)}"
             if log10 is None and log10_exact is not None:
                 reason = (f"beyond float64 even in log space: log10 = {mpmath.nstr(log10_mp, 8)}"
                           + (f"; {reason}" if reason else ""))
