@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from decimal import Decimal
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,15 +101,41 @@ def check_real(
     return x
 
 
+def _stdlib_exact(name: str, value: Any) -> Any:
+    """``fractions.Fraction`` and finite ``decimal.Decimal`` as exact sympy Rationals (others unchanged).
+
+    Raises:
+      ValueError: a Decimal NaN or infinity (naming ``name``).
+    """
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, Decimal):
+        if value.is_nan():
+            raise ValueError(f"{name}=nan is not allowed (NaN)")
+        if value.is_infinite():
+            raise ValueError(f"{name}={value} must be finite")
+        return sp.Rational(str(value))
+    return value
+
+
 def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """Validate an integer scalar in ``[lo, hi]`` and return it as ``int``.
 
+    Args:
+      name: the argument's public name (used in the message).
+      value: an int (any size, kept exact), numpy integer, integral float, or an exact rational
+        (sympy, ``fractions.Fraction``, ``decimal.Decimal``) whose value is an integer.
+      lo, hi: the inclusive range (``None``: unbounded).
+
     Raises:
-      ValueError: not an integer (``2.5``, NaN, inf, a bool), or outside ``[lo, hi]``; the message
-        names the argument, its value and the allowed range.
+      ValueError: not an integer (``2.5``, ``Fraction(5, 2)``, NaN, inf, a bool), or outside
+        ``[lo, hi]``; the message names the argument, its value and the allowed range.
     """
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be an integer, not a bool")
+    shown, value = value, _stdlib_exact(name, value)
+    if isinstance(value, sp.Rational) and not isinstance(value, sp.Integer):
+        raise ValueError(f"{name}={shown} must be an integer")
     if isinstance(value, numbers.Integral):
         n = int(value)  # exact: never through a float (2**53 + 1 stays itself)
     else:
@@ -226,7 +254,10 @@ class Param:
     def validate(self, value: Any) -> Any:
         """Return ``value`` checked against the domain (an ``int`` for integer params).
 
-        Exact sympy Rationals/Integers are kept exact; other inputs become ``float``/``int``.
+        Exact inputs stay exact: sympy Rationals/Integers as they are, ``fractions.Fraction`` and
+        ``decimal.Decimal`` become sympy Rationals (``Decimal("0.1")`` is exactly 1/10, never the
+        float 0.1), mpmath and sympy Floats keep their precision; other inputs become
+        ``float``/``int``.
 
         Raises:
           ValueError: naming the parameter, its value and its domain (NaN, inf, out of range,
@@ -236,6 +267,8 @@ class Param:
             lo = None if math.isinf(self.domain.lo) else math.ceil(self.domain.lo) + (0 if self.domain.lo_closed or self.domain.lo != math.ceil(self.domain.lo) else 1)
             hi = None if math.isinf(self.domain.hi) else math.floor(self.domain.hi) - (0 if self.domain.hi_closed or self.domain.hi != math.floor(self.domain.hi) else 1)
             return check_int(self.name, value, lo, hi)
+        if isinstance(value, (Fraction, Decimal)):
+            value = _stdlib_exact(self.name, value)
         if isinstance(value, (sp.Rational, sp.Float, mpmath.mpf)):
             # exact or high-precision inputs are kept as they are (case C05) and checked exactly:
             # through float, 1e400 would be "inf" and 1 + 1e-30 would equal 1
