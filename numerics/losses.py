@@ -41,6 +41,7 @@ __all__ = [
     "nscl_loss",
     "supcon_loss",
     "batch_loss",
+    "min_tau",
 ]
 
 EmptyPolicy = Literal["error", "exclude"]
@@ -122,7 +123,15 @@ class AnchorLosses(NamedTuple):
 
 
 def _core(sim: jax.Array, pos_w: jax.Array, denom: jax.Array, tau: float | jax.Array) -> jax.Array:
-    """Per-anchor ``-sum_p w s/tau + lse_D(s/tau)``; entries of ``sim`` equal to -inf count as masked."""
+    """Per-anchor ``-sum_p w s/tau + lse_D(s/tau)``; entries of ``sim`` equal to -inf count as masked.
+
+    Every difference is formed in similarity units *before* dividing by ``tau``:
+    ``lse_D((s - sbar)/tau) = M/tau + lse_D((s - sbar - M)/tau)`` with ``M = max_D (s - sbar)``. The
+    second term is in ``[0, log|D|]`` (its arg-max entry is exactly 0; the others are <= 0 and may
+    underflow to ``-inf``, whose ``exp`` is 0), so no ``inf - inf`` appears for any ``tau > 0``; for
+    cosines ``|M| <= 2``, so ``M/tau`` is finite whenever ``tau`` is at least the smallest normal
+    number of the dtype (:func:`min_tau`).
+    """
     finite = jnp.isfinite(sim)
     s = jnp.where(finite, sim, 0.0)  # mask before dividing by tau (C07): no -inf/tau in the graph
     denom = denom & finite
@@ -131,8 +140,70 @@ def _core(sim: jax.Array, pos_w: jax.Array, denom: jax.Array, tau: float | jax.A
     # weighted positive similarity; the shift by it makes -s_p/tau + lse exact without cancellation
     sbar = jnp.sum(w * s, axis=-1, keepdims=True) / jnp.where(wsum > 0, wsum, 1.0)
     sbar = jnp.where(wsum > 0, sbar, 0.0)
-    lse = masked_logsumexp((s - sbar) / tau, denom, axis=-1)
+    d = s - sbar
+    any_den = jnp.any(denom, axis=-1, keepdims=True)
+    top = jnp.max(jnp.where(denom, d, -jnp.inf), axis=-1, keepdims=True)
+    top = jnp.where(any_den, top, 0.0)
+    below = jnp.where(denom, d - top, 0.0)  # <= 0 on D; masked entries never reach the division
+    lse = masked_logsumexp(below / tau, denom, axis=-1) + jnp.squeeze(top, -1) / tau
     return lse + jnp.squeeze((1.0 - wsum) * sbar, -1) / tau
+
+
+def _mean(x: jax.Array, count) -> jax.Array:
+    """``sum(x) / count`` without overflow: each term is divided first (|mean| <= max |x|)."""
+    return jnp.sum(x / count)
+
+
+def min_tau(dtype=None) -> float:
+    """The smallest temperature the losses accept for a computation in ``dtype``.
+
+    It is the smallest *normal* number of the dtype (``numpy.finfo(dtype).tiny``):
+    2.2250738585072014e-308 for float64, 1.1754943508222875e-38 for float32. Below it ``tau`` itself
+    is subnormal (it has lost precision, or rounds to 0 in float32) and a logit ``s/tau`` of a cosine
+    ``|s| <= 2`` can exceed the dtype's range, so the loss (of order ``1/tau``) may not be
+    representable. For ``tau >= min_tau`` every cosine loss is finite (``2/tiny < max``).
+
+    Args:
+      dtype: a float dtype, or ``None`` for JAX's default float (float64 when x64 is on, float32
+        otherwise; a float64 array given while x64 is off is computed in float32).
+
+    Returns: float, the smallest accepted ``tau``.
+    """
+    dt = jnp.result_type(float) if dtype is None else jax.dtypes.canonicalize_dtype(dtype)
+    if not jnp.issubdtype(dt, jnp.floating):
+        dt = jnp.result_type(float)
+    return float(np.finfo(dt).tiny)
+
+
+def _check_tau(tau, dtype) -> float:
+    """``tau`` validated in (0, inf) and, for ``dtype``, at least :func:`min_tau` (ValueError otherwise)."""
+    tau = check_real("tau", tau, 0.0)
+    dt = jax.dtypes.canonicalize_dtype(dtype)
+    if not jnp.issubdtype(dt, jnp.floating):
+        dt = jnp.result_type(float)
+    floor = min_tau(dt)
+    if tau < floor:
+        hint = ""
+        if np.dtype(dt) == np.float32 and not jax.config.jax_enable_x64:
+            hint = (f"; JAX's x64 mode is off, so the loss is computed in float32: call "
+                    f"contrastive_bounds.numerics.precision.enable_x64() for float64 (smallest tau {float(np.finfo(np.float64).tiny)!r})")
+        raise ValueError(
+            f"tau={tau!r} is below the smallest supported temperature {floor!r} for {np.dtype(dt).name} "
+            f"(the smallest normal {np.dtype(dt).name}; below it tau loses precision and the loss, of order "
+            f"1/tau, can exceed the {np.dtype(dt).name} range){hint}"
+        )
+    return tau
+
+
+def _check_finite_losses(per: jax.Array, tau: float, what: str) -> None:
+    """Raise instead of returning an overflowed (inf) or NaN per-anchor loss."""
+    bad = ~np.isfinite(np.asarray(per))
+    if np.any(bad):
+        a = int(np.argmax(bad))
+        raise ValueError(
+            f"{what}: the loss of anchor {a} overflows {np.asarray(per).dtype} at tau={tau!r} (it is of order "
+            "max|sim|/tau); use a larger tau or rescale sim"
+        )
 
 
 def _check_masks(pos_w: np.ndarray, denom: np.ndarray, sim: np.ndarray, empty: str, what: str) -> np.ndarray:
@@ -165,7 +236,8 @@ def anchor_losses(
       positive_weights: float array ``(A, K)``, non-negative; row ``a`` weights the positives of
         anchor ``a`` (InfoNCE: a single 1; SupCon: ``1/|P(a)|`` on each positive).
       denominator_mask: bool array ``(A, K)``; the set ``D_a`` of the log-sum-exp.
-      tau: temperature, in (0, inf).
+      tau: temperature, in ``[min_tau(dtype), inf)`` (:func:`min_tau`; the smallest normal number of
+        the computation's dtype).
       empty: ``"error"`` (default) raises on an anchor with an empty ``D_a`` or no positive (C06);
         ``"exclude"`` drops such anchors (loss 0, ``included`` False) and counts them.
 
@@ -173,13 +245,15 @@ def anchor_losses(
       :class:`AnchorLosses`. Masks are checked on concrete values *before* any computation.
 
     Raises:
-      ValueError: bad ``tau``; shapes differ; NaN in ``sim``; negative weights; an empty row under
-        ``empty="error"`` (the message names the anchor).
+      ValueError: bad ``tau`` (not in (0, inf), or below :func:`min_tau` of the dtype); shapes differ;
+        NaN in ``sim``; negative weights; an empty row under ``empty="error"`` (the message names the
+        anchor); a loss that overflows the dtype (only possible for similarities far outside
+        [-1, 1], as the loss is of order ``max|sim|/tau``). Never returns NaN or inf.
 
     Source: THEOREMS.md B1 (Luthra et al., arXiv 2510.08852, eq. of L^CL/L^NSCL); Khosla et al. 2020.
     """
-    tau = check_real("tau", tau, 0.0)
     sim_np = np.asarray(sim)
+    tau = _check_tau(tau, jnp.result_type(sim_np.dtype if sim_np.dtype.kind == "f" else float))
     if np.any(np.isnan(sim_np)) or np.any(sim_np == np.inf):
         raise ValueError("sim contains NaN or +inf")
     pw = np.asarray(positive_weights, dtype=sim_np.dtype if sim_np.dtype.kind == "f" else float)
@@ -195,6 +269,7 @@ def anchor_losses(
     okj = jnp.asarray(ok)
     per = _core(jnp.asarray(sim), jnp.asarray(pw), jnp.asarray(dm) & okj[:, None], tau)
     per = jnp.where(okj, per, 0.0)
+    _check_finite_losses(per, tau, "anchor_losses")
     return AnchorLosses(per, okj, int(np.sum(~ok)))
 
 
@@ -204,7 +279,7 @@ def loss_from_similarity(sim, positive_weights, denominator_mask, *, tau: float,
     n = res.losses.shape[0] - res.num_excluded
     if n == 0:
         raise ValueError("every anchor was excluded: the loss is undefined")
-    return jnp.sum(res.losses) / n
+    return _mean(res.losses, n)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -277,13 +352,14 @@ def batch_loss(z1, z2, labels, *, tau, kind: str, coupled: bool = False, anchors
     pw, dm = view_masks(labels, kind=kind, coupled=coupled, anchors=anchors)
     ok = jnp.any(dm, axis=1) & jnp.any(pw > 0, axis=1)
     per = jnp.where(ok, _core(sim, pw, dm & ok[:, None], tau), 0.0)
-    return jnp.sum(per) / jnp.maximum(jnp.sum(ok), 1)
+    return _mean(per, jnp.maximum(jnp.sum(ok), 1))
 
 
 def _two_view(z1, z2, labels, tau, kind, coupled, anchors, empty, what):
-    tau = check_real("tau", tau, 0.0)
+    check_real("tau", tau, 0.0)
     z1n = normalize(z1)
     z2n = normalize(z2)
+    tau = _check_tau(tau, jnp.result_type(z1n, z2n))
     if z1n.shape != z2n.shape or z1n.ndim != 2:
         raise ValueError(f"z1 and z2 must have the same shape (B, d); got {z1n.shape} and {z2n.shape}")
     if anchors not in ("first", "both"):
@@ -302,7 +378,7 @@ def _two_view(z1, z2, labels, tau, kind, coupled, anchors, empty, what):
     n = res.losses.shape[0] - res.num_excluded
     if n == 0:
         raise ValueError(f"{what}: every anchor was excluded (no valid anchor in the batch)")
-    return jnp.sum(res.losses) / n
+    return _mean(res.losses, n)
 
 
 def info_nce_loss(z1, z2, *, tau: float, coupled: bool = False, anchors: Literal["first", "both"] = "first") -> jax.Array:
@@ -360,8 +436,9 @@ def supcon_loss(z1, z2, labels, *, tau: float, empty: EmptyPolicy = "error") -> 
         rows, bad tau.
     """
     if z2 is None:
-        tau = check_real("tau", tau, 0.0)
+        check_real("tau", tau, 0.0)
         z = normalize(z1)
+        tau = _check_tau(tau, z.dtype)
         lab = check_finite_array("labels", np.asarray(labels), ndim=1)
         if lab.shape[0] != z.shape[0]:
             raise ValueError(f"labels has length {lab.shape[0]}, expected {z.shape[0]}")
