@@ -155,11 +155,19 @@ class LogArray:
 
     Where ``vacuous`` is True, ``log10`` is ``+inf`` for an upper bound (the bound is infinite,
     e.g. Delta with ``1 - pi_max - epsilon <= 0``) and ``-inf`` for a lower bound (it says nothing);
-    it is never NaN.
+    it is never NaN, and never infinite where ``vacuous`` is False (such points raise instead).
+
+    Attributes:
+      log10: float array (numpy float64, or a JAX array in the caller's JAX precision).
+      vacuous: bool array of the same shape.
+      uninformative: bool array of the same shape where the bound exceeds its trivial bound (the
+        optional trivial-bound parameters, e.g. ``m`` for ``alignment.frobenius``, were given);
+        ``None`` when they were not.
     """
 
     log10: Any
     vacuous: Any
+    uninformative: Any = None
 
 
 def _modules(backend: str) -> Any:
@@ -311,6 +319,67 @@ def reliable_sign(expr: sp.Expr, values: Mapping[str, Any], digits: int = DEFAUL
     if v is None and estimate is None:
         raise ValueError(f"{sp.sstr(expr)[:80]} {how}")
     return int(mpmath.sign(v if v is not None else estimate))
+
+
+_FLOAT64_TINY = 2.2250738585072014e-308
+
+
+def _shown(raw: Any) -> str:
+    text = repr(raw)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _input_array(p: Param, raw: Any) -> tuple[np.ndarray, Any]:
+    """One evaluate_log10 input, validated: (float64 array, object array of the exact values where
+    some entry does not fit float64, else None).
+
+    Raises:
+      ValueError: bools, complex numbers, strings or other non-numbers; NaN, inf or an entry outside
+        ``p``'s domain (naming ``p``, the value and the domain).
+    """
+    try:
+        a = np.asarray(raw)
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{p.name}={_shown(raw)} is not an array of real numbers ({err}); domain {p.domain_text()}") from None
+    kind = a.dtype.kind
+    if kind == "b":
+        raise ValueError(f"{p.name}={_shown(raw)} must be numbers, not bools; domain {p.domain_text()}")
+    if kind == "c":
+        raise ValueError(f"{p.name}={_shown(raw)} is not real (complex); domain {p.domain_text()}")
+    if kind in "iuf":
+        return _check_array(p, a.astype(float)), None
+    if kind != "O":
+        raise ValueError(f"{p.name}={_shown(raw)} is not a real number (dtype {a.dtype}); domain {p.domain_text()}")
+    flat = a.reshape(-1)
+    exact = np.empty(flat.shape, dtype=object)
+    floats = np.empty(flat.shape)
+    beyond = False
+    for i, x in enumerate(flat):
+        if isinstance(x, (bool, np.bool_)):
+            raise ValueError(f"{p.name}={x!r} must be a number, not a bool; domain {p.domain_text()}")
+        v = p.validate(x)  # raises naming p for complex, strings, NaN, inf, out of domain
+        try:
+            fv = float(v)
+        except OverflowError:
+            fv = math.inf
+        if not math.isfinite(fv) or (abs(fv) < _FLOAT64_TINY and v != 0):
+            beyond = True  # 10**400, mpf('1e-400'): float64 would round it to inf / 0 / a subnormal
+        exact[i], floats[i] = v, fv
+    return floats.reshape(a.shape), (exact.reshape(a.shape) if beyond else None)
+
+
+def _check_array(p: Param, a: np.ndarray) -> np.ndarray:
+    """Domain check of a float64 array; raises through ``p.validate`` on the first bad entry."""
+    flat = a.reshape(-1)
+    bad = ~np.isfinite(flat)
+    if not bad.any():
+        lo, hi, d = p.domain.lo, p.domain.hi, p.domain
+        bad = (flat < lo) | (flat > hi) | ((flat == lo) & (not d.lo_closed)) | ((flat == hi) & (not d.hi_closed))
+        if p.integer:
+            bad |= flat != np.floor(flat)
+    if bad.any():
+        p.validate(flat[np.argmax(bad)].item())  # raises with the standard message
+    return a
 
 
 class Bound:
@@ -591,46 +660,126 @@ class Bound:
     def evaluate_log10(self, backend: Literal["numpy", "jax"] = "numpy", **arrays: Any) -> LogArray:
         """Vectorised evaluation in log space over broadcastable arrays of parameters.
 
+        Inputs are validated like :meth:`evaluate`: bools, complex numbers and strings are refused,
+        every entry is checked against its domain, and shapes must broadcast. Entries that do not
+        fit a float64 (``steps=10**400``, ``tau=mpmath.mpf("1e-400")``) are accepted: the whole
+        call is then evaluated point by point with :meth:`evaluate` (mpmath; slower, exact).
+
         Args:
-          backend: ``"numpy"`` (float64) or ``"jax"`` (the caller's JAX precision).
-          **arrays: each parameter (or its alternative) as a scalar or array; all broadcast together.
+          backend: ``"numpy"`` (float64) or ``"jax"`` (the caller's JAX precision: float32 unless
+            x64 is enabled).
+          **arrays: each parameter (or its alternative, e.g. ``num_classes`` for ``pi_max``, or an
+            optional trivial-bound parameter such as ``m``) as a scalar or array of real numbers
+            (Python/numpy numbers, or exact ones: ints of any size, sympy Rationals, Fraction,
+            Decimal, mpf); all broadcast together to one shape.
 
         Returns:
-          :class:`LogArray` with ``log10`` (float array, broadcast shape) and ``vacuous`` (bool).
-          Never NaN: vacuous entries hold ``+inf`` (upper bound) or ``-inf`` (lower bound).
+          :class:`LogArray` with ``log10`` (float array of the broadcast shape), ``vacuous`` (bool,
+          same shape) and, when the trivial bound's optional parameters are given, ``uninformative``
+          (bool, same shape). Never NaN: vacuous entries hold ``+inf`` (upper bound) or ``-inf``
+          (lower bound), and no other entry is infinite.
 
         Raises:
-          ValueError: any entry outside its domain, NaN or inf (naming the parameter and the first
-            offending value), or a violated constraint.
+          ValueError: an unknown or missing parameter; a bool, complex, string or non-numeric
+            entry; any entry outside its domain, NaN or inf (naming the parameter, the offending
+            value and the domain); shapes that do not broadcast (naming each parameter's shape); a
+            violated constraint; a non-vacuous entry whose log10 is beyond the backend's float
+            range (float64, or float32 for JAX without x64), naming the index: use
+            :meth:`evaluate` there.
         """
-        vals = self._resolve_arrays(arrays)
+        if backend not in ("numpy", "jax"):
+            raise ValueError(f"backend={backend!r} must be one of 'numpy', 'jax'")
+        conv, shape, exact = self._convert_arrays(arrays)
+        if exact:
+            return self._log10_pointwise(conv, shape, backend)
+        vals, optional = self._resolve_arrays({k: f for k, (f, _) in conv.items()})
         xp = np
         if backend == "jax":
             import jax.numpy as jnp
 
             xp = jnp
-        fn = self.lambdify(backend, log=True)
+        syms = tuple(p.symbol for p in self.params)
         args = [xp.asarray(vals[p.name]) for p in self.params]
         with np.errstate(all="ignore"):
-            ln = fn(*args)
-            vac = xp.zeros(xp.broadcast_shapes(*[xp.shape(a) for a in args]) if args else (), dtype=bool)
+            ln = self.lambdify(backend, log=True)(*args)
+            vac = xp.zeros(shape, dtype=bool)
             for v in self.vacuity:
-                syms = [p.symbol for p in self.params]
-                g = _compiled(tuple(syms), v.expr, backend)
-                vac = vac | (xp.asarray(g(*args)) <= 0)
-            ln = xp.broadcast_to(xp.asarray(ln, dtype=float), vac.shape)
+                vac = vac | (xp.asarray(_compiled(syms, v.expr, backend)(*args)) <= 0)
+            ln = xp.broadcast_to(xp.asarray(ln, dtype=float), shape)
             fill = xp.inf if self.kind == "upper" else -xp.inf
             log10 = xp.where(vac, fill, ln / math.log(10.0))
-        if backend == "numpy":
-            bad = ~np.isfinite(log10) & ~np.asarray(vac)
-            if np.any(bad):
-                idx = tuple(int(i) for i in np.argwhere(bad)[0])
-                raise ValueError(f"{self.name}: log10 of the bound is beyond float64 (or lost) at index {idx}; "
-                                 "use evaluate(), which keeps it exactly with mpmath")
-        return LogArray(log10, vac)
+            unin = None
+            if optional is not None:
+                opt = self.trivial[1]
+                tsyms = syms + tuple(p.symbol for p in opt)
+                triv = _compiled(tsyms, sp.expand_log(sp.log(self.trivial[0]), force=True), backend)(
+                    *args, *[xp.asarray(optional[p.name]) for p in opt])
+                triv = xp.broadcast_to(xp.asarray(triv, dtype=float), shape)
+                unin = ~vac & ((ln >= triv) if self.kind == "upper" else (ln <= triv))
+        bad = ~np.isfinite(np.asarray(log10)) & ~np.asarray(vac)
+        if np.any(bad):
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            hint = ""
+            dtype = np.asarray(log10).dtype
+            if backend == "jax" and dtype != np.float64:
+                hint = " (JAX x64 is off; the numpy backend works in float64)"
+            raise ValueError(f"{self.name}: log10 of the bound is beyond {dtype} (or lost) at index {idx}"
+                             f"{hint}; use evaluate(), which keeps it exactly with mpmath")
+        return LogArray(log10, vac, unin)
 
-    def _resolve_arrays(self, arrays: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        arrays = {k: np.asarray(v) for k, v in arrays.items()}
+    def _all_params(self) -> dict[str, Param]:
+        """Every accepted keyword: parameters, reparametrisation inputs, optional trivial-bound params."""
+        out = {p.name: p for p in self.params}
+        for rp in self.reparametrisations:
+            out.update({p.name: p for p in rp.inputs})
+        if self.trivial is not None:
+            out.update({p.name: p for p in self.trivial[1]})
+        return out
+
+    def _convert_arrays(self, arrays: Mapping[str, Any]) -> tuple[dict[str, tuple[np.ndarray, Any]], tuple[int, ...], bool]:
+        """Validate each input array: name -> (float64 array, object array of exact values or None),
+        the broadcast shape, and whether some entry does not fit float64."""
+        known = self._all_params()
+        for key in arrays:
+            if key not in known:
+                raise ValueError(f"{self.name} has no parameter {key!r}; parameters: "
+                                 f"{', '.join(sorted(p.name for p in self.params))}")
+        conv = {k: _input_array(known[k], v) for k, v in arrays.items()}
+        try:
+            shape = np.broadcast_shapes(*[f.shape for f, _ in conv.values()])
+        except ValueError:
+            shown = ", ".join(f"{k} {f.shape}" for k, (f, _) in conv.items())
+            raise ValueError(f"{self.name}: the parameters' shapes do not broadcast together: {shown}") from None
+        return conv, shape, any(e is not None for _, e in conv.values())
+
+    def _log10_pointwise(self, conv: Mapping[str, tuple[np.ndarray, Any]], shape: tuple[int, ...],
+                         backend: str) -> LogArray:
+        """evaluate_log10 with :meth:`evaluate` at every point (inputs beyond float64)."""
+        cols = {k: np.broadcast_to(e if e is not None else f.astype(object), shape) for k, (f, e) in conv.items()}
+        log10 = np.empty(shape)
+        vac = np.zeros(shape, dtype=bool)
+        optional = self.trivial is not None and all(p.name in conv for p in self.trivial[1])
+        unin = np.zeros(shape, dtype=bool) if optional else None
+        for idx in np.ndindex(*shape):
+            res = self.evaluate(digits=17, **{k: c[idx] for k, c in cols.items()})
+            if res.vacuous:
+                vac[idx], log10[idx] = True, (math.inf if self.kind == "upper" else -math.inf)
+                continue
+            if res.log10 is None:
+                raise ValueError(f"{self.name}: log10 of the bound is beyond float64 (or unknown) at index {idx}: "
+                                 f"{res.reason}; use evaluate()")
+            log10[idx] = res.log10
+            if unin is not None:
+                unin[idx] = res.uninformative
+        if backend == "jax":
+            import jax.numpy as jnp
+
+            return LogArray(jnp.asarray(log10), jnp.asarray(vac), None if unin is None else jnp.asarray(unin))
+        return LogArray(log10, vac, unin)
+
+    def _resolve_arrays(self, arrays: Mapping[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+        """Float arrays (validated) -> (parameter name -> array, optional trivial params or None)."""
+        arrays = dict(arrays)
         out: dict[str, np.ndarray] = {}
         for rp in self.reparametrisations:
             given = [p.name for p in rp.inputs if p.name in arrays]
@@ -638,40 +787,32 @@ class Bound:
                 continue
             if len(given) != len(rp.inputs):
                 raise ValueError(f"{self.name}: {', '.join(given)} needs all of {[p.name for p in rp.inputs]}")
-            ins = [self._check_array(p, arrays.pop(p.name)) for p in rp.inputs]
+            ins = [arrays.pop(p.name) for p in rp.inputs]
             for target, fn in rp.outputs.items():
                 if target in arrays:
                     raise ValueError(f"{self.name}: give either {target} or {', '.join(given)}, not both")
-                out[target] = np.asarray(fn(*[a.astype(float) for a in ins]), dtype=float)
+                out[target] = _check_array(self.param(target), np.asarray(fn(*ins), dtype=float))
         for p in self.params:
-            if p.name in out:
-                out[p.name] = self._check_array(p, out[p.name])
-            elif p.name in arrays:
-                out[p.name] = self._check_array(p, arrays.pop(p.name))
-            else:
-                raise ValueError(f"{self.name}: missing parameter {p.name}, domain {p.domain_text()}")
-        if arrays:
-            raise ValueError(f"{self.name} has no parameter {sorted(arrays)[0]!r}")
+            if p.name in arrays:
+                out[p.name] = arrays.pop(p.name)
+            elif p.name not in out:
+                alts = [rp.description for rp in self.reparametrisations if p.name in rp.outputs]
+                hint = f" (or {'; '.join(alts)})" if alts else ""
+                raise ValueError(f"{self.name}: missing parameter {p.name}, domain {p.domain_text()}{hint}")
+        optional = None
+        if self.trivial is not None and any(p.name in arrays for p in self.trivial[1]):
+            missing = [p.name for p in self.trivial[1] if p.name not in arrays]
+            if missing:
+                raise ValueError(f"{self.name}: the trivial bound needs also {', '.join(missing)}")
+            optional = {p.name: arrays.pop(p.name) for p in self.trivial[1]}
+        syms = tuple(p.symbol for p in self.params)
         for c in self.constraints:
-            syms = [p.symbol for p in self.params]
-            g = np.asarray(_compiled(tuple(syms), c.expr, "numpy")(*[out[p.name] for p in self.params]))
+            with np.errstate(all="ignore"):
+                g = np.asarray(_compiled(syms, c.expr, "numpy")(*[out[p.name] for p in self.params]))
             if np.any(g < 0):
-                raise ValueError(f"{self.name}: {c.message}")
-        return out
-
-    @staticmethod
-    def _check_array(p: Param, a: np.ndarray) -> np.ndarray:
-        a = np.asarray(a, dtype=float)
-        flat = a.reshape(-1)
-        bad = ~np.isfinite(flat)
-        if not bad.any():
-            lo, hi, d = p.domain.lo, p.domain.hi, p.domain
-            bad = (flat < lo) | (flat > hi) | ((flat == lo) & (not d.lo_closed)) | ((flat == hi) & (not d.hi_closed))
-            if p.integer:
-                bad |= flat != np.floor(flat)
-        if bad.any():
-            p.validate(flat[np.argmax(bad)].item())  # raises with the standard message
-        return a
+                idx = tuple(int(i) for i in np.argwhere(np.broadcast_to(g < 0, np.broadcast(*out.values(), g).shape))[0])
+                raise ValueError(f"{self.name}: {c.message} (first at index {idx})")
+        return out, optional
 
     def __repr__(self) -> str:
         return f"Bound({self.name!r}: {self.title})"
