@@ -81,7 +81,17 @@ def _features(name: str, x) -> np.ndarray:
         a = a[:, None]
     if a.ndim != 2:
         raise ValueError(f"{name} must have shape (n, d); got {a.shape}")
+    if a.shape[1] == 0:
+        raise ValueError(f"{name} has no features (shape {a.shape}): CKA needs at least one feature column")
     return a
+
+
+def _check_debiased(debiased) -> bool:
+    """``debiased`` must be a bool: the estimator is never chosen by truthiness (None, "yes", 1...)."""
+    if not isinstance(debiased, (bool, np.bool_)):
+        raise ValueError(f"debiased={debiased!r} must be True (unbiased HSIC, Song et al. 2012) or False "
+                         "(biased HSIC, Kornblith et al. 2019): the estimator is never implicit")
+    return bool(debiased)
 
 
 def _centred_features(name: str, a: np.ndarray) -> np.ndarray:
@@ -173,8 +183,11 @@ def hsic_gram(k, l, *, debiased: bool) -> float:
 
     Args: ``k, l`` float arrays (n, n), symmetric, finite, real; ``debiased`` chooses the estimator.
     Returns: float in the units of ``k * l`` (HSIC is not scale invariant; CKA is).
-    Raises: ValueError for non-square or mismatched shapes, NaN/inf, complex input, n < 4 when debiased.
+    Raises: ValueError for non-square or mismatched shapes, NaN/inf, complex input, n < 4 when debiased,
+      ``debiased`` not a bool.
+    Source: Gretton et al. 2005 (biased HSIC); Song et al. 2012, eq. 5 (unbiased).
     """
+    debiased = _check_debiased(debiased)
     k = _real("k", k)
     l = _real("l", l)
     _square_pair("k", k, "l", l)
@@ -252,8 +265,11 @@ def linear_cka_gram(k, l, *, debiased: bool) -> float:
       ValueError: for shapes, NaN/inf, complex input, n < 4 (debiased, C08), or a constant
         representation, naming ``k`` or ``l`` (its centred Gram is zero to within a few hundred ulps
         of that Gram's own norm (biased), or its unbiased self-HSIC is <= 0 or at the rounding level
-        of its terms (debiased); C10's analogue for CKA).
+        of its terms (debiased); C10's analogue for CKA); ``debiased`` not a bool (None, "yes" and 1
+        are refused: the estimator is never implicit).
+    Source: Kornblith et al. 2019 (CKA); Song et al. 2012 (unbiased HSIC).
     """
+    debiased = _check_debiased(debiased)
     k = _real("k", k)
     l = _real("l", l)
     _square_pair("k", k, "l", l)
@@ -275,18 +291,21 @@ def linear_cka(x, y, *, debiased: bool, method: Literal["auto", "features", "gra
 
     Args:
       x, y: real float arrays (n, d1), (n, d2) (1-D arrays are one feature), finite.
-      debiased: keyword-only, required: the estimator is never implicit.
+      debiased: keyword-only, required, a bool (``True``/``False``; anything else raises): the
+        estimator is never implicit.
       method: ``"auto"``, ``"features"`` or ``"gram"``.
 
     Returns: float. The biased value lies in [0, 1] and is positively biased at small n (a warning is
       issued for n < 30 with ``debiased=False``).
 
     Raises:
-      ValueError: for differing n, NaN/inf, complex input, n < 4 (debiased; C08), or a constant
+      ValueError: for differing n, NaN/inf, complex input, no feature column (shape (n, 0)),
+        ``debiased`` not a bool, n < 4 (debiased; C08), or a constant
         representation, naming ``x`` or ``y`` (all n rows equal, to within a few hundred ulps of that
         input's own scale, a column constant to rounding counting as exactly constant; or, for the
         debiased estimator, an unbiased self-HSIC <= 0 or at the rounding level of its terms).
     """
+    debiased = _check_debiased(debiased)
     x = _features("x", x)
     y = _features("y", y)
     if x.shape[0] != y.shape[0]:
@@ -394,8 +413,24 @@ def rdm(z, *, metric: Literal["cosine", "correlation"] = "cosine") -> np.ndarray
 
 
 def upper_triangle(a) -> np.ndarray:
-    """Strict upper triangle of a square matrix, row-major, length m(m-1)/2."""
+    """Strict upper triangle of a square matrix: the m(m-1)/2 entries ``a[i, j]``, ``i < j``.
+
+    The vector RSA correlates (Kriegeskorte et al. 2008): an RDM is symmetric with a zero diagonal,
+    so its strict upper triangle holds every distance once.
+
+    Args:
+      a: array-like of shape (m, m), any dtype (values are not checked; NaN passes through).
+
+    Returns:
+      1-D array of length m(m-1)/2 (empty for m <= 1), ``a``'s dtype, in row-major order
+      ``a[0,1], a[0,2], ..., a[0,m-1], a[1,2], ...`` (``numpy.triu_indices(m, k=1)``).
+
+    Raises:
+      ValueError: ``a`` is not 2-D or not square; the message names ``a`` and its shape.
+    """
     a = np.asarray(a)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"a must be a square 2-D matrix (m, m); got shape {a.shape}")
     return a[np.triu_indices(a.shape[0], k=1)]
 
 

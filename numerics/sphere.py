@@ -26,6 +26,8 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int
 
+from .precision import x64_enabled
+
 __all__ = [
     "project_tangent",
     "normalize",
@@ -149,15 +151,25 @@ def exp_map(z: jax.Array, v: jax.Array) -> jax.Array:
 def geodesic_distance(x: jax.Array, y: jax.Array) -> jax.Array:
     """Great-circle distance on S^{d−1}: 2·atan2(|x − y|, |x + y|) ∈ [0, π].
 
-    Stable for nearly equal and nearly antipodal points (unlike arccos(x·y)).
+    Stable for nearly equal and nearly antipodal points (unlike arccos(x·y)), in value and gradient.
+
+    Gradient: away from coincident and antipodal pairs it is the usual one (for unit ``x``,
+    ``∂d/∂y`` is the unit tangent at ``y`` pointing away from ``x``). The distance is not
+    differentiable where ``x == y`` (it behaves like ``|t|``) nor where ``x == −y`` (the cut locus,
+    where it is maximal); there the gradient is exactly 0 (a subgradient at the minimum and at the
+    maximum), never NaN: the norms use the double-``where`` trick.
 
     Args:
-      x, y: points on the sphere, shape ``(..., d)`` (broadcastable).
+      x, y: points on the sphere, shape ``(..., d)`` (broadcastable), float32 or float64. Not
+        checked (pure, jit-safe).
     Returns:
-      Shape ``(...)``, the input dtype.
+      Shape ``(...)``, the input dtype, in radians, in [0, π].
+
+    Source: the half-angle atan2 form of the angle between two vectors (W. Kahan, "How Futile are
+    Mindless Assessments of Roundoff in Floating-Point Computation?", 2006).
     """
-    a = jnp.sqrt(jnp.sum((x - y) ** 2, axis=-1))
-    b = jnp.sqrt(jnp.sum((x + y) ** 2, axis=-1))
+    a = jnp.squeeze(_safe_norm(x - y)[0], -1)
+    b = jnp.squeeze(_safe_norm(x + y)[0], -1)
     return 2.0 * jnp.arctan2(a, b)
 
 
@@ -182,7 +194,9 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
       Array of ``shape`` on the sphere (each factor uniform, all independent).
 
     Raises:
-      ValueError: empty shape or last axis < 2.
+      ValueError: empty shape or last axis < 2; ``dtype`` not a float dtype; ``dtype`` float64 while
+        JAX's x64 mode is off (JAX would silently return float32; call
+        :func:`contrastive_bounds.numerics.precision.enable_x64` first, or ask for float32).
     Source: Muller (1959), "A note on a method for generating points uniformly on n-dimensional spheres".
     """
     shape = tuple(int(s) for s in shape)
@@ -191,7 +205,21 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
     check_int("d", shape[-1], 2, None)
     for s in shape:
         check_int("shape entry", s, 1, None)
-    g = jax.random.normal(key, shape, dtype=dtype or jnp.result_type(float))
+    if dtype is None:
+        dtype = jnp.result_type(float)
+    else:
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise ValueError(f"dtype={dtype!r} is not a dtype; use float32 or float64") from None
+        if not jnp.issubdtype(dt, jnp.floating):
+            raise ValueError(f"dtype={dt.name} must be a float dtype (float32 or float64)")
+        if dt.itemsize > 4 and not x64_enabled():
+            raise ValueError(
+                f"dtype={dt.name} requested but jax_enable_x64 is off: JAX would return float32. Call "
+                "contrastive_bounds.numerics.precision.enable_x64() first, or pass dtype=float32."
+            )
+    g = jax.random.normal(key, shape, dtype=dtype)
     # A Gaussian vector is zero with probability 0; the retraction-style normalisation is safe.
     return g * jax.lax.rsqrt(jnp.sum(g * g, axis=-1, keepdims=True))
 
