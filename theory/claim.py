@@ -93,8 +93,10 @@ class SignCheckSpec:
 
     Attributes:
       expr: sympy expression (e.g. a derivative of log(bound)).
-      box: symbol name -> (lo, hi); integer parameters are treated as reals on the box (a stronger
-        statement than needed).
+      box: symbol name -> (lo, hi). For a symbol declared ``integer=True`` (a :class:`Param` with
+        ``integer=True``), sampled points and counterexamples take integer values in
+        ``[ceil(lo), floor(hi)]`` (a counterexample can be replayed through the bound), while
+        certification treats it as real on ``[lo, hi]`` (a stronger statement than needed).
       sign: +1 (expr > 0) or -1 (expr < 0).
       max_boxes: bisection budget for certification.
       samples: number of sampled points for the cheap check (log-uniform on positive ranges).
@@ -123,7 +125,21 @@ def _split(lo: float, hi: float) -> float:
     return 0.5 * (lo + hi)
 
 
+def _integer_range(s: sp.Symbol, lo: float, hi: float) -> tuple[int, int]:
+    """The integers ``[ceil(lo), floor(hi)]`` of an integer symbol's box range.
+
+    Raises:
+      ValueError: the range holds no integer.
+    """
+    ilo, ihi = math.ceil(lo), math.floor(hi)
+    if ilo > ihi:
+        raise ValueError(f"box range for the integer parameter {s} holds no integer: [{lo}, {hi}]")
+    return ilo, ihi
+
+
 def _sample_points(box: Mapping[str, tuple[float, float]], syms: list[sp.Symbol], n: int, seed: int) -> np.ndarray:
+    """Corners + ``n`` random points of the box, shape ``(2**len(syms) + n, len(syms))``; log-uniform
+    on ranges spanning more than a factor 4, else uniform; integer symbols rounded into their range."""
     rng = np.random.default_rng(seed)
     cols = []
     for s in syms:
@@ -135,12 +151,47 @@ def _sample_points(box: Mapping[str, tuple[float, float]], syms: list[sp.Symbol]
             cols.append(lo + u * (hi - lo))
     pts = np.stack(cols, axis=1)
     corners = np.array(np.meshgrid(*[box[str(s)] for s in syms], indexing="ij")).reshape(len(syms), -1).T
-    return np.concatenate([corners, pts], axis=0)
+    pts = np.concatenate([corners, pts], axis=0)
+    for k, s in enumerate(syms):
+        if s.is_integer:
+            ilo, ihi = _integer_range(s, *box[str(s)])
+            pts[:, k] = np.clip(np.rint(pts[:, k]), ilo, ihi)
+    return pts
+
+
+def _point(syms: list[sp.Symbol], values: Any) -> dict[str, Any]:
+    """A counterexample point: ``int`` for integer symbols (so it replays through the bound), else float."""
+    return {str(s): (int(round(float(v))) if s.is_integer else float(v)) for s, v in zip(syms, values)}
 
 
 def _mp_value(expr: sp.Expr, syms: list[sp.Symbol], point: np.ndarray) -> Any:
     with mpmath.workdps(40):
         return sp.lambdify(syms, expr, "mpmath")(*[mpmath.mpf(float(v)) for v in point])
+
+
+def _integer_witness(target: sp.Expr, syms: list[sp.Symbol], box: Mapping[str, tuple[float, float]],
+                     subbox: tuple[tuple[float, float], ...]) -> tuple[np.ndarray | None, str]:
+    """A point with integer values for integer symbols where ``target <= 0`` (checked at 40 digits),
+    given a sub-box on which arb showed ``target < 0`` everywhere (reals). Returns (point, note)."""
+    mid = np.array([_split(lo, hi) for lo, hi in subbox])
+    choices: list[list[float]] = []
+    inside = True
+    for k, s in enumerate(syms):
+        if not s.is_integer:
+            choices.append([mid[k]])
+            continue
+        blo, bhi = _integer_range(s, *box[str(s)])
+        lo, hi = subbox[k]
+        ilo, ihi = max(math.ceil(lo), blo), min(math.floor(hi), bhi)
+        if ilo <= ihi:  # an integer inside the sub-box: the wrong sign is certain there
+            choices.append([float(min(max(round(mid[k]), ilo), ihi))])
+        else:
+            inside = False
+            choices.append(sorted({float(min(max(v, blo), bhi)) for v in (math.floor(lo), math.ceil(hi))}))
+    for combo in np.array(np.meshgrid(*choices, indexing="ij")).reshape(len(syms), -1).T:
+        if inside or _mp_value(target, syms, combo) <= 0:
+            return combo, "" if inside else " (nearest integer point, re-checked at 40 digits)"
+    return None, ""
 
 
 def sign_claim_check(spec: SignCheckSpec) -> Callable[[bool], Verdict]:
@@ -153,14 +204,21 @@ def sign_claim_check(spec: SignCheckSpec) -> Callable[[bool], Verdict]:
     ``certified``; a sub-box whose whole ball has the wrong sign -> ``refuted``; budget exhausted ->
     ``supported`` (with the count of undecided sub-boxes).
 
+    Counterexamples are valid domain points: integer symbols (``s.is_integer``) are sampled at
+    integers, and a refuting arb sub-box is turned into a point with integer coordinates (inside it
+    when it holds one; else the nearest integers, re-checked at 40 digits, or no refutation).
+
     Raises:
-      ValueError: the box lacks a symbol of ``expr``, or a range is empty.
+      ValueError: the box lacks a symbol of ``expr``, a range is empty, or an integer symbol's range
+        holds no integer.
     """
     syms = _symbols(spec.expr, spec.box)
     for s in syms:
         lo, hi = spec.box[str(s)]
         if not lo < hi:
             raise ValueError(f"box range for {s} is empty: [{lo}, {hi}]")
+        if s.is_integer:
+            _integer_range(s, lo, hi)
     target = sp.Integer(spec.sign) * spec.expr
     box_text = ", ".join(f"{s} in [{spec.box[str(s)][0]:g}, {spec.box[str(s)][1]:g}]" for s in syms)
 
@@ -178,9 +236,8 @@ def sign_claim_check(spec: SignCheckSpec) -> Callable[[bool], Verdict]:
                 break
             mp_val = _mp_value(target, syms, pts[idx])  # confirm at 40 digits
             if mp_val <= 0:
-                point = {str(s): float(v) for s, v in zip(syms, pts[idx])}
                 return Verdict("refuted", f"sampled point on the box ({box_text}) has the wrong sign",
-                               {"point": point, "value": float(spec.sign * mp_val)})
+                               {"point": _point(syms, pts[idx]), "value": float(spec.sign * mp_val)})
         if not certify:
             return Verdict("supported", f"{len(pts)} sampled points (corners + random) on {box_text} all have the claimed sign")
         termwise = _certify_termwise(target, spec)
@@ -249,9 +306,14 @@ def _certify_bisection(target: sp.Expr, syms: list[sp.Symbol], spec: SignCheckSp
         return Verdict("certified", f"python-flint arb interval arithmetic, {n} sub-boxes of {box_text}: "
                                     f"sign*expr > 0 on every one")
     if status == "negative":
-        mid = np.array([_split(lo, hi) for lo, hi in info])
-        return Verdict("refuted", f"arb: whole sub-box has the wrong sign: {info}",
-                       {"point": {str(s): float(v) for s, v in zip(syms, mid)},
-                        "value": float(_mp_value(target, syms, mid))})
+        point, note = _integer_witness(target, syms, spec.box, info)
+        if point is None:
+            ints = ", ".join(str(s) for s in syms if s.is_integer)
+            return Verdict("supported", f"arb: sign*expr < 0 on the whole sub-box {info} of the real relaxation, "
+                                        f"which holds no integer value of {ints}; the nearest integer points have "
+                                        f"the claimed sign, so the statement over integers is neither certified "
+                                        f"nor refuted; {n_samples} samples all agree")
+        return Verdict("refuted", f"arb: whole sub-box has the wrong sign: {info}{note}",
+                       {"point": _point(syms, point), "value": float(spec.sign * _mp_value(target, syms, point))})
     return Verdict("supported", f"arb bisection budget ({spec.max_boxes} boxes) exhausted with {info} undecided "
                                 f"sub-boxes; {n_samples} samples all agree")
