@@ -10,6 +10,12 @@ Use them in your own property tests::
 
 Shapes are drawn from a few buckets (``SIZE_BUCKETS``, ``DIM_BUCKETS``) so that jitted JAX code
 compiles once per bucket rather than once per example (CASES.md C14). Arrays are float64 numpy.
+
+Importing this module registers the package's Hypothesis profiles ``contrastive-bounds-ci``,
+``contrastive-bounds-dev`` and ``contrastive-bounds-thorough`` (see
+:mod:`contrastive_bounds.properties.profiles`); it loads one only when ``HYPOTHESIS_PROFILE`` names
+one of them. Select one with ``HYPOTHESIS_PROFILE=contrastive-bounds-ci pytest`` or
+``settings.load_profile("contrastive-bounds-thorough")``.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from typing import Any, Sequence
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
+
+from . import profiles as _profiles  # noqa: F401  (registers the package's profiles; loads none unasked)
 
 __all__ = ["SIZE_BUCKETS", "DIM_BUCKETS", "sphere_points", "product_sphere_points", "embedding_pairs", "labels",
            "cosine_grams", "gram_pairs", "fourier_coefficients", "fourier_landscapes", "barrier_landscapes",
@@ -188,26 +196,128 @@ def schedules(draw: Any, forms: Sequence[str] | None = None) -> Any:
     return make_schedule(form, **params)
 
 
-@st.composite
-def bound_params(draw: Any, bound: Any, *, box: dict[str, tuple[float, float]] | None = None,
-                 non_vacuous: bool = False) -> dict[str, Any]:
-    """A point inside ``bound``'s parameter domains (a :class:`~contrastive_bounds.theory.bound.Bound`).
+_DEFAULT_BOX: tuple[float, float] = (1e-3, 1e4)
 
-    Ranges default to each domain clipped to [1e-3, 1e4] (log-uniform for positive reals); ``box``
-    overrides per parameter. ``non_vacuous=True`` rejects vacuous points.
+
+def _intersect(name: str, param: Any, lo: float, hi: float, what: str) -> tuple[float, bool, float, bool]:
+    """The closed box ``[lo, hi]`` intersected with ``param``'s domain: ``(lo, lo_closed, hi, hi_closed)``.
+
+    A box end inside the domain is closed; where the domain's end binds, the domain's openness is kept
+    (so an open end such as tau's 0 is never drawn). Infinite ends are open. Raises ValueError naming
+    ``what`` when the intersection holds no number (no integer, for an integer parameter).
     """
-    out: dict[str, Any] = {}
+    dom = param.domain
+    if lo > dom.lo:
+        a, a_closed = lo, math.isfinite(lo)
+    elif lo < dom.lo:
+        a, a_closed = dom.lo, dom.lo_closed and math.isfinite(dom.lo)
+    else:
+        a, a_closed = lo, dom.lo_closed and math.isfinite(lo)
+    if hi < dom.hi:
+        b, b_closed = hi, math.isfinite(hi)
+    elif hi > dom.hi:
+        b, b_closed = dom.hi, dom.hi_closed and math.isfinite(dom.hi)
+    else:
+        b, b_closed = hi, dom.hi_closed and math.isfinite(hi)
+    empty = a > b or (a == b and not (a_closed and b_closed))
+    if not empty and param.integer:
+        ia, ib = _int_range(a, a_closed, b, b_closed)
+        empty = ia is not None and ib is not None and ia > ib
+    if empty:
+        raise ValueError(
+            f"{what}[{name!r}]=({lo!r}, {hi!r}) does not meet {name}'s domain {dom}"
+            + (" (no integer in it)" if param.integer else "")
+        )
+    return a, a_closed, b, b_closed
+
+
+def _int_range(a: float, a_closed: bool, b: float, b_closed: bool) -> tuple[int | None, int | None]:
+    """Smallest and largest integers in the interval; ``None`` for an infinite end (never ``int(inf)``)."""
+    ia = None
+    if math.isfinite(a):
+        ia = math.ceil(a)
+        if ia == a and not a_closed:
+            ia += 1
+    ib = None
+    if math.isfinite(b):
+        ib = math.floor(b)
+        if ib == b and not b_closed:
+            ib -= 1
+    return ia, ib
+
+
+def _real_strategy(a: float, a_closed: bool, b: float, b_closed: bool) -> st.SearchStrategy[float]:
+    """Finite floats in the interval; log-uniform when both ends are positive and finite and span > 100x."""
+    lo = a if a_closed or not math.isfinite(a) else math.nextafter(a, math.inf)
+    hi = b if b_closed or not math.isfinite(b) else math.nextafter(b, -math.inf)
+    if lo > 0 and math.isfinite(hi) and hi / lo > 100:
+        return st.floats(math.log(lo), math.log(hi)).map(lambda v: min(max(math.exp(v), lo), hi))
+    return st.floats(lo if math.isfinite(lo) else None, hi if math.isfinite(hi) else None,
+                     allow_nan=False, allow_infinity=False)
+
+
+def bound_params(bound: Any, *, box: dict[str, tuple[float, float]] | None = None,
+                 non_vacuous: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    """Points inside ``bound``'s parameter domains (a :class:`~contrastive_bounds.theory.bound.Bound`).
+
+    Each parameter is drawn from a range *intersected with its domain*, so every point drawn is
+    valid for ``bound.evaluate``: open domain ends are respected (``tau`` in (0, inf) never gets 0),
+    integer parameters get integers.
+
+    Args:
+      bound: a ``Bound`` (anything with ``.params``, each a ``Param`` with ``name``, ``domain``
+        and ``integer``, and ``.evaluate``).
+      box: optional ``{name: (lo, hi)}``, a closed range per parameter, ``lo <= hi``, real, not
+        NaN; ``-inf``/``inf`` allowed (for an integer parameter an infinite end is unbounded). It is
+        intersected with the parameter's domain (``{"tau": (-1.0, 1.0)}`` draws tau in (0, 1]).
+        Parameters not in ``box`` use their domain clipped to [1e-3, 1e4] (the whole domain if that
+        clip is empty).
+      non_vacuous: reject (``assume``) points where the bound is vacuous.
+
+    Returns:
+      A strategy of ``{name: value}`` dicts (float for real parameters, int for integer ones).
+      Positive real ranges spanning more than a factor 100 are drawn log-uniformly.
+
+    Raises:
+      ValueError (when the strategy is built, not at draw time): ``box`` names a parameter that
+      ``bound`` does not have, an entry is not a pair of real numbers with ``lo <= hi``, or its
+      intersection with the domain is empty (no integer in it, for an integer parameter); the
+      message names ``box``, the parameter and its domain.
+    """
+    box = dict(box or {})
+    names = [p.name for p in bound.params]
+    unknown = sorted(set(box) - set(names))
+    if unknown:
+        raise ValueError(f"box names {unknown}, not parameters of {getattr(bound, 'name', bound)!r}; known: {names}")
+    plans: list[tuple[str, bool, tuple[float, bool, float, bool]]] = []
     for p in bound.params:
-        lo, hi = (box or {}).get(p.name, (max(p.domain.lo, 1e-3), min(p.domain.hi, 1e4)))
-        if p.integer:
-            out[p.name] = draw(st.integers(int(math.ceil(max(lo, p.domain.lo))), int(hi)))
+        if p.name in box:
+            try:
+                if isinstance(box[p.name], (str, bytes)):
+                    raise TypeError
+                lo, hi = (float(v) for v in box[p.name])
+            except (TypeError, ValueError):
+                raise ValueError(f"box[{p.name!r}]={box[p.name]!r} must be a pair (lo, hi) of real numbers") from None
+            if math.isnan(lo) or math.isnan(hi) or lo > hi:
+                raise ValueError(f"box[{p.name!r}]=({lo!r}, {hi!r}) must have lo <= hi, neither NaN")
+            ends = _intersect(p.name, p, lo, hi, "box")
         else:
-            lo_open = lo if lo > p.domain.lo or p.domain.lo_closed else math.nextafter(lo, math.inf)
-            hi_open = hi if hi < p.domain.hi or p.domain.hi_closed else math.nextafter(hi, -math.inf)
-            if lo_open > 0 and hi_open / lo_open > 100:
-                out[p.name] = math.exp(draw(st.floats(math.log(lo_open), math.log(hi_open))))
+            try:
+                ends = _intersect(p.name, p, *_DEFAULT_BOX, "default box")
+            except ValueError:
+                ends = _intersect(p.name, p, -math.inf, math.inf, "domain")
+        plans.append((p.name, p.integer, ends))
+
+    @st.composite
+    def draw_point(draw: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, integer, (a, a_closed, b, b_closed) in plans:
+            if integer:
+                out[name] = draw(st.integers(*_int_range(a, a_closed, b, b_closed)))
             else:
-                out[p.name] = draw(st.floats(lo_open, hi_open))
-    if non_vacuous:
-        assume(not bound.evaluate(digits=15, **out).vacuous)
-    return out
+                out[name] = draw(_real_strategy(a, a_closed, b, b_closed))
+        if non_vacuous:
+            assume(not bound.evaluate(digits=15, **out).vacuous)
+        return out
+
+    return draw_point()
