@@ -58,6 +58,13 @@ def test_weight_divergence_has_all_its_digits(eta_sum, smoothness):
     assert float(la.log10) == pytest.approx(res.log10, rel=1e-13, abs=1e-13)
 
 
+def test_digits_beyond_the_precision_cap_still_work():
+    x = sp.Symbol("x", positive=True)
+    v, _ = reliable_value(sp.exp(x), {"x": 1}, 5000)
+    with mpmath.workdps(5010):
+        assert abs(v - mpmath.e) < mpmath.mpf(10) ** -5000
+
+
 def test_more_digits_are_honoured():
     bound = registry.get_bound("alignment.weight_divergence")
     res = bound.evaluate(digits=60, eta_sum=1e-20, smoothness=1e-20, **W_KW)
@@ -125,6 +132,7 @@ def test_cancellation_beyond_the_precision_cap_is_reported_never_zero():
     res = NO_LOG_FACTORS.evaluate(tau=1e-4, batch_size=256)
     assert res.value is None and res.log10 is None and res.mp_value is None and not res.vacuous
     assert "factor 'floor'" in res.reason and "could not be told from 0" in res.reason
+    assert "<b>unknown</b>" in res._repr_html_() and res.to_dict()["exact"] is None
     good = NTXENT_FLOOR.evaluate(tau=1e-4, batch_size=256)
     with mpmath.workdps(80):
         assert abs(mpmath.mpf(good.log10_exact) - _floor_log10_ref(1e-4, 256)) < mpmath.mpf("1e-24")

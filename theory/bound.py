@@ -70,10 +70,13 @@ class BoundValue:
 
     Attributes:
       name: the bound's registry name.
-      value: the value as a float, or ``None`` when vacuous or outside float64's range.
-      log10: log10 of the value (always given for a non-vacuous positive bound), else ``None``.
+      value: the value as a float, or ``None`` when vacuous, outside float64's normal range
+        (overflow, subnormal, or underflow to 0.0), or unknown (see ``reason``).
+      log10: log10 of the value (given for a non-vacuous positive bound unless its log10 exceeds
+        float64 or a factor is unknown), else ``None``.
       vacuous: whether the bound says nothing at this point.
-      reason: why it is vacuous (or uninformative), else ``None``.
+      reason: why it is vacuous, uninformative, beyond float64 even in log space, or unknown (a
+        factor that cannot be told from 0 within :data:`MAX_DIGITS` digits), else ``None``.
       uninformative: the bound is finite but weaker than a trivial bound (``reason`` says which).
       log10_exact: log10 as a decimal string at ``digits`` digits (always given for a positive
         value; the only form of log10 when even log10 exceeds float64, e.g. tau = 1e-300).
@@ -137,6 +140,8 @@ class BoundValue:
     def _repr_html_(self) -> str:  # notebook display
         if self.vacuous:
             body = f"<b>vacuous</b>: {self.reason}"
+        elif self.log10 is None and self.log10_exact is None:
+            body = f"<b>unknown</b>: {self.reason}"
         else:
             log10 = f"{self.log10:.6g}" if self.log10 is not None else self.log10_exact
             shown = f"{self.value:.6g}" if self.value is not None else f"10^{log10}"
@@ -261,8 +266,9 @@ def reliable_value(expr: sp.Expr, values: Mapping[str, Any], digits: int = DEFAU
       expr: a sympy expression whose free symbols are keys (by name) of ``values``.
       values: symbol name -> number (int, float, numpy scalar, mpf, Fraction, Decimal, sympy number).
       digits: correct significant digits wanted (>= 1).
-      max_digits: cap on the working precision (decimal digits), so a value that cancels
-        completely (an exact zero, or ``exp(x) - 1`` at ``x = 1e-5000``) costs milliseconds, not minutes.
+      max_digits: cap on the working precision (decimal digits; raised to ``4 * (digits + 10)``
+        if smaller), so a value that cancels completely (an exact zero, or ``exp(x) - 1`` at
+        ``x = 1e-5000``) costs milliseconds, not minutes.
 
     Returns:
       ``(value, how)``: ``value`` an ``mpmath.mpf`` with at least ``digits`` correct digits (made at
@@ -284,6 +290,7 @@ def _reliable(expr: sp.Expr, values: Mapping[str, Any], digits: int, max_digits:
     syms = _free_syms(expr)
     fn = _compiled(syms, expr, "mpmath")
     prec = digits + GUARD_DIGITS
+    max_digits = max(max_digits, 4 * prec)  # room for at least three precisions, even at digits >= MAX_DIGITS
     prev = cur = None
     last = "no finite real value"
     while True:
