@@ -654,6 +654,14 @@ class Bound:
             the natural log of the bound (float backends overflow otherwise, case C01).
           log: override the default (True for float backends, False for mpmath).
 
+        Returns:
+          A callable of the parameters in ``self.params`` order, elementwise over broadcastable
+          arrays for numpy/JAX. The JAX callable is printed by sympy's JaxPrinter (``Piecewise`` ->
+          ``jnp.select``), so it traces under ``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+
+        Raises:
+          ValueError: an unknown ``backend``.
+
         No validation happens inside the callable: use :meth:`evaluate` or
         :meth:`evaluate_log10` for checked evaluation.
         """
