@@ -657,7 +657,7 @@ class Bound:
         Returns:
           A callable of the parameters in ``self.params`` order, elementwise over broadcastable
           arrays for numpy/JAX. The JAX callable is printed by sympy's JaxPrinter (``Piecewise`` ->
-          ``jnp.select``), so it traces under ``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+          ``jnp.select``), so it traces under ``jax.jit`` and ``jax.vmap``.
 
         Raises:
           ValueError: an unknown ``backend``.
