@@ -88,10 +88,14 @@ def bound_cmd(
     if res.vacuous:
         console.print(f"[yellow]vacuous[/yellow]: {res.reason}")
     else:
-        shown = f"{res.value:.10g}" if res.value is not None else "(beyond float64)"
-        log_shown = f"{res.log10:.12g}" if res.log10 is not None else f"{res.log10_exact} (beyond float64 even in log space)"
-        console.print(f"value = {shown}   log10 = {log_shown}")
-        console.print(f"exact ({digits} digits) = {res.to_dict()['exact']}")
+        if res.log10 is None and res.log10_exact is None:  # a factor could not be determined (see reason)
+            console.print(f"[yellow]undetermined[/yellow]: {res.reason}")
+        else:
+            shown = f"{res.value:.10g}" if res.value is not None else "(beyond float64)"
+            log_shown = (f"{res.log10:.12g}" if res.log10 is not None
+                         else f"{res.log10_exact} (beyond float64 even in log space)")
+            console.print(f"value = {shown}   log10 = {log_shown}")
+            console.print(f"exact ({digits} digits) = {res.to_dict()['exact']}")
         if res.uninformative:
             console.print(f"[yellow]{res.reason}[/yellow]")
         t = Table(title="factors (log10)")
@@ -101,7 +105,9 @@ def bound_cmd(
             exact = res.factors_exact.get(k)
             t.add_row(k, _fmt_log10(v) if v is not None or exact is None else f"{exact} (beyond float64)")
         console.print(t)
-        console.print(f"dominant factor: {res.dominant_factor()}")
+        dominant = res.dominant_factor()
+        if dominant is not None:
+            console.print(f"dominant factor: {dominant}")
     console.print(f"source: {res.source.cite()}")
     if res.source.reading:
         console.print(f"reading: {res.source.reading}")
