@@ -279,10 +279,10 @@ def bound_params(bound: Any, *, box: dict[str, tuple[float, float]] | None = Non
       Positive real ranges spanning more than a factor 100 are drawn log-uniformly.
 
     Raises:
-      ValueError (when the strategy is built, not at draw time): ``box`` names a parameter that
-      ``bound`` does not have, an entry is not a pair of real numbers with ``lo <= hi``, or its
-      intersection with the domain is empty (no integer in it, for an integer parameter); the
-      message names ``box``, the parameter and its domain.
+      ValueError: when the strategy is built (not at draw time): ``box`` names a parameter that
+        ``bound`` does not have, an entry is not a pair of real numbers with ``lo <= hi``, or its
+        intersection with the domain is empty (no integer in it, for an integer parameter); the
+        message names ``box``, the parameter and its domain.
     """
     box = dict(box or {})
     names = [p.name for p in bound.params]

@@ -140,7 +140,7 @@ def test_the_package_suite_short_names_still_work():
 
 
 USER_TEST = """
-from hypothesis import given
+from hypothesis import given, settings
 from contrastive_bounds.properties import strategies as cbst
 
 @given(cbst.labels(n=8, num_classes=2))
