@@ -1,7 +1,9 @@
 """Hypothesis settings profiles of contrastive-bounds, for the package's tests and for yours.
 
 Three profiles are registered when this module is imported, which happens on any import of
-:mod:`contrastive_bounds.properties.strategies`:
+:mod:`contrastive_bounds.properties.strategies`, and through Hypothesis's plugin entry point
+(``[project.entry-points.hypothesis]`` in ``pyproject.toml``: Hypothesis calls
+:func:`.hypothesis_plugin.register` when it is imported in an environment where the package is installed):
 
 - ``contrastive-bounds-ci``: 25 examples, derandomised (the same examples on every run), no
   deadline, ``print_blob=True``: keeps a property suite short and reproducible on 2 cores.
@@ -25,8 +27,8 @@ In your own tests, any of:
   ``conftest.py``, imports ``contrastive_bounds.properties.strategies``);
 - ``settings.load_profile("contrastive-bounds-thorough")`` after that import;
 - ``pytest --hypothesis-profile=contrastive-bounds-ci``: Hypothesis's pytest plugin loads the
-  profile before test modules are collected, so the profile must be registered by then: import
-  ``contrastive_bounds.properties.strategies`` (or this module) in your ``conftest.py``.
+  profile before test modules are collected; the entry point has registered it by then (without
+  the installed metadata, add ``-p contrastive_bounds.properties.profiles``).
 
 The short names ``ci``, ``dev`` and ``thorough`` are aliases of the same settings, registered only
 by :func:`register_aliases` (called by :func:`load_from_env`), which the package's own test suite

@@ -153,7 +153,7 @@ def test_report():
 """
 
 
-@pytest.mark.parametrize("how", ["env", "plugin-option"])
+@pytest.mark.parametrize("how", ["env", "plugin-option", "entry-point"])
 def test_a_users_pytest_run_uses_the_profile(tmp_path: Path, how: str):
     """As the tutorial documents: HYPOTHESIS_PROFILE, or -p ...profiles --hypothesis-profile (no conftest)."""
     (tmp_path / "test_user.py").write_text(USER_TEST)
@@ -161,8 +161,10 @@ def test_a_users_pytest_run_uses_the_profile(tmp_path: Path, how: str):
     env = _env()
     if how == "env":
         env["HYPOTHESIS_PROFILE"] = "contrastive-bounds-ci"
-    else:
+    elif how == "plugin-option":
         args[4:4] = ["-p", "contrastive_bounds.properties.profiles", "--hypothesis-profile=contrastive-bounds-ci"]
+    else:  # the installed package's hypothesis entry point registers the profiles: no -p, no conftest
+        args[4:4] = ["--hypothesis-profile=contrastive-bounds-ci"]
     out = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     line = next(ln for ln in out.stdout.splitlines() if "PROFILE" in ln)
