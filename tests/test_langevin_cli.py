@@ -72,7 +72,7 @@ def test_console_script_reports_usage_errors_in_one_line(monkeypatch, capsys):
 def test_a_step_size_too_large_for_the_landscape_is_warned_about():
     """h·Σk²|c_k| > 1 (barrier-H, H = 100: Σk²|c_k| = 100/1.53125·4.5 ≈ 294): a warning naming step_size
     (in the JSON and on stderr); none at the default-like h = 0.02 on double-well (4.5·0.02 = 0.09)."""
-    big = _run("barrier-H", "--param", "H=100", "--schedule", "temperature", "c=200", "--chains", "8",
+    big = _run("barrier-H", "--param", "H=100", "--schedule", "temperature", "c=2", "--chains", "8",
                "--time", "1", "--step-size", "0.1", "--json")
     assert big.exit_code == 0, big.output
     out = json.loads(big.stdout)
