@@ -53,7 +53,7 @@ class DescentConfig:
 
     Attributes:
       batch_size: B, integer in [2, n].
-      steps: T >= 1.
+      steps: T in [1, 2**31 - 1].
       tau: temperature in (0, inf).
       step_size: constant eta >= 0 (the bounds use eta_t = step_size for every t).
       seed: integer seed in [0, 2**32 - 1] of the batch draws (the same for both runs).
@@ -85,7 +85,7 @@ class DescentConfig:
     def validate(self, num_samples: int) -> None:
         """Raise ValueError naming the first parameter outside its domain."""
         check_int("batch_size", self.batch_size, 2, None if self.replace else num_samples)
-        check_int("steps", self.steps, 1)
+        check_int("steps", self.steps, 1, 2**31 - 1)  # a lax.scan length (int32)
         check_real("tau", self.tau, 0.0)
         check_real("step_size", self.step_size, 0.0, lo_closed=True)
         check_seed(self.seed)

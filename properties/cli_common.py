@@ -64,13 +64,20 @@ def parse_assignments(items: list[str] | None) -> dict[str, str]:
 
 
 def parse_number(name: str, text: str) -> float | int:
-    """Parse an int or float; raise CLIError naming ``name`` when ``text`` is not a number."""
+    """Parse an int or float; raise CLIError naming ``name`` when ``text`` is not a number, or is an
+    integer beyond float64's range (every caller uses the value as a float; `bound` parses exactly
+    with its own parser)."""
     try:
         if text.lstrip("+-").isdigit():
-            return int(text)
+            n = int(text)
+            float(n)  # OverflowError beyond 1.8e308
+            return n
         return float(text)
     except ValueError:
         raise CLIError(f"{name}={text!r} is not a number") from None
+    except OverflowError:
+        raise CLIError(f"{name}={text[:12]}... ({len(text.lstrip('+-'))} digits) is beyond the float64 range "
+                       "(|x| <= 1.8e308)") from None
 
 
 def _jsonable(obj: Any) -> Any:

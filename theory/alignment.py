@@ -220,9 +220,9 @@ def epsilon_value(batch_size: int, steps: int, delta: float) -> float:
     b = check_int("batch_size", batch_size, 1)
     t = check_int("steps", steps, 1)
     dl = check_probability("delta", delta)
-    if t * b / dl < 1:
+    if t * b < dl:  # exact int/float comparison: no overflow for huge steps
         raise ValueError(f"epsilon needs steps*batch_size/delta >= 1, got steps={t}, batch_size={b}, delta={dl}")
-    return math.sqrt(math.log(t * b / dl) / (2 * b))
+    return math.sqrt((math.log(t * b) - math.log(dl)) / (2 * b))  # math.log takes ints of any size
 
 
 def delta_value(tau: float, pi_max: float, epsilon: float) -> float:

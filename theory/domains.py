@@ -58,6 +58,18 @@ def _describe(value: Any) -> str:
         return repr(value)
 
 
+def _short_exact(value: Any) -> str:
+    """A huge exact number for a message: all digits if short, else its magnitude (10**400 -> '1e+400')."""
+    text = str(value)
+    if len(text) <= 40:
+        return text
+    with mpmath.workdps(20):
+        try:
+            return mpmath.nstr(mpmath.mpf(int(value)) if isinstance(value, numbers.Integral) else mpmath.mpf(text), 6)
+        except (ValueError, TypeError):
+            return text[:40] + "..."
+
+
 def _as_real(name: str, value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
@@ -65,6 +77,9 @@ def _as_real(name: str, value: Any) -> float:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name}={value!r} is not a real number") from None
+    except OverflowError:  # an exact integer (or Fraction) beyond float64, e.g. 10**400
+        raise ValueError(f"{name}={_short_exact(value)} is beyond the float64 range (|x| <= 1.8e308) that this "
+                         "argument takes") from None
     if math.isnan(x):
         raise ValueError(f"{name}=nan is not allowed (NaN)")
     return x
@@ -269,6 +284,8 @@ class Param:
             return check_int(self.name, value, lo, hi)
         if isinstance(value, (Fraction, Decimal)):
             value = _stdlib_exact(self.name, value)
+        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, sp.Basic)) and abs(int(value)) > 2**53:
+            value = sp.Integer(int(value))  # an integer beyond float64's exact range stays exact (10**400)
         if isinstance(value, (sp.Rational, sp.Float, mpmath.mpf)):
             # exact or high-precision inputs are kept as they are (case C05) and checked exactly:
             # through float, 1e400 would be "inf" and 1 + 1e-30 would equal 1
