@@ -31,7 +31,7 @@ from contrastive_bounds.theory import alignment
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from .data import augment, load_digits_subset
-from .losses import batch_loss, view_masks, _core
+from .losses import batch_loss, min_tau, view_masks, _core
 from .similarity import cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity
 
 __all__ = ["TrainConfig", "TrainResult", "init_params", "encode", "train_alignment", "check_train_config", "population_loss_gap", "MODELS"]
@@ -71,6 +71,9 @@ class TrainConfig:
     def validate(self) -> None:
         check_int("num_classes", self.num_classes, 2, 10)
         check_real("tau", self.tau, 0.0)
+        if self.tau < min_tau(np.float32):  # training runs in float32
+            raise ValueError(f"tau={self.tau!r} is below the smallest float32 temperature {min_tau(np.float32)!r} "
+                             "(training runs in float32; see numerics.losses.min_tau)")
         check_int("epochs", self.epochs, 1)
         check_int("batch_size", self.batch_size, 4)
         check_real("learning_rate", self.learning_rate, 0.0)
@@ -258,6 +261,29 @@ def _checked_split(config: TrainConfig) -> Any:
     return split
 
 
+def _check_training_state(config: TrainConfig, epoch: int, losses: np.ndarray, all_params: Any, all_opt: Any) -> None:
+    """Refuse to go on (and to report metrics) once a model's training has broken down in float32.
+
+    Two failures are caught after every epoch, per model: a non-finite loss or parameter (the run
+    diverged: too large a learning rate, or a tau so small that the loss, of order 1/tau, overflows),
+    and a non-finite Adam moment (gradients of order 1/tau whose squares overflow float32: Adam's
+    update m/(sqrt(v) + eps) is then exactly 0, so the model silently stops training).
+
+    Raises:
+      ValueError: naming the model, the epoch and the options to change (tau, learning_rate).
+    """
+    for i, model in enumerate(config.models):
+        p_ok = all(bool(np.all(np.isfinite(np.asarray(a)))) for a in jax.tree_util.tree_leaves(all_params[i]))
+        if not (np.isfinite(losses[i]) and p_ok):
+            raise ValueError(f"training of {model!r} diverged in epoch {epoch} (non-finite loss or parameters in "
+                             f"float32): lower learning_rate={config.learning_rate!r} or raise tau={config.tau!r}")
+        moments = [a for a in jax.tree_util.tree_leaves(all_opt[i]) if jnp.issubdtype(jnp.asarray(a).dtype, jnp.floating)]
+        if not all(bool(np.all(np.isfinite(np.asarray(a)))) for a in moments):
+            raise ValueError(f"training of {model!r} stalled in epoch {epoch}: Adam's second moment overflowed float32 "
+                             f"(gradients of order 1/tau squared beyond 3.4e38), so every update is 0; raise "
+                             f"tau={config.tau!r} (or lower the learning rate)")
+
+
 def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None] | None = None) -> TrainResult:
     """Train CL, NSCL, SupCon and CE from one initialisation on the same augmented digits batches.
 
@@ -271,8 +297,9 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
       whether each gap is within the bound. Results are what is measured: nothing is tuned toward
       the paper's ordering (NSCL > CE > SCL).
 
-    Raises: ValueError for out-of-domain config values (naming the field), or a batch size above the
-      training-set size.
+    Raises: ValueError for out-of-domain config values (naming the field), a batch size above the
+      training-set size, or a model whose float32 training breaks down (non-finite loss, parameters
+      or Adam moments after an epoch: the message names tau and learning_rate).
     Source: THEOREMS.md B8 (stand-in for Luthra, Mishra, Galanti, arXiv 2510.08852, Figs. 3-5).
     """
     split = _checked_split(config)
@@ -290,6 +317,7 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
     for e in range(config.epochs):
         all_params, all_opt, losses = epoch_fn(all_params, all_opt, x, y, jax.random.fold_in(k_train, e),
                                                jnp.float32(config.tau))
+        _check_training_state(config, e + 1, np.asarray(losses), all_params, all_opt)
         rec = {"epoch": e + 1, "train_loss": {m: float(v) for m, v in zip(config.models, np.asarray(losses))}}
         rec.update(_metrics(all_params, split, config, k_eval))
         history.append(rec)
