@@ -152,3 +152,18 @@ def test_jax_without_x64_raises_instead_of_inf():
 def test_unknown_backend_is_refused():
     with pytest.raises(ValueError, match="backend='torch' must be one of 'numpy', 'jax'"):
         _frob().evaluate_log10(backend="torch", **{**FROB, "tau": 0.5})
+
+
+def test_evaluate_log10_under_jit_says_to_use_lambdify():
+    """tester5 #5: under jax.jit the error said "is not an array of real numbers"."""
+    import jax
+    import jax.numpy as jnp
+
+    b = registry.get_bound("alignment.frobenius")
+
+    def f(tau):
+        return b.evaluate_log10(backend="jax", tau=tau, batch_size=256, num_classes=100, delta=0.05, steps=1000,
+                                eta_sum=10)
+
+    with pytest.raises(ValueError, match=r"^tau is a traced JAX value: .* use bound.lambdify\('jax'\)"):
+        jax.jit(f)(jnp.array([0.5, 0.1]))

@@ -347,6 +347,10 @@ def _input_array(p: Param, raw: Any) -> tuple[np.ndarray, Any]:
     try:
         a = np.asarray(raw)
     except (ValueError, TypeError) as err:
+        if "Tracer" in type(err).__name__:  # jax.errors.TracerArrayConversionError: called under jit/vmap
+            raise ValueError(f"{p.name} is a traced JAX value: evaluate_log10 validates concrete values, so it cannot "
+                             "run under jax.jit/vmap/grad; inside them use bound.lambdify('jax') (natural log of "
+                             "the bound, no validation)") from None
         raise ValueError(f"{p.name}={_shown(raw)} is not an array of real numbers ({err}); domain {p.domain_text()}") from None
     kind = a.dtype.kind
     if kind == "b":
