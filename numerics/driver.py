@@ -537,6 +537,26 @@ def _validate_checkpoint_arrays(path: Path, arrays: dict[str, np.ndarray], confi
         raise _unreadable_checkpoint(path, f"'position' is off the sphere by {norm_err:.3g}")
 
 
+def _fingerprint_difference(found: str, wanted: str, limit: int = 3) -> str:
+    """Which settings differ between a checkpoint's fingerprint and this run's: ``"shards: 2 in the
+    checkpoint, 1 now"`` (at most ``limit`` keys, values shortened); a generic phrase if unparsable."""
+    try:
+        a, b = json.loads(found), json.loads(wanted)
+    except (ValueError, TypeError):
+        return "unreadable fingerprint"
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return "unreadable fingerprint"
+
+    def short(v: Any) -> str:
+        text = json.dumps(v)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    parts = [f"{k}: {short(a.get(k))} in the checkpoint, {short(b.get(k))} now" for k in keys[:limit]]
+    more = f"; and {len(keys) - limit} more" if len(keys) > limit else ""
+    return "; ".join(parts) + more if parts else "same settings, different encoding"
+
+
 def _load_checkpoint(path: Path, fingerprint: str) -> tuple[_Carry, np.ndarray]:
     """Read a checkpoint of the run ``fingerprint`` (a JSON object of the run's configuration).
 
@@ -551,8 +571,8 @@ def _load_checkpoint(path: Path, fingerprint: str) -> tuple[_Carry, np.ndarray]:
         raise _unreadable_checkpoint(path, "'fingerprint' is not a string")
     if str(found) != fingerprint:
         raise ValueError(
-            f"checkpoint={str(path)!r} belongs to a different run (its configuration differs); "
-            "use another path or resume=False"
+            f"checkpoint={str(path)!r} belongs to a different run (its configuration differs: "
+            f"{_fingerprint_difference(str(found), fingerprint)}); use another path or resume=False"
         )
     _validate_checkpoint_arrays(path, arrays, json.loads(fingerprint))
     state = LangevinState(jnp.asarray(arrays["position"]), jnp.asarray(arrays["potential"]), jnp.asarray(arrays["grad"]))

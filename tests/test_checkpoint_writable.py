@@ -56,3 +56,16 @@ def test_similarity_descent_fails_before_any_chunk(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
         run_similarity_descent(sigma0, labels, DescentConfig(batch_size=4, steps=2, tau=0.5, step_size=0.1),
                                checkpoint=str(tmp_path / "run.npz"))
+
+
+def test_fingerprint_difference_names_the_settings():
+    """tester5 #7: a refused resume now says which settings differ."""
+    from contrastive_bounds.numerics.driver import _fingerprint_difference
+
+    a = '{"shards": 2, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}'
+    assert _fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
+        "shards: 2 in the checkpoint, 1 now"
+    many = _fingerprint_difference(a, '{"shards": 1, "prng": "threefry2x32", "seed": 2, "x": 3, "y": 2}')
+    assert many.startswith("prng: \"fused-threefry\" in the checkpoint, \"threefry2x32\" now; seed: 1") and \
+        many.endswith("; and 1 more")
+    assert _fingerprint_difference("not json", a) == "unreadable fingerprint"
