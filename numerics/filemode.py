@@ -4,7 +4,8 @@
 stays private whatever the user's umask. :func:`publish_mode` gives a temp file the mode an ordinary
 ``open(path, "w")`` would have (``0o666 & ~umask``) before it replaces the target. Used by
 :mod:`.driver`, :mod:`.similarity_descent_run` and the command line's report and plot writers.
-:func:`ensure_writable_parent` proves, before a long run starts, that its checkpoint can be written.
+:func:`probe_writable_folder` / :func:`ensure_writable_parent` prove, before a long run starts, that
+its output can be written.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["current_umask", "publish_mode", "ensure_writable_parent"]
+__all__ = ["current_umask", "publish_mode", "probe_writable_folder", "ensure_writable_parent"]
 
 
 def current_umask() -> int:
@@ -45,10 +46,29 @@ def publish_mode(path: str | os.PathLike) -> None:
     os.chmod(path, 0o666 & ~current_umask())
 
 
-def ensure_writable_parent(path: str | os.PathLike, name: str) -> Path:
-    """Create the folder of the file ``path`` if missing and prove a file can be written in it.
+def probe_writable_folder(folder: str | os.PathLike) -> str | None:
+    """Create ``folder`` if missing and prove a file can be written in it (a temp file is created and
+    removed, as an atomic write needs). Returns ``None`` on success, else why not: ``"cannot be
+    created (<reason>)"`` or ``"is not writable (<reason>)"`` (the operating system's reason). Raises
+    nothing: callers word the error with the argument they check."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot be created ({exc.strerror or exc})"
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".contrastive-bounds-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return f"is not writable ({exc.strerror or exc})"
+    return None
 
-    The proof is the one an atomic write needs: a temp file is created in that folder and removed.
+
+def ensure_writable_parent(path: str | os.PathLike, name: str) -> Path:
+    """Create the folder of the file ``path`` if missing and prove a file can be written in it
+    (:func:`probe_writable_folder`).
+
     Called before a long run starts, so an unwritable checkpoint location fails at once instead of
     after the first chunk.
 
@@ -61,17 +81,7 @@ def ensure_writable_parent(path: str | os.PathLike, name: str) -> Path:
         permission denied), with the operating system's reason.
     """
     path = Path(path)
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"{name}={str(path)!r}: its folder {str(folder)!r} cannot be created "
-                         f"({exc.strerror or exc})") from None
-    try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".contrastive-bounds-probe.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise ValueError(f"{name}={str(path)!r}: its folder {str(folder)!r} is not writable "
-                         f"({exc.strerror or exc})") from None
+    why = probe_writable_folder(path.parent)
+    if why is not None:
+        raise ValueError(f"{name}={str(path)!r}: its folder {str(path.parent)!r} {why}")
     return path

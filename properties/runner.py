@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.filemode import publish_mode
+from contrastive_bounds.numerics.filemode import probe_writable_folder, publish_mode
 
 from .check import CheckResult, Outcome, registered_checks
 from .scenarios import Scenario
@@ -39,16 +39,9 @@ def ensure_writable_folder(path: Path, name: str) -> Path:
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{name}={path} exists and is not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"{name}={path} cannot be created ({exc.strerror or exc})") from None
-    try:
-        fd, probe = tempfile.mkstemp(dir=path, prefix=".contrastive-bounds-probe.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise ValueError(f"{name}={path} is not a writable folder ({exc.strerror or exc})") from None
+    why = probe_writable_folder(path)
+    if why is not None:
+        raise ValueError(f"{name}={path} {why}")
     return path
 
 

@@ -95,7 +95,7 @@ def test_check_out_read_only_folder_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(runner_mod.tempfile, "mkstemp", failing_mkstemp)
     res = cli.invoke(app, ["check", "--scenarios", str(_scenarios(tmp_path)), "--out", str(out)])
     assert res.exit_code == 2
-    assert res.output.strip() == f"error: --out={out} is not a writable folder (Permission denied)"
+    assert res.output.strip() == f"error: --out={out} is not writable (Permission denied)"
     assert not list(out.iterdir())
 
 
