@@ -66,8 +66,8 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
     import jax
     import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.similarity_descent import DescentState
-    from contrastive_bounds.numerics.similarity_descent_run import _chunk_batches, _run_chunk
+    from contrastive_bounds.numerics.alignment.descent import DescentState
+    from contrastive_bounds.numerics.alignment.descent_run import _chunk_batches, _run_chunk
 
     n = m // 2
     rng = np.random.default_rng(0)
@@ -104,7 +104,7 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
 
 
 def bench_cka(gram_n: int, repeats: int) -> dict:
-    from contrastive_bounds.numerics.similarity import linear_cka
+    from contrastive_bounds.numerics.alignment.similarity import linear_cka
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((100_000, 64))

@@ -15,7 +15,7 @@ z-coordinates by the complex-power recursion (no atan2/sin/cos; numpy calls the 
 factor and project, and U0 and its one-hot subgradient are the same unrolled formula over the four
 directed pairs. Both use the chains-last layout (contiguous chains).
 
-JAX: :func:`contrastive_bounds.numerics.driver.simulate` through the kernel's chains-last fast path,
+JAX: :func:`contrastive_bounds.numerics.langevin.driver.simulate` through the kernel's chains-last fast path,
 compiled once (compilation excluded), with ``--prng`` (default ``fused-threefry``: Threefry-2x32-20
 fused into the step + Box–Muller; ``threefry2x32`` is ``jax.random.normal``) and the chains sharded
 over ``--devices`` host devices (default 2: sets ``XLA_FLAGS=--xla_force_host_platform_device_count``
@@ -50,7 +50,7 @@ def numpy_double_well(z: np.ndarray, steps: int, rng: np.random.Generator) -> tu
     normalisation; V and V'(θ) by the same complex-power recursion as the landscape
     (:meth:`FourierSeries.value_and_derivative_z`, called here with numpy arrays), ∇V = V'·(−y, x).
     """
-    from contrastive_bounds.numerics.landscapes import get_landscape
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape
 
     series = get_landscape("double-well").fourier
     f = np.float32
@@ -141,9 +141,9 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
              unroll: int, shard: bool) -> float:
     import jax
 
-    from contrastive_bounds.numerics.driver import simulate
-    from contrastive_bounds.numerics.landscapes import get_landscape
-    from contrastive_bounds.numerics.langevin import langevin_kernel
+    from contrastive_bounds.numerics.langevin.driver import simulate
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
     from contrastive_bounds.numerics.sphere import uniform
 
     land = get_landscape(landscape)

@@ -1,5 +1,5 @@
 """``python -m contrastive_bounds.properties`` is the same as ``contrastive-bounds``."""
 
-from .cli import main
+from contrastive_bounds.properties.cli.app import main
 
 main()

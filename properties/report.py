@@ -13,7 +13,7 @@ import io
 import re
 import textwrap
 from pathlib import Path
-from .check import CheckResult, PlotSpec
+from contrastive_bounds.properties.checks.framework import CheckResult, PlotSpec
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
 
 __all__ = ["write_report", "render_figure", "fmt_value"]

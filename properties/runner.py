@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from contrastive_bounds.numerics.filemode import probe_writable_folder, publish_mode
 
-from .check import CheckResult, Outcome, registered_checks
+from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
+from contrastive_bounds.properties.checks.registry import registered_checks
 from .scenarios import Scenario
 from .stats import DEFAULT_SUITE_ALPHA, holm
 

@@ -29,7 +29,8 @@ from typing import Any
 
 from contrastive_bounds.theory.domains import MAX_SEED
 
-from .check import CheckSpec, registered_checks
+from contrastive_bounds.properties.checks.framework import CheckSpec
+from contrastive_bounds.properties.checks.registry import registered_checks
 
 __all__ = ["Scenario", "builtin_scenarios", "load_scenarios", "select"]
 

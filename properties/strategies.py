@@ -146,8 +146,8 @@ def fourier_coefficients(draw: Any, max_order: int = 4, amplitude: float = 2.0) 
 
 @st.composite
 def fourier_landscapes(draw: Any, max_order: int = 4) -> Any:
-    """A random S¹ :class:`~contrastive_bounds.numerics.landscapes.Landscape` from Fourier coefficients."""
-    from contrastive_bounds.numerics.landscapes import get_landscape
+    """A random S¹ :class:`~contrastive_bounds.numerics.landscapes.registry.Landscape` from Fourier coefficients."""
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape
 
     c = draw(fourier_coefficients(max_order))
     return get_landscape("fourier", cos=c["cos"], sin=c["sin"])
@@ -156,7 +156,7 @@ def fourier_landscapes(draw: Any, max_order: int = 4) -> Any:
 @st.composite
 def barrier_landscapes(draw: Any, heights: tuple[float, float] = (0.2, 10.0)) -> Any:
     """An S¹ landscape of the ``barrier-H`` family with KNOWN critical height H (``.critical_height``)."""
-    from contrastive_bounds.numerics.landscapes import get_landscape
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape
 
     h = draw(st.floats(*heights))
     return get_landscape("barrier-H", H=h)

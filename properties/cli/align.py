@@ -1,0 +1,260 @@
+"""``contrastive-bounds align``: CL vs NSCL similarity descent and real-data training (Paper B)."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from contrastive_bounds.properties.cli.common import command, console, emit_json
+
+align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simulation and digits training.",
+                        no_args_is_help=True)
+
+
+def _progress(description: str, total: int, quiet: bool):
+    """A transient progress bar on a terminal; none with ``--json`` or when stdout is not a terminal
+    (rich would print a stray blank line there). Call only after every argument is validated."""
+    if quiet or not console.is_terminal:
+        return None, None
+    prog = Progress(console=console, transient=True)
+    task = prog.add_task(description, total=total)
+    return prog, (lambda done, _total: prog.update(task, completed=done))
+
+
+@align_app.command("simulate")
+@command
+def simulate(
+    num_samples: int = typer.Option(1000, help="n samples (m = 2n view rows of Sigma)."),
+    num_classes: int = typer.Option(10, help="C classes, as balanced as n allows (sample i has class i mod C), "
+                                     "so pi_max = ceil(n/C)/n (= 1/C when C divides n)."),
+    batch_size: int = typer.Option(64, help="B samples per batch (shared by both runs)."),
+    tau: float = typer.Option(0.5, help="Temperature tau > 0."),
+    eta: float = typer.Option(1.0, help="Constant step size eta >= 0 (eta = 0: nothing moves, d_T = 0 = every bound)."),
+    steps: int = typer.Option(500, help="T steps."),
+    seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches, in [0, 2^32 - 1]."),
+    delta: float = typer.Option(0.05, help="Failure probability of Theorem 1."),
+    coupled: bool = typer.Option(False, help="Coupled denominators (positive inside)."),
+    symmetrize: bool = typer.Option(False, help="Symmetrised updates (G + G^T)/2."),
+    both_views: bool = typer.Option(False, help="Both views as anchors."),
+    replace: bool = typer.Option(False, help="Batches with replacement (i.i.d.)."),
+    stratified: bool = typer.Option(False, help="Stratified batches."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
+    from contrastive_bounds.numerics.alignment.descent_run import (
+        DescentConfig, check_run_inputs, make_problem, run_similarity_descent)
+
+    sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
+    cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
+                        anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
+                        replace=replace, stratified=stratified)
+    check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
+    prog, cb = _progress("similarity descent", steps, json_out)
+    if prog is not None:
+        with prog:
+            res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
+    else:
+        res = run_similarity_descent(sigma0, labels, cfg)
+    summary = _with_vacuity(res.summary())
+    if json_out:
+        emit_json(summary)
+        return
+    table = Table(title=f"CL vs NSCL similarity descent (m={summary['m']}, B={batch_size}, T={steps}, tau={tau})")
+    for col in ("quantity", "value", "log10 value", "slack (log10)", "holds at every step"):
+        table.add_column(col)
+    d_l10 = summary["d_T_log10"]
+    table.add_row("measured d_T", f"{summary['d_T']:.6g}", f"{d_l10:.4f}" if d_l10 is not None else "n/a (d_T = 0)", "", "")
+    for link, lv in summary["bounds_log10"].items():
+        table.add_row(f"bound {link}", _fmt_value(lv), _fmt_log10(lv), _fmt_slack(summary["slack_log10"][link], summary),
+                      str(summary["holds"][link]))
+    table.add_row("L1 per step", "", "", "", str(summary["holds"]["L1_step"]))
+    console.print(table)
+    reason = f" ({summary['reason']})" if summary["reason"] else ""
+    console.print(f"Delta = {_fmt_value(summary['delta_log10'])} (pi_max = {summary['pi_max']:.4g}, epsilon = "
+                  f"{summary['epsilon']:.4g}); status: {summary['status']}{reason}")
+    console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
+    console.print(f"CKA = {summary['cka']:.6f} {_fmt_lower(summary['cka_lower'], summary['cka_lower_vacuous'])} "
+                  f"(rho = {summary['rho']:.4g}); RSA = {summary['rsa']:.6f} "
+                  f"{_fmt_lower(summary['rsa_lower'], summary['rsa_lower_vacuous'])} (r = {summary['r']:.4g})")
+
+
+# summary key of a corollary lower bound -> (registered bound that states it, its parameter, summary key)
+_COROLLARIES = {"cka_lower": ("alignment.cka_lower", "rho", "rho"), "rsa_lower": ("alignment.rsa_lower", "r", "r")}
+
+
+def _with_vacuity(summary: dict) -> dict:
+    """``summary`` plus ``<key>_vacuous`` (the reason, or None) for each measured corollary lower bound.
+
+    Vacuity is decided by the registered bound itself (``Bound.evaluate`` and its ``Vacuity``
+    conditions, as ``contrastive-bounds bound alignment.cka_lower rho=...`` reports it), not re-derived
+    here. The a-priori forms are vacuous when their value is <= 0 (rho_bar >= 1, or Delta infinite),
+    which is ``alignment.cka_lower_apriori``'s condition; the reason names that bound. Existing keys
+    keep their values, so readers of ``cka_lower`` etc. are unaffected.
+    """
+    from contrastive_bounds.theory.registry import get
+
+    out = dict(summary)
+    for key, (bound_name, param, value_key) in _COROLLARIES.items():
+        res = get(bound_name).evaluate(**{param: out[value_key]})
+        out[f"{key}_vacuous"] = res.reason if res.vacuous else None
+        prior = out.get(f"{key}_prior")
+        if prior is not None:
+            out[f"{key}_prior_vacuous"] = (
+                None if prior > 0 else
+                f"a-priori bound (Theorem 1 in place of the measured {param}) is {prior:.4g} <= 0: "
+                f"{param}_bar >= 1 or Delta infinite, no guarantee"
+            )
+    return out
+
+
+def _fmt_lower(value: float, vacuous: str | None) -> str:
+    """``>= value``, or, for a vacuous bound, its value marked vacuous with the reason (never as a bound)."""
+    if vacuous:
+        return f"(corollary bound {value:.6f} is vacuous: {vacuous})"
+    return f">= {value:.6f}"
+
+
+def _fmt_value(log10_value: float) -> str:
+    """A non-negative quantity given by its log10: plain when it fits a float, ``10^k`` when not."""
+    if log10_value == -math.inf:
+        return "0"
+    if log10_value == math.inf:
+        return "n/a (vacuous)"
+    return f"{10.0 ** log10_value:.6g}" if log10_value < 300 else f"10^{log10_value:.4f}"
+
+
+def _fmt_log10(log10_value: float) -> str:
+    if log10_value == -math.inf:
+        return "n/a (bound = 0)"
+    if log10_value == math.inf:
+        return "n/a (vacuous)"
+    return f"{log10_value:.4f}"
+
+
+def _fmt_slack(slack: float | None, summary: dict) -> str:
+    if slack is not None and math.isfinite(slack):
+        return f"{slack:.4f}"
+    return "n/a (vacuous)" if summary["status"] == "vacuous" else "n/a (d_T = 0)"
+
+
+@align_app.command("train")
+@command
+def train(
+    dataset: str = typer.Option("digits", help="Dataset; only 'digits' (scikit-learn, no download)."),
+    num_classes: int = typer.Option(10, help="C in [2, 10]: classes 0..C-1."),
+    tau: float = typer.Option(0.5, help="Temperature of CL, NSCL, SupCon."),
+    epochs: int = typer.Option(30, help="Epochs."),
+    batch_size: int = typer.Option(128, help="Batch size."),
+    learning_rate: float = typer.Option(1e-3, help="Adam learning rate."),
+    seed: int = typer.Option(0, help="Seed of init, split, batches and augmentations, in [0, 2^32 - 1]."),
+    plot: Optional[str] = typer.Option(None, help="Write a PNG of the per-epoch metrics to this file."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Train CL, NSCL, SupCon (SCL) and CE on digits under shared randomness; per-epoch CKA/RSA and loss gap."""
+    from contrastive_bounds.numerics.alignment.training import TrainConfig, check_train_config, train_alignment
+
+    if dataset != "digits":
+        raise ValueError(f"dataset={dataset!r} is not available; choose 'digits'")
+    cfg = TrainConfig(num_classes=num_classes, tau=tau, epochs=epochs, batch_size=batch_size,
+                      learning_rate=learning_rate, seed=seed)
+    check_train_config(cfg)  # before any output: bad input gives one line and exit 2
+    if plot is not None:
+        _check_plot_path(plot)
+    prog, cb = _progress("training", epochs, json_out)
+    if prog is not None:
+        with prog:
+            res = train_alignment(cfg, progress=cb)
+    else:
+        res = train_alignment(cfg)
+    if plot is not None:
+        _plot(res, plot)
+    if json_out:
+        out = res.to_dict()
+        out["loss_gap_within_bound_every_epoch"] = all(h["loss_gap_cl_holds"] and h["loss_gap_nscl_holds"] for h in res.history)
+        if plot is not None:
+            out["plot"] = plot
+        emit_json(out)
+        return
+    table = Table(title=f"digits, C={num_classes}, tau={tau}: CL vs other models (float32 training)")
+    cols = ["epoch"] + [f"CKA_z {p}" for p in ("nscl", "supcon", "ce")] + [f"RSA {p}" for p in ("nscl", "supcon", "ce")] + \
+        ["probe acc cl/nscl/scl/ce", "gap CL", "gap bound"]
+    for col in cols:
+        table.add_column(col)
+    for h in res.history:
+        table.add_row(
+            str(h["epoch"]), *[f"{h['cka_z']['cl-' + p]:.3f}" for p in ("nscl", "supcon", "ce")],
+            *[f"{h['rsa']['cl-' + p]:.3f}" for p in ("nscl", "supcon", "ce")],
+            "/".join(f"{h['probe_accuracy'][m]:.2f}" for m in ("cl", "nscl", "supcon", "ce")),
+            f"{h['loss_gap_cl']:.4f}", f"{h['loss_gap_bound']:.4f}",
+        )
+    console.print(table)
+    last = res.history[-1]["cka_z"]
+    order = sorted(("nscl", "supcon", "ce"), key=lambda p: -last["cl-" + p])
+    console.print(f"measured order of CKA(CL, .) at the last epoch: {' > '.join(order)} (paper: nscl > ce > supcon)")
+
+
+def _check_plot_path(path: str) -> None:
+    """Raise ValueError naming ``--plot`` unless ``path`` is a .png name in an existing writable folder."""
+    import os
+
+    if not path.lower().endswith(".png"):
+        raise ValueError(f"--plot={path!r} must be a .png file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--plot={path!r}: folder {folder!r} does not exist (create it first)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--plot={path!r}: folder {folder!r} is not writable")
+    if os.path.isdir(path):
+        raise ValueError(f"--plot={path!r} is a folder, not a file name")
+
+
+def _plot(res, path: str) -> None:
+    import os
+    import tempfile
+
+    from contrastive_bounds.numerics.filemode import publish_mode
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [h["epoch"] for h in res.history]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for p in ("nscl", "supcon", "ce"):
+        axes[0].plot(epochs, [h["cka_z"]["cl-" + p] for h in res.history], label=f"CKA_z CL-{p}")
+        axes[1].plot(epochs, [h["rsa"]["cl-" + p] for h in res.history], label=f"RSA CL-{p}")
+    axes[0].set_title("CKA on cosine Grams of z")
+    axes[1].set_title("RSA (Pearson, 1 - cosine)")
+    axes[2].plot(epochs, [h["loss_gap_cl"] for h in res.history], label="L_DCL - L_NSCL (CL model)")
+    axes[2].plot(epochs, [h["loss_gap_nscl"] for h in res.history], label="L_DCL - L_NSCL (NSCL model)")
+    axes[2].plot(epochs, [h["loss_gap_bound"] for h in res.history], "k--", label="bound")
+    axes[2].set_title("loss gap")
+    for ax in axes:
+        ax.set_xlabel("epoch")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    except OSError as exc:
+        plt.close(fig)
+        raise ValueError(f"--plot={path!r}: cannot write in {folder!r} ({exc.strerror})") from None
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="png", dpi=100)
+        publish_mode(tmp)  # 0o666 & ~umask, not mkstemp's 0600
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``align`` sub-app (``simulate``, ``train``) to ``app``."""
+    app.add_typer(align_app, name="align")

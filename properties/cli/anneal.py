@@ -1,0 +1,154 @@
+"""Command ``anneal``: simulate annealed Langevin chains and put the theory's prediction beside them.
+
+``contrastive-bounds anneal LANDSCAPE --schedule FORM c=VALUE [t0=..] [--chains N --time T_END
+--step-size H --seed S --delta D --start trap|uniform|global] [--json]`` runs the simulator of
+:mod:`contrastive_bounds.numerics.langevin.driver` (float64) and reports
+
+* the success fraction P(V(Z_T) < V_min + delta) with a Clopper–Pearson interval (95 %);
+* the hitting time of {V < V_min + delta}: fraction reached (the complement is the trapped fraction),
+  mean and median;
+* the theory: the schedule's asymptotic verdict (``Schedule.converges(H*)``, THEOREMS.md A4) and,
+  for S¹ landscapes started in their deepest trap, the Kramers probability of never escaping by
+  T_END, exp(−∫ dt/τ(T(t))) (THEOREMS.md A5; an Eyring–Kramers approximation, accurate when
+  T(t) ≪ barrier over most of the run).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import warnings
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
+from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
+from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning
+from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
+from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.domains import check_int, check_seed, check_real
+
+from contrastive_bounds.properties.cli.common import command, console, emit_json, parse_assignments, parse_number
+
+START_MODES = ("trap", "uniform", "global")
+ANNEAL_LANDSCAPES = ("barrier-H", "double-well", "triple-well", "vmf", "infonce-toy", "infonce-toy-soft")
+"""Built-in landscapes with a known global minimum value (success = V < V_min + delta needs it);
+``fourier`` takes its coefficients from a file. Kept equal to the registry by a test."""
+
+
+def anneal(
+    landscape: str = typer.Argument(..., help=f"built-in name with a known global minimum ({', '.join(ANNEAL_LANDSCAPES)}) "
+                                                  "or an S¹ Fourier file (.json/.toml, as for barrier and kramers)"),
+    params: Optional[list[str]] = typer.Argument(None, help="schedule parameters key=value, e.g. c=2.0 t0=2"),
+    schedule: str = typer.Option(..., "--schedule", help="schedule form (temperature, inverse-temperature, author, ...)"),
+    landscape_params: Optional[list[str]] = typer.Option(None, "--param", help="landscape parameter key=value (repeatable), e.g. H=5"),
+    chains: int = typer.Option(1024, "--chains", help="number of independent chains"),
+    time_end: float = typer.Option(1000.0, "--time", help="continuous end time T_END (the run covers [0, T_END])"),
+    step_size: float = typer.Option(0.02, "--step-size", help="step size h (continuous time per step)"),
+    seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
+    delta: Optional[float] = typer.Option(None, "--delta", help="success: V < V_min + delta (default: half the gap to the next minimum, else 0.1)"),
+    start: str = typer.Option("trap", "--start", help="initial state: trap (deepest non-global S¹ minimum), uniform, global"),
+    integrator: str = typer.Option("euler", "--integrator", help="euler (projected Euler-Maruyama) or geodesic"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar (not with --json)"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
+    """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
+    started = time.perf_counter()
+    land = resolve_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
+    sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
+    chains = check_int("chains", chains, 1, 10_000_000)
+    seed = check_seed(seed)
+    t_end = check_real("time", time_end, 0.0, math.inf)
+    h_opt = check_real("step-size", step_size, 0.0, math.inf)
+    n_steps = round(t_end / h_opt)
+    if n_steps < 1 or abs(n_steps * h_opt - t_end) > 1e-9 * max(1.0, t_end):
+        raise ValueError(f"--time={t_end!r} must be a positive whole multiple of --step-size={h_opt!r}")
+    if n_steps > 2**31 - 2:
+        raise ValueError(f"--time / --step-size = {n_steps} steps is outside its domain: at most {2**31 - 2} steps; "
+                         "use a shorter --time or a larger --step-size")
+    if start not in START_MODES:
+        raise ValueError(f"start={start!r} is not one of {START_MODES}")
+    if start == "trap" and circle_trap(land) is None:
+        raise ValueError(f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; "
+                         "use --start uniform")
+    try:
+        sched.validate_range(0.0, t_end)
+    except ValueError as err:  # say which range: anneal always starts at t = 0 (e.g. the generator form can't)
+        raise ValueError(f"--schedule {schedule} on anneal's range [0, --time={t_end:g}]: {err}") from None
+    with warnings.catch_warnings(record=True) as caught:  # simulate's step-size warning goes in the output
+        warnings.simplefilter("always", StepSizeWarning)
+        run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
+                           delta=delta, integrator=integrator, progress=progress and not as_json)
+    notes = [str(w.message) for w in caught if issubclass(w.category, StepSizeWarning)]
+    for w in caught:
+        if not issubclass(w.category, StepSizeWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    trap = circle_trap(land)
+    success = clopper_pearson(run.success, chains, 0.95)
+    hits = hitting_time_summary(run.hit_time, run.t_end, 0.95)
+    trapped = clopper_pearson(run.trapped, chains, 0.95)
+    h_star = land.critical_height
+    verdict = sched.converges(h_star) if h_star is not None else None
+    band = kramers_trap_band(land, sched, trap, 0.0, t_end, run.step_size) if (start == "trap" and trap) else None
+    predicted_trap = band.predicted if band is not None else None
+    h, num_steps, delta = run.step_size, run.num_steps, run.delta
+    out = {
+        "landscape": land.name,
+        "critical_height": h_star,
+        "v_min": land.v_min,
+        "schedule": sched.describe(),
+        "chains": chains,
+        "time": t_end,
+        "step_size": h,
+        "num_steps": num_steps,
+        "seed": seed,
+        "start": start,
+        "integrator": integrator,
+        "dtype": "float64",
+        "delta": delta,
+        "success": {"fraction": success.estimate, "ci95": [success.lo, success.hi], "method": success.method},
+        "trapped": {"fraction": trapped.estimate, "ci95": [trapped.lo, trapped.hi],
+                    "meaning": "never reached V < V_min + delta by T_END"},
+        "hitting_time": {"mean_over_hits": hits.mean.mean if hits.mean else None,
+                         "ci95": [hits.mean.lo, hits.mean.hi] if hits.mean else None,
+                         "median": hits.median, "censored": hits.censored},
+        "theory": {
+            "converges": None if verdict is None else verdict.converges,
+            "regime": None if verdict is None else verdict.regime,
+            "reason": "H* unknown for this landscape" if verdict is None else verdict.reason,
+            "kramers_trap_probability": predicted_trap,
+            "kramers_trap_band": None if band is None else [band.lo, band.hi],
+        },
+        "wall_time_s": run.wall_time,
+        "total_time_s": time.perf_counter() - started,
+        "warnings": notes,
+    }
+    for text in notes:
+        print(f"warning: {text}", file=sys.stderr)
+    if as_json:
+        emit_json(out)
+        return
+    table = Table(title=f"anneal {land.name} ({sched.describe()}), {chains} chains to t = {t_end:g}, h = {h:g}, float64")
+    table.add_column("quantity")
+    table.add_column("simulation (95% CI)")
+    table.add_column("theory")
+    conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges} ({verdict.regime})"
+    table.add_row("H*", "", "unknown" if h_star is None else f"{h_star:.6g}")
+    table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]", f"converges: {conv}")
+    table.add_row("trapped (never reached)", f"{trapped.estimate:.4f} [{trapped.lo:.4f}, {trapped.hi:.4f}]",
+                  "n/a" if band is None else f"Kramers: {predicted_trap:.4f} (band {band.lo:.4f}-{band.hi:.4f})")
+    if hits.mean is not None:
+        table.add_row("hitting time (hits)", f"mean {hits.mean.mean:.4g} [{hits.mean.lo:.4g}, {hits.mean.hi:.4g}], median {hits.median:.4g}", "")
+    console.print(table)
+    if verdict is not None:
+        console.print(verdict.reason, highlight=False)
+    console.print(f"start: {start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
+                  f"{time.perf_counter() - started:.1f} s", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``anneal`` command to app."""
+    app.command("anneal")(command(anneal))

@@ -1,0 +1,133 @@
+"""The ``anneal`` command (properties/cli/anneal.py) through typer's CliRunner."""
+
+import json
+
+from typer.testing import CliRunner
+
+from contrastive_bounds.properties.cli.app import app
+
+runner = CliRunner()
+
+
+def _run(*args):
+    return runner.invoke(app, ["anneal", *args])
+
+
+def test_anneal_json_slow_and_fast_schedules_beside_theory():
+    """c = 2 > H* = 1.53125: verdict converges and no chain stays trapped; c = 0.8 < H*: verdict
+    does not converge and a clearly positive trapped fraction (Clopper-Pearson lower end > 0.1)."""
+    common = ["--chains", "256", "--time", "100", "--step-size", "0.02", "--seed", "3", "--json"]
+    slow = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", *common)
+    assert slow.exit_code == 0, slow.output
+    out = json.loads(slow.output)
+    assert out["theory"]["converges"] is True and out["critical_height"] == 1.53125
+    assert out["trapped"]["ci95"][1] < 0.05
+    fast = _run("double-well", "c=0.8", "t0=2", "--schedule", "temperature", *common)
+    out = json.loads(fast.output)
+    assert out["theory"]["converges"] is False
+    assert out["trapped"]["ci95"][0] > 0.1
+    assert 0 < out["theory"]["kramers_trap_probability"] < 1
+
+
+def test_anneal_table_output():
+    res = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "2", "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert "success" in res.output and "Kramers" in res.output
+
+
+def test_anneal_bad_input_exits_2_with_one_line():
+    res = _run("double-well", "c=2.0", "--schedule", "temperature", "t0=1", "--chains", "8", "--time", "1")
+    assert res.exit_code == 2 and "t0" in res.output
+    res = _run("double-well", "c=-1", "--schedule", "temperature", "--time", "1")
+    assert res.exit_code == 2 and "c=" in res.output
+    res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1", "--step-size", "0.3")
+    assert res.exit_code == 2 and "--time=1.0 must be a positive whole multiple of --step-size=0.3" in res.output
+    res = _run("vmf", "c=2", "t0=2", "--schedule", "temperature", "--time", "1")
+    assert res.exit_code == 2 and "start=trap" in res.output
+
+
+def test_console_script_reports_usage_errors_in_one_line(monkeypatch, capsys):
+    """The entry point (not CliRunner): a bad option value, an unknown option and an unknown command
+    each give ONE line on stderr and exit code 2; a good command exits 0."""
+    import pytest
+
+    from contrastive_bounds.properties.cli.app import main
+
+    cases = [
+        (["anneal", "double-well", "--schedule", "temperature", "c=2.0", "--chains", "abc"], "--chains"),
+        (["bound", "delta", "--bogus"], "--bogus"),
+        (["nonsense"], "nonsense"),
+    ]
+    for argv, name in cases:
+        monkeypatch.setattr("sys.argv", ["contrastive-bounds", *argv])
+        with pytest.raises(SystemExit) as exc:
+            main()
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and name in err and len(err.strip().splitlines()) == 1, err
+    monkeypatch.setattr("sys.argv", ["contrastive-bounds", "list"])
+    main()  # no SystemExit on success
+    assert "delta" in capsys.readouterr().out
+
+
+def test_a_step_size_too_large_for_the_landscape_is_warned_about():
+    """h·Σk²|c_k| > 1 (barrier-H, H = 100: Σk²|c_k| = 100/1.53125·4.5 ≈ 294): a warning naming step_size
+    (in the JSON and on stderr); none at the default-like h = 0.02 on double-well (4.5·0.02 = 0.09)."""
+    big = _run("barrier-H", "--param", "H=100", "--schedule", "temperature", "c=2", "--chains", "8",
+               "--time", "1", "--step-size", "0.1", "--json")
+    assert big.exit_code == 0, big.output
+    out = json.loads(big.stdout)
+    assert len(out["warnings"]) == 1 and "step_size=0.1" in out["warnings"][0] and "29.4" in out["warnings"][0]
+    small = _run("double-well", "--schedule", "temperature", "c=2", "--chains", "8", "--time", "1",
+                 "--step-size", "0.02", "--json")
+    assert json.loads(small.stdout)["warnings"] == []
+
+
+def test_anneal_takes_a_fourier_file_like_barrier_and_kramers(tmp_path):
+    """tester3 #3: the help offered Fourier files but anneal refused them. The double well written as a
+    file gives the same JSON numbers as the built-in (same seed)."""
+    f = tmp_path / "dw.json"
+    f.write_text('{"cos": {"1": -0.5, "2": -1.0}}')
+    common = ["c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "4", "--seed", "1", "--json"]
+    from_file = _run(str(f), *common)
+    assert from_file.exit_code == 0, from_file.output
+    built_in = json.loads(_run("double-well", *common).stdout)
+    out = json.loads(from_file.stdout)
+    assert out["landscape"].startswith("fourier:") and out["critical_height"] == 1.53125
+    assert out["success"] == built_in["success"] and out["hitting_time"] == built_in["hitting_time"]
+    assert out["total_time_s"] >= out["wall_time_s"] > 0
+
+
+def test_anneal_errors_name_its_own_options():
+    """tester3 #10/#13: the generator form cannot start at t = 0 (anneal always does): say so; a step
+    count beyond the range names --time and --step-size, not internal names."""
+    res = _run("double-well", "c=2", "--schedule", "generator", "--time", "10")
+    assert res.exit_code == 2 and "--schedule generator on anneal's range [0, --time=10]: t_start=0.0" in res.output
+    res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1e9")
+    assert res.exit_code == 2
+    assert "--time / --step-size = 50000000000 steps is outside its domain: at most 2147483646 steps" in res.output
+
+
+def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
+    """tester3 #2: barrier-H with H = 1e6 (inside its domain) failed because the optional Kramers column
+    could not be computed; it now runs and the band is taken at the quadrature's smallest temperature."""
+    res = _run("barrier-H", "--param", "H=1e6", "c=2", "--schedule", "temperature", "--chains", "8", "--time", "1",
+               "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["theory"]["kramers_trap_probability"] == 1.0 and out["warnings"]
+
+
+def test_anneal_help_lists_exactly_the_landscapes_it_can_run():
+    """tester3 #11: vmf-mixture and infonce were listed but always fail (no known global minimum)."""
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes
+    from contrastive_bounds.properties.cli.anneal import ANNEAL_LANDSCAPES
+
+    runnable = []
+    for name in list_landscapes():
+        if name == "fourier":  # coefficients come from a file
+            continue
+        if get_landscape(name).v_min is not None:
+            runnable.append(name)
+    assert sorted(ANNEAL_LANDSCAPES) == sorted(runnable)
+    res = _run("vmf-mixture", "c=2", "t0=2", "--schedule", "temperature", "--start", "uniform", "--time", "1")
+    assert res.exit_code == 2 and "no known global minimum" in res.output

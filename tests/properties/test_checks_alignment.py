@@ -1,0 +1,82 @@
+"""Paper B checks: a correct bound passes; deliberately wrong bounds are caught (issue 6, item 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contrastive_bounds.properties.checks import alignment as CA
+from contrastive_bounds.properties.checks.registry import registered_checks
+from contrastive_bounds.theory import alignment as A
+
+SMALL_DESCENT = {"num_samples": 200, "num_classes": 5, "batch_size": 32, "steps": 60, "tau": 0.5,
+                 "step_size": 1.0, "delta": 0.05}
+
+
+def _run(check_id: str, params: dict | None = None, seed: int = 0):
+    spec = registered_checks()[check_id]
+    return spec.fn({**spec.defaults["quick"], **(params or {})}, seed)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_descent_cache():
+    CA._descent.cache_clear()
+    yield
+    CA._descent.cache_clear()
+
+
+def test_correct_bounds_hold():
+    assert _run("B4.reference_values").verdict == "holds"
+    out = _run("B4.theorem1", SMALL_DESCENT)
+    assert out.verdict == "holds" and out.ratio < 1
+    assert set(out.slack) >= {"L1", "L2", "L3", "theorem1"}
+    assert _run("B2.loss_gap", {"examples": 15}).verdict == "holds"
+    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "holds"
+    assert _run("B5.corollaries_any_pair", {"examples": 15}).verdict == "holds"
+
+
+def test_theorem1_divided_by_10_is_caught(monkeypatch):
+    """Theorem 1 is loose by orders of magnitude in simulation, so a factor 10 is caught by the
+    reference values and by the two independent implementations disagreeing, not by d_T."""
+    monkeypatch.setitem(A.FROBENIUS.factors, "drift", A.FROBENIUS.factors["drift"] / 10)
+    assert _run("B4.reference_values").verdict == "violated"
+    out = _run("B4.theorem1", SMALL_DESCENT)
+    assert out.verdict == "violated" and "disagrees" in out.summary
+
+
+def test_per_step_theorem1_numerics_fault_is_caught(monkeypatch):
+    real = A.theorem1_log10
+    monkeypatch.setattr(A, "theorem1_log10", lambda etas, **kw: real(etas, **kw) - 1.0)
+    assert _run("B4.theorem1", SMALL_DESCENT).verdict == "violated"
+
+
+def test_loss_gap_bound_divided_by_10_is_caught(monkeypatch):
+    real = A.loss_gap_value
+    monkeypatch.setattr(A, "loss_gap_value", lambda tau, pi_max: real(tau, pi_max) / 10)
+    out = _run("B2.loss_gap", {"examples": 30})
+    assert out.verdict == "violated"
+
+
+def test_wrong_cka_corollary_is_caught(monkeypatch):
+    """A corollary that is too strong (1.05 x the sharp bound) must fail on searched Gram pairs."""
+    monkeypatch.setattr(A, "cka_lower_sharp", lambda rho: np.minimum(1.0, 1.05 * np.sqrt(np.clip(1 - np.asarray(rho) ** 2, 0, 1))))
+    assert _run("B5.corollaries_any_pair", {"examples": 30}).verdict == "violated"
+
+
+def test_batch_event_with_too_small_epsilon_is_caught(monkeypatch):
+    monkeypatch.setattr(A, "epsilon_value", lambda b, t, d: 0.0)
+    out = _run("B4.batch_event", {"runs": 200})
+    assert out.verdict == "violated" and out.p_value < 1e-6
+
+
+def test_theorem2_with_wrong_smoothness_is_caught(monkeypatch):
+    """Theorem 2's form with beta_s halved falls below the exact L2 recursion: caught."""
+    real = A.WEIGHT_DIVERGENCE.evaluate
+
+    def wrong(**kw):
+        kw["smoothness"] = kw["smoothness"] / 2
+        kw["grad_norm"] = kw["grad_norm"] / 2
+        return real(**kw)
+
+    monkeypatch.setattr(A.WEIGHT_DIVERGENCE, "evaluate", wrong)
+    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "violated"
