@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["DigitsSplit", "load_digits_subset", "augment"]
 
@@ -42,6 +43,7 @@ def load_digits_subset(num_classes: int = 10, *, test_fraction: float = 0.2, see
     Raises: ValueError for out-of-domain arguments.
     Source: scikit-learn ``load_digits`` (UCI optical recognition of handwritten digits).
     """
+    require_x64(dtype, what="alignment.data.load_digits_subset")
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 
@@ -72,6 +74,7 @@ def augment(key: jax.Array, x: jax.Array, *, noise_std: float = 0.1, max_shift: 
 
     Returns: float (B, 64), same dtype. jit-able (``max_shift`` static).
     """
+    require_x64(x, what="alignment.data.augment")
     k_shift, k_noise = jax.random.split(key)
     b = x.shape[0]
     shifts = jax.random.randint(k_shift, (b, 2), -max_shift, max_shift + 1)

@@ -113,6 +113,7 @@ def make_problem(
     Raises: ValueError for out-of-domain arguments (num_classes in [2, n], dim >= 2, noise >= 0,
       seed in [0, 2**32 - 1]).
     """
+    require_x64(dtype, what="alignment.descent_run.make_problem")
     n = check_int("num_samples", num_samples, 2)
     c = check_int("num_classes", num_classes, 2, n)
     d = check_int("dim", dim, 2)
@@ -407,7 +408,7 @@ def run_similarity_descent(
 
     Args:
       sigma0: float32/float64 array (m, m), m = 2n even, entries in [-1, 1] (the cosine Gram of the
-        2n initial views; rows 0..n-1 first views). float64 needs JAX x64 (else ValueError).
+        2n initial views; rows 0..n-1 first views). float64 needs JAX x64 (else X64DisabledError).
       labels: int array (n,), classes 0..C-1 (C >= 2).
       config: :class:`DescentConfig`.
       checkpoint: optional path of an ``.npz`` written atomically after every chunk; with

@@ -32,7 +32,7 @@ ROUNDING = 1e-9  # relative slack granted to deterministic float64 comparisons (
 #: A stochastic check is decided when it reports a deviation of ``detect`` with at least this probability.
 POWER_TARGET = 0.5
 #: Default deviation an agreement check must detect, relative to its prediction (when wider than its band).
-DEFAULT_RELATIVE_EFFECT = 0.1
+DEFAULT_RELATIVE_EFFECT = 0.2
 
 _NORMAL = NormalDist()
 

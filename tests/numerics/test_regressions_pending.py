@@ -7,6 +7,7 @@ THEOREMS.md B1, and the tau -> 0 limit tau * L -> mean_i (max_{D_i} s - s_i,pos)
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 
@@ -143,17 +144,22 @@ def test_batch_loss_gradient_finite_at_tiny_tau():
 
 
 def test_x64_off_float64_input_names_the_float32_floor_and_enable_x64():
-    """The tester's exact call (package default: x64 off) in a fresh interpreter."""
+    """Package default (x64 off) in a fresh interpreter: float64 input is refused (X64DisabledError, the
+    float64 policy); float32 input below the float32 floor names the floor and enable_x64."""
     code = (
         "import numpy as np\n"
         "from contrastive_bounds.numerics.alignment import losses\n"
         "z = np.eye(3)[:2]\n"
+        "try:\n    losses.info_nce_loss(z, z, tau=0.5)\nexcept RuntimeError as e:\n    print(type(e).__name__, e)\n"
+        "z = z.astype(np.float32)\n"
         "try:\n    losses.info_nce_loss(z, z, tau=1e-300)\nexcept ValueError as e:\n    print(e)\n"
         "print(float(losses.info_nce_loss(z, z, tau=1e-30)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
-    msg, val = out.stdout.strip().splitlines()
+    refused, msg, val = out.stdout.strip().splitlines()
+    assert refused.startswith("X64DisabledError alignment.losses.info_nce_loss got float64 input")
     assert "tau=1e-300" in msg and "1.1754943508222875e-38" in msg and "enable_x64" in msg
     assert float(val) == pytest.approx(-1e30, rel=1e-6)
 
@@ -224,10 +230,11 @@ def test_uniform_refuses_float64_without_x64_and_non_float_dtypes():
     code = (
         "import jax, jax.numpy as jnp\n"
         "from contrastive_bounds.numerics import sphere\n"
-        "try:\n    sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float64)\nexcept ValueError as e:\n    print(e)\n"
+        "try:\n    sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float64)\nexcept RuntimeError as e:\n    print(e)\n"
         "print(sphere.uniform(jax.random.key(0), (2, 3)).dtype)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     msg, dflt = out.stdout.strip().splitlines()
     assert "dtype=float64" in msg and "jax_enable_x64 is off" in msg and "enable_x64()" in msg
