@@ -168,6 +168,7 @@ EXEMPT: dict[str, str] = {
     "alignment.similarity.*": "numpy float64 (CKA/RSA)",
     "alignment.cka.*": "numpy float64",
     "alignment.rsa.*": "numpy float64",
+    "alignment.realarrays.*": "numpy float64 validation and exact rescaling",
 }
 
 

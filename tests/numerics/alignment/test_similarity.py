@@ -126,7 +126,7 @@ def test_spearman_canonicalises_rounding_noise():
     z = np.concatenate([z, z[:1] * (1 + 1e-15)])  # a near duplicate: distance ~1e-16 -> exactly 0
     d1 = S.rdm(z)
     d2 = S.rdm(z[:, ::-1].copy() * 1.0)
-    a = S._canonical(S.upper_triangle(d1), 1e-12)
+    a = S.canonical_zeros(S.upper_triangle(d1), 1e-12)
     assert np.sum(a == 0.0) >= 1
     assert S.rsa(d1, d1, method="spearman") == pytest.approx(1.0, abs=1e-15)
     assert -1.0 <= S.rsa(d1, d2, method="spearman") <= 1.0
