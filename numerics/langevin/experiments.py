@@ -231,7 +231,7 @@ class ScheduleRun:
         (``chains − reached`` never escaped: the trapped count).
       potential: ``(chains,)`` final V; hit_time: ``(chains,)`` (inf: never);
       energy_trace: ``(records, chains)`` V at ``record_times`` ``(records,)``.
-      t_end, step_size, num_steps, wall_time.
+      t_end, step_size, num_steps, wall_time: the run's horizon, step, step count and seconds.
     """
 
     chains: int
