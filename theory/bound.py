@@ -216,7 +216,7 @@ def _to_mpf(x: Any) -> Any:
     """``x`` as an mpmath number at the current working precision (exact where it fits).
 
     Rationals (sympy, ``fractions.Fraction``) and ``decimal.Decimal`` are divided at the working
-    precision, never through float64 (tester4 #9).
+    precision, never through float64, so an exact input is not rounded before it is evaluated.
     """
     if type(x) is float or type(x) is int or isinstance(x, mpmath.mpf):
         return mpmath.mpf(x)  # exact (a float needs 53 bits, the working precision is above)

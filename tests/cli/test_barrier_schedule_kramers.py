@@ -74,7 +74,7 @@ def test_human_output():
     assert res.exit_code == 0 and "exact/Kramers" in res.output
 
 
-# ------------------------------------------------------------- new-user report: one line, exit 2
+# ------------------------------------------------------------- bad input: one line, exit 2
 def _bad(args):
     res = runner.invoke(app, args)
     assert res.exit_code == 2, res.output

@@ -110,7 +110,7 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_tutorial_check_writes_a_passing_report(tmp_path: Path) -> None:
-    """The tutorial's end state, as a newcomer reaches it: results.json with two 'holds' records."""
+    """The tutorial's end state, as a reader who follows it reaches it: results.json with two 'holds' records."""
     import json
 
     page = DOCS / "tutorial.md"

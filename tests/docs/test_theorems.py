@@ -1,6 +1,6 @@
 """Every section of THEOREMS.md that the code or the docs cite exists in the published copy,
-docs/theorems.md (tester5 #6: docstrings cited "THEOREMS.md B8" but the file was not in the repo or
-on the site)."""
+docs/theorems.md (docstrings cite "THEOREMS.md B8"; the statements had been neither in the repository
+nor on the site)."""
 
 from __future__ import annotations
 

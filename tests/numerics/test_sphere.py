@@ -1,6 +1,8 @@
 """Sphere geometry (numerics/sphere.py): identities against float64 numpy references; C07 zero vectors."""
 
 import math
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -111,3 +113,52 @@ def test_uniform_rejects_bad_shapes():
         sphere.uniform(jax.random.key(0), (3, 1))
     with pytest.raises(ValueError, match="empty shape"):
         sphere.uniform(jax.random.key(0), ())
+
+
+def test_geodesic_distance_gradient_is_zero_not_nan_at_coincident_and_antipodal_points():
+    """geodesic_distance has a zero (not NaN) gradient at coincident and antipodal points, where arccos is not
+    differentiable, and its value there is exact."""
+    x = jnp.array([[0.0, 0.0, 1.0], [0.6, 0.8, 0.0]])
+    g = lambda y: jax.grad(lambda v: sphere.geodesic_distance(x, v).sum())(y)  # noqa: E731
+    np.testing.assert_array_equal(np.asarray(g(x)), 0.0)
+    np.testing.assert_array_equal(np.asarray(g(-x)), 0.0)
+    np.testing.assert_allclose(np.asarray(sphere.geodesic_distance(x, -x)), math.pi, rtol=1e-15)
+
+
+def test_geodesic_distance_value_and_gradient_away_from_the_singular_points():
+    """Away from those points d(x, y) is the angle and its Riemannian gradient in y is the unit tangent
+    pointing away from x, -(x - (x.y) y)/sin d."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 4))
+    y = rng.standard_normal((5, 4))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    c = np.sum(x * y, axis=1)
+    np.testing.assert_allclose(np.asarray(sphere.geodesic_distance(x, y)), np.arccos(c), rtol=1e-13)
+    g = np.asarray(jax.grad(lambda v: sphere.geodesic_distance(jnp.asarray(x), v).sum())(jnp.asarray(y)))
+    tangent = -(x - c[:, None] * y) / np.sqrt(1 - c**2)[:, None]
+    # the ambient gradient may have a radial part; its tangent part is the Riemannian gradient
+    g_tan = g - np.sum(g * y, axis=1, keepdims=True) * y
+    np.testing.assert_allclose(g_tan, tangent, atol=1e-12)
+
+
+def test_uniform_refuses_float64_without_x64_and_non_float_dtypes():
+    """uniform refuses a non-float dtype, and float64 while x64 is off (it had silently returned float32),
+    naming enable_x64; the default dtype stays float32."""
+    with pytest.raises(ValueError, match="dtype=int32 must be a float dtype"):
+        sphere.uniform(jax.random.key(0), (2, 3), dtype=np.int32)
+    out = sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float32)
+    assert out.dtype == jnp.float32
+    np.testing.assert_allclose(np.linalg.norm(np.asarray(out), axis=1), 1.0, rtol=1e-6)
+    code = (
+        "import jax, jax.numpy as jnp\n"
+        "from contrastive_bounds.numerics import sphere\n"
+        "try:\n    sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float64)\nexcept ValueError as e:\n    print(e)\n"
+        "print(sphere.uniform(jax.random.key(0), (2, 3)).dtype)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    msg, dflt = out.stdout.strip().splitlines()
+    assert "dtype=float64" in msg and "jax_enable_x64 is off" in msg and "enable_x64()" in msg
+    assert dflt == "float32"
+

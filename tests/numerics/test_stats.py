@@ -44,7 +44,7 @@ def test_hitting_time_summary_counts_censoring():
 
 
 def test_hitting_time_interval_never_below_zero():
-    """New-user report (round 3): 10 skewed hitting times gave a mean interval [-0.49, 4.12]. The mean
+    """Ten skewed hitting times had given a mean interval [-0.49, 4.12]. The mean
     of a time is >= 0, so the t-interval is intersected with [0, inf) (coverage kept); the upper end and
     the point estimate are the plain Student-t ones."""
     t = np.array([0.02] * 9 + [20.0])

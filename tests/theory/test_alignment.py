@@ -12,11 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contrastive_bounds.theory import alignment as A
+from contrastive_bounds.theory.alignment import epsilon_value
 from contrastive_bounds.theory.bound import Bound
 from contrastive_bounds.theory.domains import Interval, Param
 from contrastive_bounds.theory.source import Source
 
 R = sp.Rational
+BIG = 10**400
 
 C02 = [  # C, B, T, delta, tau, S, epsilon, Delta, bound (or log10)
     (100, 256, 1000, R(5, 100), R(1, 2), 10, "0.17370427116883531183", "24.574214968310783817", "33.213827245521360427", None),
@@ -239,3 +241,11 @@ def test_log10_beyond_float64_is_reported_exactly_not_as_inf():
     with pytest.raises(ValueError, match="beyond float64"):
         A.FROBENIUS.evaluate_log10(tau=np.array([0.5, 1e-300]), batch_size=256, num_classes=100, delta=0.05,
                                    steps=1000, eta_sum=10)
+
+
+def test_epsilon_with_huge_steps_is_the_closed_form():
+    """epsilon_value takes a step count beyond float64 (10**400) and returns the closed form sqrt((log steps +
+    log(B/delta)) / (2B)) instead of an OverflowError."""
+    got = epsilon_value(256, BIG, 0.05)
+    assert got == pytest.approx(math.sqrt((400 * math.log(10) + math.log(256 / 0.05)) / 512), rel=1e-14)
+

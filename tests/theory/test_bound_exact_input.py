@@ -1,17 +1,16 @@
-"""Exact and high-precision inputs stay exact through validation (tester3 #13: `bound ... eta_sum=1e400`
-was rounded to float64 inf and refused as "must be finite", although `bound` parses exact numbers and
-evaluates with mpmath), and the factor breakdown keeps a factor whose log10 itself exceeds float64."""
+"""Exact and high-precision inputs stay exact through validation (`eta_sum=1e400` had been rounded to
+float64 inf and refused as "must be finite", although the bounds evaluate with mpmath; a huge integer had
+raised OverflowError), and the factor breakdown keeps a factor whose log10 itself exceeds float64."""
 
 from __future__ import annotations
 
 import mpmath
 import pytest
 import sympy as sp
-from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.theory import registry
 
+BIG = 10**400
 FROB = dict(tau=sp.Rational(1, 2), batch_size=256, num_classes=100, delta=sp.Rational(1, 20), steps=1000)
 
 
@@ -60,9 +59,13 @@ def test_non_finite_and_tiny_negative_high_precision_inputs(value, message):
     assert str(err.value) == message
 
 
-def test_cli_bound_with_eta_sum_1e400():
-    res = CliRunner().invoke(app, ["bound", "alignment.frobenius", "tau=0.5", "batch_size=256", "num_classes=100",
-                                   "delta=0.05", "steps=1000", "eta_sum=1e400", "--digits", "8"])
-    assert res.exit_code == 0, res.output
-    assert "dominant factor: growth" in res.output
-    assert "3.3929256e+397 (beyond float64)" in res.output
+def test_a_real_bound_parameter_given_as_a_huge_int_stays_exact():
+    """A real parameter given as a 401-digit integer is kept exact: the same log10 as the mpmath number
+    10**400, and the growth factor's log10 equals the closed form 10^400 / (128 ln 10)."""
+    frob = registry.get_bound("alignment.frobenius")
+    kw = dict(tau=0.5, batch_size=256, num_classes=100, delta=0.05, steps=1000)
+    as_int = frob.evaluate(digits=12, eta_sum=BIG, **kw)
+    as_float_text = frob.evaluate(digits=12, eta_sum=mpmath.mpf(10) ** 400, **kw)
+    assert as_int.log10_exact == as_float_text.log10_exact
+    with mpmath.workdps(30):  # growth factor exp(S / (2 tau^2 B)): log10 = 10^400 / (128 ln 10)
+        assert abs(mpmath.mpf(as_int.factors_exact["growth"]) / (mpmath.mpf(10) ** 400 / (128 * mpmath.log(10))) - 1) < 1e-11

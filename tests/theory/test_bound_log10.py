@@ -1,4 +1,4 @@
-"""evaluate_log10 validates like evaluate and its two backends agree (tester4 #2, #3, #4): bools,
+"""evaluate_log10 validates like evaluate and its two backends agree: bools,
 complex numbers and strings are refused naming the argument; mismatched shapes name the
 parameters; ints beyond float64 are evaluated (pointwise, exactly); the optional trivial-bound
 parameter m gives an uninformative mask; the JAX backend vectorises over Piecewise (jit, vmap) and,
@@ -155,7 +155,8 @@ def test_unknown_backend_is_refused():
 
 
 def test_evaluate_log10_under_jit_says_to_use_lambdify():
-    """tester5 #5: under jax.jit the error said "is not an array of real numbers"."""
+    """Under jax.jit, evaluate_log10 says to use lambdify("jax") (it validates concrete values) instead of
+    "is not an array of real numbers"."""
     import jax
     import jax.numpy as jnp
 

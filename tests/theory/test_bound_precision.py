@@ -1,8 +1,8 @@
-"""Bound.evaluate keeps its digits when a factor cancels (tester4 #1): exp(x) - 1 and log(1 + x) at
-small x used to come back 8 % or 21 % off, or as a silent 0.0 upper bound. References are written
-here independently: mpmath's expm1/log1p formulas at 80 digits on the exact float inputs, and
-evaluate_log10 (which uses the bounds' log_factors). Also: exact Fraction/Decimal inputs (tester4
-#9), reliable vacuity signs, and claim counterexamples at integer points (tester4 #6)."""
+"""Bound.evaluate keeps its digits when a factor cancels: exp(x) - 1 and log(1 + x) at small x used to
+come back 8 % or 21 % off, or as a silent 0.0 upper bound. References are written here independently:
+mpmath's expm1/log1p formulas at 80 digits on the exact float inputs, and evaluate_log10 (which uses the
+bounds' log_factors). Also: exact Fraction/Decimal inputs, reliable vacuity signs, and claim
+counterexamples at integer points of integer parameters."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_vacuity_sign_is_decided_reliably():
     assert edge.evaluate(x=0.5).vacuous and not edge.evaluate(x=0.4999999999).vacuous
 
 
-# ---------------------------------------------------------------- exact stdlib inputs (tester4 #9)
+# ---------------------------------------------------------------- exact stdlib inputs (Fraction, Decimal)
 FROB_KW = dict(batch_size=256, num_classes=100, delta=sp.Rational(1, 20), steps=1000, eta_sum=10)
 
 
@@ -199,7 +199,7 @@ def test_bad_fraction_and_decimal_inputs_are_named(kw, message):
     assert str(err.value) == message
 
 
-# ---------------------------------------------------------------- claim counterexamples (tester4 #6)
+# ---------------------------------------------------------------- claim counterexamples at integer points
 def test_refuted_claim_counterexample_is_an_integer_point_that_replays():
     box = {"tau": (0.05, 10.0), "batch_size": (2, 4096)}
     deriv = sp.diff(NTXENT_FLOOR.expr, _tau)

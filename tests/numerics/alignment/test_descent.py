@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 
 import jax
@@ -11,10 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contrastive_bounds.numerics import filemode
 from contrastive_bounds.numerics.alignment import descent as SD
 from contrastive_bounds.numerics.alignment.descent_run import (
     LINKS, DescentConfig, _run_chunk, make_problem, run_similarity_descent,
 )
+from contrastive_bounds.theory.domains import MAX_SEED
+
+TOO_BIG = MAX_SEED + 1
 
 
 def _problem(n=10, c=3, seed=0):
@@ -260,3 +265,27 @@ def test_chunk_jit_does_not_recompile_across_tau_and_eta():
     before = _run_chunk._cache_size()
     run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.9, step_size=3.0))
     assert _run_chunk._cache_size() == before
+
+
+def _deny(*args, **kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied")
+
+
+def test_unwritable_checkpoint_folder_fails_before_any_chunk(tmp_path, monkeypatch):
+    """run_similarity_descent refuses a checkpoint folder where files cannot be created, naming checkpoint=,
+    before any chunk runs (it had failed with OSError after the first chunk's work)."""
+    sigma0, labels = make_problem(8, 2, seed=0)
+    monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
+    with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
+        run_similarity_descent(sigma0, labels, DescentConfig(batch_size=4, steps=2, tau=0.5, step_size=0.1),
+                               checkpoint=str(tmp_path / "run.npz"))
+
+
+def test_make_problem_and_config_refuse_a_seed_jax_would_alias():
+    """make_problem and DescentConfig refuse seed 2**32, which jax.random.key would alias to seed 0 without
+    x64 (they had taken any non-negative integer)."""
+    with pytest.raises(ValueError, match=r"^seed=4294967296 is outside"):
+        make_problem(8, 2, seed=TOO_BIG)
+    with pytest.raises(ValueError, match=r"^seed=4294967296 is outside"):
+        DescentConfig(batch_size=4, steps=2, tau=0.5, step_size=0.1, seed=TOO_BIG).validate(8)
+

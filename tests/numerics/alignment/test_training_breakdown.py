@@ -1,7 +1,7 @@
-"""Float32 training that breaks down is an error naming tau / learning_rate, not a silent run
-(tester5 #2: tau in ~[1e-38, 1e-22] made Adam's second moment overflow, every update was 0 and the
-metrics stayed constant, exit 0; #4: tau = 1e-39 or learning_rate = 1e10 failed after an epoch with
-"z contains NaN or inf", naming no option)."""
+"""Float32 training that breaks down is an error naming tau / learning_rate, not a silent run: tau in
+~[1e-38, 1e-22] had made Adam's second moment overflow, so every update was 0 and the metrics stayed
+constant with exit 0, and tau = 1e-39 or learning_rate = 1e10 had failed after an epoch with "z contains
+NaN or inf", naming no option."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Heights on S¹ are scale-free: every tolerance of the critical-point analysis and of the grid
-persistence is relative to the landscape's own size, so H*(c·V + a) = c·H*(V) (tester3 #14:
-`barrier barrier-H H=1e-300` reported H* = 0 and no minima, because the tolerances were absolute)."""
+persistence is relative to the landscape's own size, so H*(c·V + a) = c·H*(V) (with absolute
+tolerances, `barrier barrier-H H=1e-300` had reported H* = 0 and no minima)."""
 
 from __future__ import annotations
 

@@ -172,7 +172,7 @@ def test_non_circle_rejected():
         circle_barrier(get_landscape("vmf"))
 
 
-# ------------------------------------------------------------- new-user report: barrier edge cases
+# ------------------------------------------------------------- barrier edge cases: finite, exact, or refused
 def test_landscape_barrier_validates_resolution_zero_is_no_sentinel():
     from contrastive_bounds.numerics.landscapes.barriers import landscape_barrier
 
@@ -218,7 +218,7 @@ def test_grid_mismatch_beyond_bound_is_reported():
 
 
 def test_high_frequency_series_is_analysed_quickly_and_exactly():
-    """tester3 #9: a frequency of 1e5 ran for minutes (a Python loop over 256·k grid cells) and 1e6 ended in
+    """A frequency of 1e5 had run for minutes (a Python loop over 256·k grid cells) and 1e6 had ended in
     scipy's 'f(a) and f(b) must have different signs'. The grid is now classified with numpy and only
     sign-change cells are refined; frequencies above MAX_FREQUENCY are refused naming the frequency.
     V = cos(kθ) has exactly k minima at (2j+1)π/k and k maxima at 2jπ/k."""

@@ -119,7 +119,7 @@ def test_minima_lowest_first():
         assert float(land.potential_theta(math.atan2(first[1], first[0]))) == pytest.approx(land.v_min, abs=1e-14)
 
 
-# ------------------------------------------------------------- new-user report: bad landscapes
+# ------------------------------------------------------------- bad landscapes: errors name the argument
 def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
     """A folder or a missing path as LANDSCAPE: ValueError naming it and listing the built-ins."""
     from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
