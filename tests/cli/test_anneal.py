@@ -30,12 +30,15 @@ def test_anneal_json_slow_and_fast_schedules_beside_theory():
 
 
 def test_anneal_table_output():
+    """anneal without --json prints the table with the success fraction and the Kramers column."""
     res = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "2", "--no-progress")
     assert res.exit_code == 0, res.output
     assert "success" in res.output and "Kramers" in res.output
 
 
 def test_anneal_bad_input_exits_2_with_one_line():
+    """Invalid schedules, negative constants, a time that is not a multiple of the step and a landscape
+    without a trap exit 2 naming the argument."""
     res = _run("double-well", "c=2.0", "--schedule", "temperature", "t0=1", "--chains", "8", "--time", "1")
     assert res.exit_code == 2 and "t0" in res.output
     res = _run("double-well", "c=-1", "--schedule", "temperature", "--time", "1")

@@ -21,12 +21,15 @@ runner = CliRunner()
     (["align", "simulate", "--steps", str(BIG)], "is outside its domain: integers in [1, 2147483647]"),
 ])
 def test_commands_exit_2_with_one_line(argv, needle):
+    """schedule, barrier, anneal and align simulate given a 401-digit integer exit 2 with a line naming the
+    range, no traceback."""
     res = runner.invoke(app, argv)
     assert res.exit_code == 2, res.output
     assert needle in res.output and "Traceback" not in res.output
 
 
 def test_bound_command_accepts_it_exactly():
+    """bound keeps a 401-digit eta_sum exact and prints the value beyond float64."""
     res = runner.invoke(app, ["bound", "alignment.frobenius", "tau=0.5", "batch_size=256", "num_classes=100",
                               "delta=0.05", "steps=1000", f"eta_sum={BIG}", "--digits", "8"])
     assert res.exit_code == 0, res.output

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_cited_sections_exist_in_the_published_statements():
+    """Every THEOREMS.md section cited in code or docs is a heading of docs/theorems.md."""
     page = (ROOT / "docs" / "theorems.md").read_text(encoding="utf-8")
     headings = set(re.findall(r"^### ([A-C]\d+)\.", page, flags=re.M))
     cited = set()

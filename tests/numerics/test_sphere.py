@@ -30,6 +30,8 @@ def points_and_vectors(draw):
 
 @given(points_and_vectors())
 def test_projection_is_tangent_idempotent_and_matches_matrix_form(zv):
+    """Property: project_tangent equals the explicit (I - z zᵀ) v per factor (A1), is tangent and is
+    idempotent."""
     z, v = zv
     p = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
     # P(z) = I - z z^T, per factor (A1), as an explicit matrix product in float64.
@@ -42,6 +44,7 @@ def test_projection_is_tangent_idempotent_and_matches_matrix_form(zv):
 
 @given(points_and_vectors())
 def test_exp_map_stays_on_sphere_and_travels_the_geodesic_length(zv):
+    """Property: exp_map stays on the sphere and moves a geodesic distance |v| for |v| < π."""
     z, v = zv
     v = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
     v = np.clip(np.linalg.norm(v, axis=-1, keepdims=True), 0, 3.0) * v / np.maximum(
@@ -56,6 +59,7 @@ def test_exp_map_stays_on_sphere_and_travels_the_geodesic_length(zv):
 
 @given(points_and_vectors())
 def test_retraction_agrees_with_exp_map_to_second_order(zv):
+    """Property: the retraction differs from exp_map by |v|³/3 + O(|v|⁵), i.e. agrees to second order."""
     z, v = zv
     v = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
     eps = 1e-3
@@ -67,6 +71,8 @@ def test_retraction_agrees_with_exp_map_to_second_order(zv):
 
 
 def test_geodesic_distance_is_stable_near_equal_and_antipodal_points():
+    """geodesic_distance keeps full relative precision at 1e-9 from equal and from antipodal points (arccos of
+    a dot product would not), and product_distance combines the factors' distances in quadrature."""
     x = jnp.asarray([1.0, 0.0, 0.0])
     y = jnp.asarray([math.cos(1e-9), math.sin(1e-9), 0.0])
     assert abs(float(sphere.geodesic_distance(x, y)) - 1e-9) < 1e-20
@@ -79,6 +85,8 @@ def test_geodesic_distance_is_stable_near_equal_and_antipodal_points():
 
 
 def test_C07_zero_vector_raises_and_traced_zero_gives_no_nan():
+    """C07: normalising a zero or non-finite vector raises naming its index; under jit a zero row maps to zero
+    with a finite gradient."""
     with pytest.raises(ValueError, match="zero vector at index \\(1,\\)"):
         sphere.normalize(jnp.asarray([[1.0, 0.0], [0.0, 0.0]]))
     with pytest.raises(ValueError, match="zero vector"):
@@ -109,6 +117,7 @@ def test_uniform_sampler_moments_z_test():
 
 
 def test_uniform_rejects_bad_shapes():
+    """uniform refuses d = 1 and an empty shape."""
     with pytest.raises(ValueError, match="d=1"):
         sphere.uniform(jax.random.key(0), (3, 1))
     with pytest.raises(ValueError, match="empty shape"):

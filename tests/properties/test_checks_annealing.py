@@ -21,6 +21,7 @@ C11 = math.sqrt(0.02)  # noise sqrt(2T)·h = sqrt(h) × the right sqrt(2Th) at h
 
 
 def test_all_paper_a_checks_registered():
+    """Every Paper A check (A1, A3-A6, A8.1-A8.5 and the claims) is registered."""
     ids = {k for k, v in registered_checks().items() if v.paper == "A"}
     assert {"A1.vmf", "A3.critical_height", "A4.convergence", "A4.trapping", "A4.fast_schedules", "A5.kramers",
             "A6.finite_time", "A8.1_inverted_condition", "A8.2_finite_time_exponent", "A8.3_barrier_table",
@@ -29,6 +30,8 @@ def test_all_paper_a_checks_registered():
 
 # ------------------------------------------------------------------------------------ deterministic checks
 def test_a3_and_claims_hold():
+    """A3's critical height and Paper A's claims hold, and A8.2 reports the seed note's finite-time exponent
+    as refuted."""
     assert ca.critical_height({"resolution": 1024}, 0).verdict == "holds"
     assert ca.a_claims({"certify": True}, 0).verdict == "holds"
     out = ca.a82_finite_time({"certify": True}, 0)
@@ -40,6 +43,7 @@ VMF = {"kappa": 1.0, "temperature": 0.5, "chains": 256, "step_size": 0.04, "t_bu
 
 
 def test_a1_vmf_holds_and_catches_wrong_noise():
+    """A1 holds with the right noise and is violated by C11's sqrt(2T)·h noise and by noise 1.5x too large."""
     assert ca.vmf({**VMF, "noise_factor": 1.0}, 0).verdict == "holds"
     # C11 noise sqrt(2T)·h: T_eff = T·h, E[z3] -> ~0.98 instead of 0.537
     assert ca.vmf({**VMF, "noise_factor": math.sqrt(0.04)}, 0).verdict == "violated"
@@ -49,6 +53,8 @@ def test_a1_vmf_holds_and_catches_wrong_noise():
 
 # ------------------------------------------------------------------------------------ A4
 def test_a4_trapping_holds_and_catches_c11_noise():
+    """A4 trapping holds (a positive trapped fraction within the Kramers band) and a cold C11 chain is caught
+    with p < 1e-6."""
     p = {**SMALL_A4, "c": 1.0, "t0": 10.0, "t_end": 100.0}
     out = ca.a4_trapping(p, 0)
     assert out.verdict == "holds", out.summary
@@ -66,12 +72,14 @@ def test_a4_inverted_condition_is_caught():
 
 
 def test_a4_convergence_holds():
+    """A4 convergence holds for c = 2 > H*: most chains reach the global minimum."""
     out = ca.a4_convergence({**SMALL_A4, "c": 2.0, "t0": 2.0, "t_end": 200.0}, 0)
     assert out.verdict == "holds", out.summary
     assert out.details["success"]["fraction"] > 0.5
 
 
 def test_a4_fast_schedules_hold_and_catch_hot_noise():
+    """A4's fast schedules hold and noise twice too large is caught."""
     p = {"chains": 512, "step_size": 0.02, "t_end": 40.0}
     assert ca.a4_fast({**p, "noise_factor": 1.0}, 0).verdict == "holds"
     assert ca.a4_fast({**p, "noise_factor": 2.0}, 0).verdict == "violated"
@@ -83,6 +91,7 @@ A5 = {"temperature": 0.6, "chains": 512, "step_size": 0.01, "t_end": 80.0, "epsi
 
 
 def test_a5_holds_and_catches_c11_noise():
+    """A5's exact/Kramers ratio tends to 1 as T falls and C11's noise is caught."""
     out = ca.a5_kramers({**A5, "noise_factor": 1.0}, 0)
     assert out.verdict == "holds", out.summary
     assert out.details["monotone_to_1"]
@@ -90,6 +99,7 @@ def test_a5_holds_and_catches_c11_noise():
 
 
 def test_a6_delta_over_gamma_holds_and_seed_exponent_is_caught():
+    """A6's delta/Gamma finite-time exponent holds and the seed note's H*/delta - 1 is caught."""
     p = {**SMALL_A4, "c": 2.0, "t0": 2.0, "t_end": 200.0, "t_min": 20.0, "delta": 1.2, "log_power": 0.0,
          "factor": 1.25, "bootstrap": 200}
     assert ca.a6_finite_time({**p, "exponent": "delta/Gamma"}, 0).verdict == "holds"
@@ -99,6 +109,8 @@ def test_a6_delta_over_gamma_holds_and_seed_exponent_is_caught():
 
 # ------------------------------------------------------------------------------------ A8
 def test_a81_counterexample_and_hot_noise():
+    """A8.1's counterexample to the inverted condition holds (premise true, trapped fraction > 0.9) and hot
+    noise is caught."""
     p = {"chains": 512, "step_size": 0.02, "t_end": 20.0, "epsilon": 0.1}
     out = ca.a81_inverted({**p, "noise_factor": 1.0}, 0)
     assert out.verdict == "holds" and out.details["premise_holds"] and out.interval[0] > 0.9
@@ -106,6 +118,8 @@ def test_a81_counterexample_and_hot_noise():
 
 
 def test_a83_table_small():
+    """A8.3's table at a small size holds: the best fixed T grows with the height and the note's 18 % success
+    at H* = 10 is not reproduced."""
     out = ca.a83_table({"chains": 192, "step_size": 0.01, "t_end": 30.0, "T0": 1.0, "heights": [1.0, 5.0, 10.0]}, 0)
     assert out.verdict == "holds", out.summary
     rows = out.details["rows"]
@@ -114,12 +128,15 @@ def test_a83_table_small():
 
 
 def test_a84_toy_barrier_free_and_barrier_is_caught():
+    """A8.4: the author's InfoNCE toy is barrier-free, and a double well passed as the toy is caught."""
     p = {"starts": 1024, "steps": 1500, "step_size": 0.05, "tolerance": 1e-3}
     assert ca.a84_toy({**p, "landscape": "infonce-toy"}, 0).verdict == "holds"
     assert ca.a84_toy({**p, "landscape": "double-well"}, 0).verdict == "violated"
 
 
 def test_a85_anisotropic_hotter_and_isotropic_is_caught():
+    """A8.5: the anisotropic variant samples hotter than Gibbs, and isotropic noise passed as anisotropic is
+    caught."""
     p = {"kappa": 1.0, "temperature": 0.5, "chains": 256, "step_size": 0.02, "t_burn": 4.0, "t_end": 16.0}
     out = ca.a85_anisotropic({**p, "anisotropy": [1.0, 2.0, 3.0]}, 0)
     assert out.verdict == "holds", out.summary

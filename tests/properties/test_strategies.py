@@ -18,22 +18,26 @@ from contrastive_bounds.theory.domains import Interval, Param
 
 @given(cbst.sphere_points())
 def test_sphere_points_are_unit(z):
+    """sphere_points draws unit rows in the fixed shape buckets."""
     assert z.shape[0] in cbst.SIZE_BUCKETS and z.shape[1] in cbst.DIM_BUCKETS
     np.testing.assert_allclose(np.linalg.norm(z, axis=1), 1.0, rtol=1e-12)
 
 
 @given(cbst.labels(n=16, num_classes=4))
 def test_labels_cover_every_class(y):
+    """labels draws every class at least once."""
     assert y.shape == (16,) and set(np.unique(y)) == {0, 1, 2, 3}
 
 
 @given(cbst.labels(n=16, num_classes=4, balanced=True))
 def test_balanced_labels(y):
+    """balanced labels differ in class size by at most one."""
     assert np.bincount(y).tolist() == [4, 4, 4, 4]
 
 
 @given(cbst.cosine_grams())
 def test_cosine_grams_are_psd_unit_diagonal(g):
+    """cosine_grams draws symmetric positive semidefinite matrices with unit diagonal."""
     np.testing.assert_allclose(np.diag(g), 1.0)
     assert np.allclose(g, g.T) and np.all(np.abs(g) <= 1.0)
     assert np.linalg.eigvalsh(g).min() > -1e-10
@@ -41,6 +45,7 @@ def test_cosine_grams_are_psd_unit_diagonal(g):
 
 @given(cbst.barrier_landscapes(heights=(0.5, 5.0)))
 def test_barrier_landscapes_know_their_height(land):
+    """barrier_landscapes draws landscapes whose stated H* equals the computed one within its bound."""
     from contrastive_bounds.numerics.landscapes.barriers import circle_barrier
 
     assert abs(circle_barrier(land, resolution=2048).critical_height - land.critical_height) < 1e-6 * max(1.0, land.critical_height)
@@ -48,6 +53,7 @@ def test_barrier_landscapes_know_their_height(land):
 
 @given(cbst.schedules())
 def test_schedules_are_valid_on_their_range(s):
+    """schedules draws schedules valid on [1, 100] with positive finite temperatures."""
     s.validate_range(1.0, 100.0)  # the generator form has beta(0) = 0, so ranges start at t = 1
     t = np.linspace(1.0, 100.0, 11)
     assert np.all(np.isfinite(s.temperature(t))) and np.all(s.temperature(t) > 0)
@@ -55,6 +61,7 @@ def test_schedules_are_valid_on_their_range(s):
 
 @given(cbst.bound_params(A.FROBENIUS, non_vacuous=True))
 def test_bound_params_are_in_domain_and_non_vacuous(p):
+    """bound_params(non_vacuous=True) draws in-domain points where the bound is not vacuous."""
     assert not A.FROBENIUS.evaluate(digits=15, **p).vacuous
 
 

@@ -15,6 +15,8 @@ FROB = dict(tau=sp.Rational(1, 2), batch_size=256, num_classes=100, delta=sp.Rat
 
 
 def test_eta_sum_beyond_float64_is_evaluated_and_growth_dominates():
+    """eta_sum = 10**400 is evaluated exactly: the growth factor's log10 (itself beyond float64) is kept as a
+    decimal string and named the dominant factor."""
     bound = registry.get("alignment.frobenius")
     res = bound.evaluate(digits=20, eta_sum=sp.Integer(10) ** 400, **FROB)
     assert not res.vacuous and res.value is None and res.log10 is None
@@ -37,11 +39,13 @@ def test_eta_sum_beyond_float64_is_evaluated_and_growth_dominates():
     (sp.Integer(0), "delta=0 is outside its domain (0, 1)"),
 ])
 def test_out_of_domain_by_less_than_float64_resolution_is_refused(value, shown):
+    """A delta outside (0, 1) by less than float64 resolution is refused, shown at its own precision."""
     with pytest.raises(ValueError, match="^" + shown.replace("(", r"\(").replace(")", r"\)") + "$"):
         registry.get("alignment.frobenius").evaluate(eta_sum=10, **{**FROB, "delta": value})
 
 
 def test_inside_the_domain_by_less_than_float64_resolution_is_accepted():
+    """delta = 1 - 1e-22, inside (0, 1) but 1.0 in float64, is accepted and kept exact."""
     delta = sp.Integer(1) - sp.Rational(1, 10**22)  # float64 would make it 1.0, outside (0, 1)
     res = registry.get("alignment.frobenius").evaluate(eta_sum=10, **{**FROB, "delta": delta})
     assert res.params["delta"] == delta
@@ -54,6 +58,7 @@ def test_inside_the_domain_by_less_than_float64_resolution_is_accepted():
     (-mpmath.mpf("1e-400"), "tau=-1.0e-400 is outside its domain (0, inf)"),
 ])
 def test_non_finite_and_tiny_negative_high_precision_inputs(value, message):
+    """mpmath and sympy infinities, NaN and a negative 1e-400 are refused with exact messages."""
     with pytest.raises(ValueError) as err:
         registry.get("alignment.frobenius").evaluate(eta_sum=10, **{**FROB, "tau": value})
     assert str(err.value) == message

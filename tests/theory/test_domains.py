@@ -14,6 +14,7 @@ TOO_BIG = MAX_SEED + 1
 
 
 def test_large_python_and_numpy_integers_stay_exact():
+    """check_int keeps Python and numpy integers above 2**53 exact and shows a huge out-of-range one exactly."""
     big = 2**53 + 1
     assert float(big) != big  # a float cannot hold it
     assert check_int("seed", big, 0, None) == big
@@ -24,6 +25,7 @@ def test_large_python_and_numpy_integers_stay_exact():
 
 
 def test_integral_floats_and_bad_values_as_before():
+    """Integral floats are accepted; fractions, bools and infinities are refused."""
     assert check_int("chains", 4.0, 1, None) == 4
     with pytest.raises(ValueError, match=r"^chains=2.5 must be an integer"):
         check_int("chains", 2.5, 1, None)

@@ -29,6 +29,7 @@ def test_debiased_and_biased_cka_c08(method):
 
 
 def test_unbiased_hsic_parts_c08():
+    """C08: the unbiased HSIC terms equal their reference values."""
     k, l = X8 @ X8.T, Y8 @ Y8.T
     assert S.hsic_gram(k, k, debiased=True) == pytest.approx(88 / 45, rel=1e-12)
     assert S.hsic_gram(l, l, debiased=True) == pytest.approx(77 / 24, rel=1e-12)
@@ -36,6 +37,7 @@ def test_unbiased_hsic_parts_c08():
 
 
 def test_debiased_needs_four_samples_c08():
+    """C08: the debiased estimator needs n >= 4 and says so naming n, in both forms."""
     with pytest.raises(ValueError, match="n=3"):
         S.linear_cka(X8[:3], Y8[:3], debiased=True)
     with pytest.raises(ValueError, match="n=3"):
@@ -43,6 +45,7 @@ def test_debiased_needs_four_samples_c08():
 
 
 def test_biased_warns_at_small_n():
+    """The biased estimator warns that it is positively biased at small n."""
     with pytest.warns(UserWarning, match="positively biased"):
         S.linear_cka(X8, Y8, debiased=False)
 
@@ -72,6 +75,8 @@ def test_feature_form_has_no_n_by_n_allocation_c09():
 
 
 def test_constant_inputs_raise_c10():
+    """C10: constant features, RDMs and rows, a constant similarity matrix, a zero row of a cosine Gram and
+    NaN input raise naming what is wrong instead of returning NaN."""
     z = np.ones((5, 3))
     with pytest.raises(ValueError, match="constant"):
         S.linear_cka(z, np.random.default_rng(0).standard_normal((5, 2)), debiased=True)
@@ -189,6 +194,7 @@ def test_corollaries_fail_beyond_rho_one():
 
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 40), d1=st.integers(1, 6), d2=st.integers(1, 6))
 def test_feature_gram_forms_agree_property(seed, n, d1, d2):
+    """Property: the feature and Gram forms of linear CKA agree on random shapes, biased and debiased."""
     rng = np.random.default_rng(seed)
     x, y = rng.standard_normal((n, d1)), rng.standard_normal((n, d2))
     with warnings.catch_warnings():

@@ -55,6 +55,8 @@ def test_z_form_equals_theta_form_float64(seed):
 
 
 def test_z_form_float32_keeps_dtype_and_precision():
+    """In float32 the z form keeps its dtype and stays within float32 rounding of the float64 value, scaled by
+    the series' derivative bound."""
     s = _random_series(7)
     th = np.linspace(0.0, 2 * math.pi, 997)
     x, y = jnp.asarray(np.cos(th), jnp.float32), jnp.asarray(np.sin(th), jnp.float32)
@@ -66,6 +68,7 @@ def test_z_form_float32_keeps_dtype_and_precision():
 
 
 def test_constant_series_has_array_shape():
+    """A constant series returns arrays of the input's shape, not scalars."""
     v, dv = FourierSeries.from_dicts({0: 2.5}).value_and_derivative_z(np.zeros(3), np.ones(3))
     assert v.shape == (3,) and dv.shape == (3,) and np.all(v == 2.5) and np.all(dv == 0.0)
 
@@ -104,6 +107,7 @@ def _unit(key, shape, dtype=jnp.float64):
 
 @pytest.mark.parametrize("name", ["double-well", "infonce-toy"])
 def test_trailing_batch_equals_vmap(name):
+    """The chains-last value-and-gradient equals vmap of the per-chain one."""
     land = get_landscape(name)
     assert land.trailing_batch
     z = _unit(3, (50, land.num_points, land.dim))
@@ -282,6 +286,8 @@ def test_fastmath_log_is_within_two_ulps_on_positive_normal_float32():
 
 
 def test_generic_kernels_do_not_take_the_fast_path():
+    """Kernels the fast path does not cover (geodesic integrator, non-S¹ landscapes) do not claim it and
+    refuse step_chains_last."""
     land = get_landscape("double-well")
     assert not langevin_kernel(land, temperature=0.3, step_size=0.01, integrator="geodesic").supports_chains_last
     assert not langevin_kernel(get_landscape("vmf", kappa=1.0), temperature=0.3, step_size=0.01).supports_chains_last
@@ -325,6 +331,8 @@ def test_fused_normals_follow_the_standard_normal_law():
 
 
 def test_fused_generator_runs_are_reproducible_and_chunking_free():
+    """Runs with the fused generator do not depend on the chunk length, change with the seed, stay on the
+    sphere, and shard_chains on one device changes nothing."""
     land = get_landscape("double-well")
     kernel = langevin_kernel(land, temperature=0.3, step_size=0.02)
     z0 = np.asarray(_unit(9, (32, 1, 2)))

@@ -17,6 +17,8 @@ Z = np.tile(np.array([[[1.0, 0.0]]]), (2, 1, 1))
 
 
 def test_curvature_bound_is_the_fourier_bound():
+    """The kernel's curvature bound is the Fourier bound Σ k²(|a_k| + |b_k|), its warning names the step size
+    and a safe one, and non-Fourier landscapes have none."""
     k = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.01)
     assert k.curvature_bound == pytest.approx(0.5 * 1 + 1.0 * 4)  # Σ k²(|a_k|+|b_k|) of −½cos θ − cos 2θ
     assert k.step_size_warning() is None
@@ -27,6 +29,7 @@ def test_curvature_bound_is_the_fourier_bound():
 
 
 def test_simulate_warns_only_when_too_large():
+    """simulate warns when h·sup|V''| > 1 and is silent for a small step."""
     land = get_landscape("barrier-H", H=1000.0)
     with pytest.warns(StepSizeWarning, match=r"h \* sup\|V''\| can reach"):
         simulate(langevin_kernel(land, temperature=0.3, step_size=0.02), Z, num_steps=2, seed=0, progress=False)
@@ -36,6 +39,8 @@ def test_simulate_warns_only_when_too_large():
 
 
 def test_simulate_warns_when_one_step_of_noise_exceeds_a_radian():
+    """simulate warns when one step's noise sqrt(2·T·h) exceeds a radian, and an absurd step gives both
+    warnings."""
     land = get_landscape("double-well")
     with pytest.warns(StepSizeWarning) as rec:
         simulate(langevin_kernel(land, temperature=1e3, step_size=0.01), Z, num_steps=2, seed=0, progress=False)
