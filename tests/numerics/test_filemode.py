@@ -12,6 +12,7 @@ import pytest
 from contrastive_bounds.numerics import filemode
 from contrastive_bounds.numerics.filemode import ensure_writable_parent
 
+
 def _deny(*args, **kwargs):
     raise PermissionError(errno.EACCES, "Permission denied")
 

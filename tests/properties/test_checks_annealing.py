@@ -18,8 +18,6 @@ SMALL_A4 = {"chains": 512, "step_size": 0.02, "rule": "hks", "epsilon": 0.1, "no
 C11 = math.sqrt(0.02)  # noise sqrt(2T)·h = sqrt(h) × the right sqrt(2Th) at h = 0.02
 
 
-
-
 def test_all_paper_a_checks_registered():
     """Every Paper A check (A1, A3-A6, A8.1-A8.5 and the claims) is registered."""
     ids = {k for k, v in registered_checks().items() if v.paper == "A"}

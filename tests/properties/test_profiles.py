@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("HYPOTHESIS_PROFILE", "PYTEST_ADDOPTS")}
     env.update(extra)

@@ -12,6 +12,7 @@ import pytest
 
 from contrastive_bounds.properties import runner as runner_mod
 
+
 def _mode(p: Path) -> int:
     return stat.S_IMODE(p.stat().st_mode)
 

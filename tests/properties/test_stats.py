@@ -7,6 +7,7 @@ import pytest
 
 from contrastive_bounds.properties.stats import binomial_upper_p, holm
 
+
 def test_holm_matches_hand_computation():
     """Holm's procedure rejects exactly the hypotheses a hand computation rejects, stops at the first
     acceptance, and refuses p-values outside [0, 1]."""

@@ -109,7 +109,6 @@ def test_optional_trivial_parameter_gives_the_uninformative_mask():
         _frob().evaluate_log10(**{**FROB, "tau": 0.5, "m": 0})
 
 
-
 def test_jax_backend_vectorises_over_piecewise_and_matches_numpy():
     """log(e^x - 1) is a Piecewise at x = 30 (log(expm1(x)) below, x + log1p(-e^-x) above): the
     numpy printer's Python `if` broke >1 point on JAX. Reference: log10(expm1(x)) at 50 digits."""

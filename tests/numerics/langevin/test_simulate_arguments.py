@@ -14,6 +14,7 @@ from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.theory.annealing import make_schedule
 from contrastive_bounds.theory.domains import MAX_SEED
 
+
 def _kernel():
     land = get_landscape("double-well")
     return langevin_kernel(land, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.02)
