@@ -27,6 +27,7 @@ from .bound import Bound, Constraint, Reparametrisation, Vacuity
 from .domains import Interval, Param, check_int, check_probability, check_real
 from .registry import register
 from .source import LOSS_GAP_PAPER, PAPER_B, Source
+from .special import Softplus
 
 INF = math.inf
 
@@ -94,13 +95,6 @@ FROBENIUS = register(Bound(
     constraints=(_TB_CONSTRAINT,), reparametrisations=(_BALANCED,),
     trivial=(2 * sp.sqrt(m * (m - 1)), (M_ROWS,), "2*sqrt(m(m-1)) (entries in [-1, 1], zero diagonal difference)"),
 ))
-
-
-class Softplus(sp.Function):
-    """softplus(x) = log(1 + e^x); lambdified to ``logaddexp(0, x)`` (no overflow)."""
-
-    def _eval_rewrite_as_log(self, x: sp.Expr, **kwargs: Any) -> sp.Expr:  # pragma: no cover - sympy hook
-        return sp.log(1 + sp.exp(x))
 
 
 _LOSS_GAP_EXPR = sp.log(1 + sp.exp(2 / tau) * pi / (1 - pi))
