@@ -40,7 +40,9 @@ PI_MAX = Param("pi_max", Interval(0, 1), description="largest class prior (balan
 NUM_CLASSES = Param("num_classes", Interval(2, INF, lo_closed=True), integer=True, description="number of classes C (balanced)")
 N_MAX = Param("n_max", Interval(1, INF, lo_closed=True), integer=True, description="largest class count in the population")
 NUM_SAMPLES = Param("num_samples", Interval(2, INF, lo_closed=True), integer=True, description="population size N")
-ETA_SUM = Param("eta_sum", Interval(0, INF), description="S = sum of step sizes eta_t over the T steps", units="step-size units")
+ETA_SUM = Param("eta_sum", Interval(0, INF), description="S = sum of the similarity-descent step sizes eta_t over the T "
+                "steps (a network's learning rates times its first-order response: docs/alignment-theory.md)",
+                units="similarity units")
 ETA = Param("eta", Interval(0, INF), description="one step size eta_t", units="step-size units")
 DISTANCE = Param("distance", Interval(0, INF, lo_closed=True), description="d_t = ||Sigma_CL_t - Sigma_NSCL_t||_F")
 RHO = Param("rho", Interval(0, INF, lo_closed=True), description="rho_T = ||K_CL - K_NSCL||_F / ||K_CL||_F")

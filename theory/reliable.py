@@ -125,6 +125,8 @@ def reliable_estimate(expr: sp.Expr, values: Mapping[str, Any], digits: int,
         try:
             with mpmath.workdps(prec):
                 cur = fn(*[to_mpf(values[s.name]) for s in syms])
+                if isinstance(cur, (int, float)):  # a constant expression lambdifies to a Python number
+                    cur = mpmath.mpf(cur)
                 if _agree(prev, cur, digits):
                     return cur, f"mpmath@{prec}", cur
         except (ZeroDivisionError, ValueError, OverflowError, TypeError) as err:
