@@ -189,13 +189,32 @@ def _split(a: flint.arb, b: flint.arb, anchors: tuple[Any, Any] = (None, None)) 
     return _point((a + b) / 2)
 
 
-def _dec(x: flint.arb, digits: int) -> str:
-    return mpmath.nstr(_to_mpf(x), digits + 2)
+def _dec(x: flint.arb, digits: int, rounding: str = "nearest") -> str:
+    """The exact point ``x`` as a decimal string of ``digits + 2`` significant digits, rounded to
+    nearest, or outward (``"down"``/``"up"``) so that an enclosure printed in decimal still encloses."""
+    v = _to_mpf(x)
+    n = digits + 2
+    text = mpmath.nstr(v, n)
+    if rounding == "nearest" or v == 0:
+        return text
+    with mpmath.workprec(max(200, 4 * n + 64)):
+        shown = mpmath.mpf(text)
+        ulp = mpmath.mpf(10) ** (int(mpmath.floor(mpmath.log10(abs(v)))) - n + 1)
+        if rounding == "down" and shown > v:
+            shown -= ulp
+        elif rounding == "up" and shown < v:
+            shown += ulp
+        return mpmath.nstr(shown, n)
 
 
 def _to_mpf(x: flint.arb) -> Any:
+    """The midpoint of ``x`` as an mpmath number, exactly (no rounding to mpmath's working precision)."""
     man, exp = x.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp))) if man != 0 else mpmath.mpf(0)
+    man, exp = int(man), int(exp)
+    if man == 0:
+        return mpmath.mpf(0)
+    with mpmath.workprec(max(53, man.bit_length() + 8)):
+        return mpmath.mpf((man, exp))
 
 
 def _float(x: flint.arb) -> float | None:
@@ -566,8 +585,8 @@ def _root_end(q: _Piece, cond: Condition, digits: int) -> Endpoint:
           f"{'increasing' if q.rising else 'decreasing'} around it") if exact else (
         f"arb: the {cond.label} condition has opposite certified signs at the enclosure's ends and a derivative of one "
         f"sign ({'increasing' if q.rising else 'decreasing'}) on it: exactly one root inside")
-    return Endpoint(_float((q.a + q.b) / 2), _dec(q.a, digits), _dec(q.b, digits), "root", not cond.strict,
-                    cond.meaning, ev)
+    return Endpoint(_float((q.a + q.b) / 2), _dec(q.a, digits, "down"), _dec(q.b, digits, "up"), "root",
+                    not cond.strict, cond.meaning, ev)
 
 
 def _monotone(fn: _Fn, segs: list, max_boxes: int, anchors: tuple[Any, Any]) -> str | None:

@@ -94,13 +94,13 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Machine-readabl
                    "claims": [{"name": c.name, "statement": c.statement, "expected": c.expected,
                                "tags": list(c.tags), "source": c.source.to_dict()} for c in claims]})
         return
-    t = Table(title="Bounds", show_lines=True)
-    for col in ("name", "bounds", "parameters (domain: meaning)", "source"):
-        t.add_column(col, overflow="fold")
+    console.print("[bold]Bounds[/bold] (every parameter each accepts: domain, meaning, \\[units])")
     for b in bounds:
         kind = {"upper": "upper bound", "lower": "lower bound", "estimate": "estimate"}[b.kind]
-        t.add_row(b.name, f"{b.title} ({kind})", "\n".join(b.parameter_help()), _short(b.source))
-    console.print(t)
+        console.print(f"[bold]{b.name}[/bold] ({kind}): {b.title}", soft_wrap=True, highlight=False)
+        for line in b.parameter_help():
+            console.print(f"    {line}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"    source: {_short(b.source)}", soft_wrap=True, markup=False, highlight=False)
     t = Table(title="Claims")
     for col in ("name", "toolkit asserts", "statement", "source"):
         t.add_column(col, overflow="fold")
