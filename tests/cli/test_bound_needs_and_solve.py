@@ -51,7 +51,7 @@ def test_unknown_parameter_is_one_line_with_every_parameter():
 
 
 def test_imagenet_frobenius_without_m_is_not_judged():
-    """The 1e106 bound without m: text says 'informativeness not judged ... give m=', JSON has null, not false."""
+    """The ImageNet-sized bound (log10 ~ 4254) without m: text says 'informativeness not judged ... give m=', JSON has null, not false."""
     res = run("bound", "alignment.frobenius", *IMAGENET)
     assert res.exit_code == 0, res.output
     assert "informativeness not judged" in res.output and "m=<value>" in res.output.replace("\n", "")

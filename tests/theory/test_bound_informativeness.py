@@ -20,7 +20,7 @@ IMAGENET = dict(tau=sp.Rational(1, 10), batch_size=256, num_classes=1000, delta=
 
 
 def test_frobenius_without_m_is_not_judged_and_says_how():
-    """The ImageNet-sized Theorem 1 (~1e106) without m: uninformative is None, 'not judged', m named with its domain."""
+    """The ImageNet-sized Theorem 1 (log10 ~ 4254) without m: uninformative is None, 'not judged', m named with its domain."""
     res = A.FROBENIUS.evaluate(**IMAGENET)
     assert res.log10 > 100
     assert res.uninformative is None and res.informativeness == "not judged"
@@ -31,7 +31,7 @@ def test_frobenius_without_m_is_not_judged_and_says_how():
 
 
 def test_frobenius_with_m_is_judged_both_ways():
-    """m given: 1e106 >= 2 sqrt(m(m-1)) -> uninformative; a small S -> informative; the trivial value is the plain one."""
+    """m given: 10^4254 >= 2 sqrt(m(m-1)) -> uninformative; a small S -> informative; the trivial value is the plain one."""
     res = A.FROBENIUS.evaluate(m=2 * 50_000, **IMAGENET)
     assert res.uninformative is True and res.informativeness == "uninformative"
     assert f"{A.trivial_frobenius(100_000):.8g}"[:6] in res.reason
