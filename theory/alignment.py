@@ -424,7 +424,7 @@ def eta_sum_from_learning_rates(learning_rates: Any, *, response: float) -> floa
     ``G_t`` as a scalar ``κ`` (an isotropic response), so the proxy's step is ``eta_t = κ lr_t``
     and ``S = κ Σ_t lr_t``. ``κ`` is not known a priori; it is measured on a training run (the
     effective step of the proxy, docs/alignment-numerics.md); free embeddings started orthonormal
-    give ``κ = 4`` for the symmetrised proxy (THEOREMS.md B9). With a summed instead of a
+    give ``κ = 4`` for the symmetrised proxy (``∂ℓ/∂Z = (G + Gᵀ)Z``, so ``ΔΣ = −4 lr G`` at ``Σ = I``). With a summed instead of a
     batch-mean loss, multiply ``response`` by the batch size.
 
     Args:
@@ -438,7 +438,7 @@ def eta_sum_from_learning_rates(learning_rates: Any, *, response: float) -> floa
     Raises:
       ValueError: an empty or non-1-D schedule, a negative/NaN/inf rate, or ``response`` outside (0, inf).
 
-    Source: Paper B (arXiv:2510.08852), Theorem 1's proxy; THEOREMS.md B3, B9.
+    Source: Paper B (arXiv:2510.08852), Theorem 1's proxy; THEOREMS.md B3.
     """
     k = check_real("response", response, 0, INF)
     lr = np.asarray(learning_rates, dtype=np.float64)

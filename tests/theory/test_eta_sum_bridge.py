@@ -1,6 +1,6 @@
 """The bridge from a network's learning-rate schedule to Theorem 1's S = Σ eta_t (similarity units):
 S = response · Σ lr_t, checked on the one case where the response is known exactly (free embeddings
-started orthonormal: response 4, THEOREMS.md B9) by running the network's SGD steps in numpy."""
+started orthonormal: response 4) by running the network's SGD steps in numpy."""
 
 from __future__ import annotations
 
