@@ -154,7 +154,7 @@ CURV_S1 = Param("saddle_curvature", Interval(-INF, 0), description="V''(z_1) < 0
 CURV_S2 = Param("saddle_curvature_2", Interval(-INF, 0), description="V''(z_2) < 0 at the second saddle")
 dv2, kx, k1, k2 = BARRIER_2.symbol, CURV_MIN.symbol, CURV_S1.symbol, CURV_S2.symbol
 _X2 = (dv - dv2) / T + sp.log(-k2) / 2 - sp.log(-k1) / 2  # log(rate_2/rate_1)
-_MIN_BARRIER = (dv + dv2 - sp.Abs(dv - dv2)) / 2
+_MIN_BARRIER = sp.Min(dv, dv2)
 KRAMERS_TIME_CIRCLE = register(Bound(
     "annealing.kramers_time_circle",
     "Kramers time on S^1 with two saddles (rates add): 2π/(sqrt(V''(x)) Σ_i sqrt(|V''(z_i)|) exp(-ΔV_i/T))",

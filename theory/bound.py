@@ -400,14 +400,15 @@ class Bound:
         """
         return _evaluate_log10(self, backend, arrays)
 
-    def solve(self, param: str, *, digits: int = 15, max_boxes: int = 4000, **values: Any) -> Any:
+    def solve(self, param: str, *, digits: int = 15, max_boxes: int = 4000, window: tuple[Any, Any] | None = None,
+              **values: Any) -> Any:
         """The range of ``param`` over which the bound is non-vacuous and informative, certified.
 
         See :func:`contrastive_bounds.theory.solve.solve` (arguments, result, what is certified).
         """
         from .solve import solve
 
-        return solve(self, param, digits=digits, max_boxes=max_boxes, **values)
+        return solve(self, param, digits=digits, max_boxes=max_boxes, window=window, **values)
 
     def __repr__(self) -> str:
         return f"Bound({self.name!r}: {self.title})"

@@ -17,7 +17,7 @@ import sympy as sp
 
 from .special import arb_function
 
-__all__ = ["arb_interval", "arb_eval", "arb_compile", "interval_mul", "interval_pow"]
+__all__ = ["arb_interval", "arb_eval", "arb_compile", "interval_mul", "interval_pow", "increasing", "INCREASING"]
 
 
 def arb_interval(lo: float | str, hi: float | str) -> flint.arb:
@@ -48,6 +48,21 @@ def interval_mul(a: flint.arb, b: flint.arb) -> flint.arb:
     return (al * bl).union(al * bu).union(au * bl).union(au * bu)
 
 
+INCREASING = frozenset({"exp", "log", "log1p", "expm1", "Softplus", "Exprel", "LogExprel"})
+"""Functions evaluated endpoint-wise on wide balls by :func:`increasing`."""
+
+
+def increasing(x: flint.arb, fn: Callable[[flint.arb], flint.arb]) -> flint.arb:
+    """``fn`` (increasing) over the ball ``x`` as ``[fn(lower), fn(upper)]``.
+
+    arb's midpoint-radius ``exp`` of a wide ball can contain 0 (``exp([61550, 61611])``); the
+    endpoint images cannot, and enclose the range exactly for an increasing function.
+    """
+    if x.is_exact() or not x.is_finite():
+        return fn(x)
+    return fn(x.lower()).union(fn(x.upper()))
+
+
 def interval_pow(b: flint.arb, e: int) -> flint.arb:
     """``b**e`` for an integer ``e >= 0``: exact endpoints for a ball of one sign, else repeated :func:`interval_mul`."""
     if e == 0:
@@ -65,7 +80,8 @@ def arb_eval(expr: sp.Expr, env: Mapping[sp.Symbol, flint.arb]) -> flint.arb:
     """Evaluate ``expr`` over arb balls.
 
     Args:
-      expr: a sympy expression built from Add, Mul, Pow, exp, log, sqrt, Abs, log1p, expm1, the
+      expr: a sympy expression built from Add, Mul, Pow, exp, log, sqrt, Abs, sign, Min, Max, Heaviside,
+        log1p, expm1, the
         special functions of :mod:`.special` (Softplus, Exprel, LogExprel), numbers, pi, E and
         symbols in ``env``.
       env: symbol -> arb ball.
@@ -143,18 +159,48 @@ def _build(expr: sp.Expr, index: Mapping[sp.Symbol, int]) -> Callable[[tuple], f
                 return lambda a: interval_pow(b(a), e)
             return lambda a: 1 / interval_pow(b(a), -e)
         if exp == sp.Rational(1, 2):
-            return lambda a: b(a).sqrt()
+            return lambda a: increasing(b(a), lambda x: x.sqrt())
         if exp == sp.Rational(-1, 2):
-            return lambda a: 1 / b(a).sqrt()
+            return lambda a: 1 / increasing(b(a), lambda x: x.sqrt())
         e_fn = _build(exp, index)
-        return lambda a: interval_mul(e_fn(a), b(a).log()).exp()
+        return lambda a: increasing(interval_mul(e_fn(a), increasing(b(a), lambda x: x.log())), lambda x: x.exp())
     if isinstance(expr, sp.Abs):
         f = _build(expr.args[0], index)
         return lambda a: abs(f(a))
+    if isinstance(expr, (sp.Min, sp.Max)):
+        parts = [_build(t, index) for t in expr.args]
+        pick = "min" if isinstance(expr, sp.Min) else "max"
+
+        def extremum(a: tuple) -> flint.arb:
+            out = parts[0](a)
+            for f in parts[1:]:
+                out = getattr(out, pick)(f(a))
+            return out
+        return extremum
+    if isinstance(expr, sp.Heaviside):  # the derivative of Min/Max
+        f = _build(expr.args[0], index)
+
+        def step(a: tuple) -> flint.arb:
+            v = f(a)
+            return flint.arb(1) if v > 0 else flint.arb(0) if v < 0 else flint.arb(0.5, 0.5)
+        return step
+    if isinstance(expr, sp.sign):  # the derivative of Abs
+        f = _build(expr.args[0], index)
+
+        def sign(a: tuple) -> flint.arb:
+            v = f(a)
+            if v > 0:
+                return flint.arb(1)
+            if v < 0:
+                return flint.arb(-1)
+            return flint.arb(0, 1)  # [-1, 1]
+        return sign
     if isinstance(expr, (sp.exp, sp.log)) or (isinstance(expr, sp.Function) and len(expr.args) == 1):
         name = "exp" if isinstance(expr, sp.exp) else "log" if isinstance(expr, sp.log) else type(expr).__name__
         fn = {"exp": lambda x: x.exp(), "log": lambda x: x.log()}.get(name) or arb_function(name)
         if fn is not None:
             f = _build(expr.args[0], index)
+            if name in INCREASING:
+                return lambda a: increasing(f(a), fn)
             return lambda a: fn(f(a))
     raise ValueError(f"interval evaluation does not support {type(expr).__name__} in {expr}")

@@ -39,7 +39,7 @@ from .isolate import (ArbCondition, Piece, arb_exact, arb_to_float, arb_to_mpf, 
                       exact_point, floor_integer, isolate)
 from .solve_result import Condition, Endpoint, SolveResult
 
-__all__ = ["Endpoint", "Condition", "SolveResult", "solve", "WINDOW_EXPONENT"]
+__all__ = ["Endpoint", "Condition", "SolveResult", "solve", "log_difference", "WINDOW_EXPONENT"]
 
 WINDOW_EXPONENT = 300
 """Infinite domain ends are searched up to ``10**300`` (and open ends at 0 from ``10**-300``)."""
@@ -131,13 +131,34 @@ def _fixed(bound: Any, name: str, values: dict[str, Any], x: sp.Symbol) -> tuple
     return subs, conds, val, missing
 
 
+def log_difference(expr: sp.Expr) -> sp.Expr:
+    """``expr`` = P - N with P, N sums of terms sympy knows to be positive: ``log P - log N`` (same sign
+    where both are positive), else ``expr`` unchanged.
+
+    ``1 - S e^{S/128}`` has the sign of ``-log S - S/128``; the ball of the first over a box spanning
+    ``e^{60}`` contains 0 (midpoint-radius balls cannot hold a range wider than ~2^30 with its sign),
+    the ball of the second does not.
+    """
+    pos, neg = [], []
+    for term in sp.Add.make_args(sp.expand(expr, deep=False)):
+        if term.is_positive:
+            pos.append(term)
+        elif term.is_negative:
+            neg.append(-term)
+        else:
+            return expr
+    if not pos or not neg:
+        return expr
+    return sp.expand_log(sp.log(sp.Add(*pos))) - sp.expand_log(sp.log(sp.Add(*neg)))
+
+
 def _conditions(bound: Any, subs: dict[sp.Symbol, sp.Expr], missing: list[str]) -> list[Condition]:
-    out = [Condition("constraint", c.message, c.expr.subs(subs), strict=False) for c in bound.constraints]
-    out += [Condition("non-vacuous", f"non-vacuous (vacuous where {v.reason.split(':')[0]})", v.expr.subs(subs))
+    out = [Condition("constraint", c.message, log_difference(c.expr.subs(subs)), strict=False) for c in bound.constraints]
+    out += [Condition("non-vacuous", f"non-vacuous (vacuous where {v.reason.split(':')[0]})", log_difference(v.expr.subs(subs)))
             for v in bound.vacuity]
     if bound.kind == "estimate":
-        out += [Condition("regime", f"inside the regime (outside where {c.note.split(':')[0]})", c.expr.subs(subs))
-                for c in bound.caveats]
+        out += [Condition("regime", f"inside the regime (outside where {c.note.split(':')[0]})",
+                          log_difference(c.expr.subs(subs))) for c in bound.caveats]
     elif bound.trivial is not None and not missing:
         # logs after substitution, expanded only where sympy knows the signs (x carries its domain's sign)
         log_bound = sp.Add(*[sp.expand_log(sp.log(f.subs(subs))) for f in bound.factors.values()])

@@ -150,3 +150,14 @@ def test_solve_input_errors_name_the_argument():
         A.FROBENIUS.solve("eta_sum", **{k: v for k, v in without("eta_sum").items() if k != "tau"})
     with pytest.raises(ValueError, match="digits"):
         A.FROBENIUS.solve("eta_sum", digits=2, **without("eta_sum"))
+
+
+def test_vacuity_condition_with_huge_dynamic_range_is_solved_in_log_form():
+    """The a-priori CKA bound is vacuous where Theorem 1 >= ||K||_F, i.e. 1 - S e^{S/128}(...) <= 0: taken as
+    log P - log N (balls of e^{S/128} over wide boxes lose their sign); the end is where Theorem 1 = ||K||_F."""
+    run = dict(tau=0.5, pi_max=0.01, batch_size=256, steps=1000, delta=0.05)
+    sol = A.CKA_LOWER_APRIORI.solve("eta_sum", k_norm=100.0, **run)
+    assert sol.status == "intervals" and sol.upper.kind == "root" and "vacuous" in sol.upper.condition
+    below = A.FROBENIUS.evaluate(eta_sum=sp.Rational(sol.upper.lower), **run).mp_value
+    above = A.FROBENIUS.evaluate(eta_sum=sp.Rational(sol.upper.upper), **run).mp_value
+    assert below < 100 < above and (above - below) < 1e-12
