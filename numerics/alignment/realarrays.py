@@ -17,7 +17,8 @@ __all__ = ["real_array", "pow2_scale", "constant_to_rounding", "feature_matrix",
 
 EPS = float(np.finfo(np.float64).eps)
 #: An input is constant when its centred part is rounding noise *of its own scale*: a few hundred ulps
-#: relative to the same input's uncentred norm (no absolute or joint tolerance anywhere).
+#: relative to the same input's uncentred norm (no absolute or joint tolerance anywhere: one would turn
+#: small or large inputs "constant").
 ULPS = 256 * EPS
 
 

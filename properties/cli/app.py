@@ -27,8 +27,10 @@ _PACKAGE = "contrastive_bounds.properties.cli"
 
 #: command -> (module under properties/cli that registers it, one-line help shown by --help), in help order.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "list": ("theory", "Every bound and claim with its source."),
-    "bound": ("theory", "Evaluate a bound at one point (exact input, mpmath at --digits; never overflows)."),
+    "list": ("theory", "Every bound and claim with its source; every parameter a bound accepts, with domain and "
+                       "meaning."),
+    "bound": ("theory", "Evaluate a bound at one point (exact input, mpmath at --digits; never overflows), or solve "
+                        "it for one parameter."),
     "claims": ("theory", "A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts."),
     "barrier": ("annealing", "Critical height H* by sublevel-set persistence, with minima, saddles and the error bound."),
     "schedule": ("annealing", "A schedule in every convention, with the asymptotic verdict and its reason."),
