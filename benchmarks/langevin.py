@@ -141,7 +141,7 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
              unroll: int, shard: bool) -> float:
     import jax
 
-    from contrastive_bounds.numerics.langevin.driver import simulate
+    from contrastive_bounds.numerics.langevin import simulate
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
     from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
     from contrastive_bounds.numerics.sphere import uniform

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.langevin.driver import Arc, EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin import Arc, EnergyBelow, simulate
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.properties import runner as runner_mod

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.langevin.driver import simulate
+from contrastive_bounds.numerics.langevin import simulate
 from contrastive_bounds.numerics.langevin.experiments import start_positions
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel

@@ -1,5 +1,5 @@
-"""An unwritable checkpoint location fails before the first chunk, naming ``checkpoint=`` (closing
-note of session 3: a read-only folder made ``simulate`` fail with OSError after its first chunk)."""
+"""An unwritable checkpoint location fails before the first chunk, naming ``checkpoint=`` (a read-only
+folder must not let ``simulate`` compute a whole chunk and then fail with OSError)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from contrastive_bounds.numerics import filemode
-from contrastive_bounds.numerics.langevin.driver import simulate
+from contrastive_bounds.numerics.langevin import simulate
 from contrastive_bounds.numerics.filemode import ensure_writable_parent
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
@@ -44,7 +44,7 @@ def test_simulate_fails_before_any_step(tmp_path, monkeypatch):
     z = np.tile(np.array([[[1.0, 0.0]]]), (2, 1, 1))
     calls = []
     monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
-    monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver._chunk_fn", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver.chunk_fn", lambda *a, **k: calls.append(1))
     with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
         simulate(kernel, z, num_steps=10, seed=0, checkpoint=tmp_path / "run.npz", progress=False)
     assert calls == []  # refused before anything was compiled or run
@@ -59,13 +59,13 @@ def test_similarity_descent_fails_before_any_chunk(tmp_path, monkeypatch):
 
 
 def test_fingerprint_difference_names_the_settings():
-    """tester5 #7: a refused resume now says which settings differ."""
-    from contrastive_bounds.numerics.langevin.driver import _fingerprint_difference
+    """A refused resume says which settings differ (not only that the configuration differs)."""
+    from contrastive_bounds.numerics.langevin.checkpoint import fingerprint_difference
 
     a = '{"shards": 2, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}'
-    assert _fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
+    assert fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
         "shards: 2 in the checkpoint, 1 now"
-    many = _fingerprint_difference(a, '{"shards": 1, "prng": "threefry2x32", "seed": 2, "x": 3, "y": 2}')
+    many = fingerprint_difference(a, '{"shards": 1, "prng": "threefry2x32", "seed": 2, "x": 3, "y": 2}')
     assert many.startswith("prng: \"fused-threefry\" in the checkpoint, \"threefry2x32\" now; seed: 1") and \
         many.endswith("; and 1 more")
-    assert _fingerprint_difference("not json", a) == "unreadable fingerprint"
+    assert fingerprint_difference("not json", a) == "unreadable fingerprint"

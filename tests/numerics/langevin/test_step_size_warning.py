@@ -1,6 +1,6 @@
 """`simulate` warns (StepSizeWarning) when h·sup|V''| > 1 on an S¹ Fourier landscape; `anneal` reports
-the same text in its output instead of a Python warning line (closing note of session 3: only anneal
-warned, and simulate itself said nothing)."""
+the same text in its output instead of a Python warning line (guards against a simulate that says
+nothing while only the command line warns)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.langevin.driver import simulate
+from contrastive_bounds.numerics.langevin import simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning, langevin_kernel
 from contrastive_bounds.properties.cli.app import app
@@ -53,6 +53,6 @@ def test_simulate_warns_when_one_step_of_noise_exceeds_a_radian():
     texts = [str(w.message) for w in rec]
     assert len(texts) == 1  # h * sup|V''| = 0.045 is fine; sqrt(2 T h) = sqrt(20) is not
     assert "sqrt(2*T*h) = 4.47 rad > 1" in texts[0] and "use step_size < 0.0005" in texts[0]
-    with pytest.warns(StepSizeWarning) as rec:  # the tester's absurd step: both reasons
+    with pytest.warns(StepSizeWarning) as rec:  # an absurd step: both reasons
         simulate(langevin_kernel(land, temperature=1.0, step_size=1e30), Z, num_steps=2, seed=0, progress=False)
     assert len(rec) == 2
