@@ -27,12 +27,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 from contrastive_bounds.numerics.langevin.kernel import LangevinKernel, LangevinState
 from contrastive_bounds.numerics.langevin.noise import steps_loop
 from contrastive_bounds.numerics.langevin.observables import Carry, basin_label
 
-__all__ = ["chunk_fn", "compiler_options"]
+__all__ = ["chunk_fn", "compiler_options", "place_carry"]
 
 
 def _to_chains_last(state: LangevinState) -> LangevinState:
@@ -165,11 +166,26 @@ def chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, unit_steps: int
     options = compiler_options()
     if num_shards == 1:
         return jax.jit(chunk, donate_argnums=0, compiler_options=options)
-    from jax.sharding import Mesh, PartitionSpec as P
-
-    mesh = Mesh(np.asarray(jax.devices()[:num_shards]), ("chains",))
-    c = P("chains")
-    carry_spec = Carry(LangevinState(c, c, c), P(), c, c, c, c, c)
+    mesh, carry_spec = _mesh_and_spec(num_shards)
     sharded = jax.shard_map(chunk, mesh=mesh, in_specs=(carry_spec, P(), P(), P()),
                             out_specs=(carry_spec, P(None, "chains")))
     return jax.jit(sharded, donate_argnums=0, compiler_options=options)
+
+
+def _mesh_and_spec(num_shards: int):
+    mesh = Mesh(np.asarray(jax.devices()[:num_shards]), ("chains",))
+    c = P("chains")
+    return mesh, Carry(LangevinState(c, c, c), P(), c, c, c, c, c)
+
+
+def place_carry(carry: Carry, num_shards: int) -> Carry:
+    """Put a chains-first carry where the chunk of ``num_shards`` devices keeps it (its chains split
+    over the mesh), so that the first chunk call sees the same input placement as every later one
+    (a different placement would compile the chunk a second time)."""
+    if num_shards == 1:
+        return carry
+    mesh, spec = _mesh_and_spec(num_shards)
+    # an empty array (occupancy without basins) comes back from the chunk replicated: place it so
+    specs = jax.tree.map(lambda p, a: P() if a.size == 0 else p, spec, carry, is_leaf=lambda x: isinstance(x, P))
+    return jax.device_put(carry, jax.tree.map(lambda p: NamedSharding(mesh, p), specs,
+                                              is_leaf=lambda x: isinstance(x, P)))

@@ -30,10 +30,11 @@ def initial_step_cost(kind: str, dtype_bytes: int, num_points: int, dim: int) ->
     """Pessimistic seconds per chain-step before anything is measured.
 
     ``kind``: ``"circle"`` (S¹ complex fast path), ``"chains_last"`` (U0-style batched landscape) or
-    ``"generic"`` (vmapped step). Figures are about 4-10x the single-core costs measured on the
-    benchmark machine (float64: circle 1.2e-8, U0 1.3e-7, vMF S² 5e-8 s per chain-step).
+    ``"generic"`` (vmapped step). Figures are about 10x the single-core costs measured on the
+    benchmark machine when quiet (float64: circle 1.2e-8, U0 1.3e-7, vMF S² 5e-8 s per chain-step),
+    since a shared machine under load was measured 5-9x slower.
     """
-    per_factor = {"circle": 5e-8, "chains_last": 1.5e-7, "generic": 2e-7}[kind]
+    per_factor = {"circle": 1.5e-7, "chains_last": 6e-7, "generic": 4e-7}[kind]
     scale = 1.0 if kind == "circle" else max(1.0, num_points * dim / 3.0)
     return per_factor * scale * (1.0 if dtype_bytes >= 8 else 0.6)
 
@@ -61,40 +62,66 @@ def buffer_units(total_units: int, chains: int, dtype_bytes: int) -> int:
 
 
 class ChunkPacer:
-    """Units per chunk so that a chunk takes about ``seconds``, learned from the chunks run so far.
+    """Chunk sizes for a run, so that a chunk takes about ``seconds``, learned from the chunks so far.
+
+    A chunk is ``n`` units of ``unit`` steps; ``n`` is free (a traced loop bound), ``unit`` is compiled
+    in. The unit starts from the pessimistic ``step_cost`` at a quarter of the target, and
+    :meth:`retune` changes it (at most ``max_changes`` times, each a recompilation) when the measured
+    cost shows one unit far longer than a chunk should be, or far shorter than a record.
 
     Args:
-      work_per_unit: chain-steps per unit (chains × unit_steps).
-      step_cost: initial seconds per chain-step (pessimistic: :func:`initial_step_cost`).
-      seconds: target seconds per chunk. fixed_units: a fixed count (the caller's ``chunk_steps``).
+      chains: chains in the run; record_every: steps per record; start_step: the run's first step
+        (units start at multiples of the unit); step_cost: initial seconds per chain-step
+        (:func:`initial_step_cost`); seconds: target seconds per chunk; chunk_steps: the caller's
+        fixed chunk length (then nothing is learned and the unit never changes).
     """
 
-    def __init__(self, work_per_unit: int, step_cost: float, seconds: float, fixed_units: int | None = None):
-        self.work = max(1, work_per_unit)
+    def __init__(self, *, chains: int, record_every: int, start_step: int, step_cost: float, seconds: float,
+                 chunk_steps: int | None = None, max_changes: int = 2):
+        self.chains, self.record_every, self.seconds = max(1, chains), record_every, seconds
         self.cost = step_cost
-        self.seconds = seconds
-        self.fixed = fixed_units
+        self.unit = choose_unit_steps(record_every, start_step, self.chains, step_cost, seconds / 4, cap=chunk_steps)
+        self.fixed = None if chunk_steps is None else max(1, chunk_steps // self.unit)
         self.calls = 0
+        self.changes_left = 0 if chunk_steps is not None else max_changes
 
-    def next_units(self, remaining: int, max_units: int) -> int:
-        """Units for the next chunk, in [1, min(remaining, max_units)]. The first chunk (it includes
-        compilation) aims at a quarter of the target."""
+    def next_units(self, remaining_steps: int, max_units: int) -> int:
+        """Units for the next chunk, in [1, min(units left, max_units)]. The first two chunks after a
+        (re)compilation aim at a quarter of the target (the first one's time includes compiling, so
+        the cost is known only after the second)."""
+        remaining = -(-remaining_steps // self.unit)
         if self.fixed is not None:
             n = self.fixed
         else:
-            target = self.seconds * (0.25 if self.calls == 0 else 1.0)
-            n = int(target / (self.work * self.cost))
+            target = self.seconds * (0.25 if self.calls < 2 else 1.0)
+            n = int(target / (self.chains * self.unit * self.cost))
         return max(1, min(n, remaining, max_units))
 
     def record(self, units: int, elapsed: float) -> None:
-        """Learn from a chunk of ``units`` units that took ``elapsed`` seconds. The first chunk's time
-        includes compilation, so it can only lower the estimate (it is an upper bound)."""
-        measured = elapsed / (units * self.work)
-        if self.calls == 0:
-            self.cost = min(self.cost, measured)
-        else:
-            self.cost = max(measured, 1e-13)
+        """Learn from a chunk of ``units`` units that took ``elapsed`` seconds. The first chunk after a
+        compilation includes it, so its time can only lower the estimate (it is an upper bound)."""
+        measured = elapsed / (units * self.chains * self.unit)
+        self.cost = min(self.cost, measured) if self.calls == 0 else max(measured, 1e-13)
         self.calls += 1
+
+    def retune(self, done: int) -> bool:
+        """Change the unit if a unit takes more than twice the target (to a divisor of the current
+        unit) or less than 1/16 of it while shorter than a record (to a divisor of ``record_every``
+        that divides ``done``). Returns whether the unit changed (the caller recompiles)."""
+        if self.changes_left <= 0 or self.calls < 2:
+            return False
+        unit_time = self.cost * self.chains * self.unit
+        if unit_time > 2 * self.seconds:
+            new = choose_unit_steps(self.unit, done, self.chains, self.cost, self.seconds / 2)
+        elif self.unit < self.record_every and unit_time < self.seconds / 16:
+            new = choose_unit_steps(self.record_every, done, self.chains, self.cost, self.seconds / 2)
+        else:
+            return False
+        if new == self.unit:
+            return False
+        self.unit, self.calls = new, 0
+        self.changes_left -= 1
+        return True
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,12 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_real, check_seed
 
 from contrastive_bounds.numerics.langevin import arguments, checkpoint as ckpt_io
-from contrastive_bounds.numerics.langevin.chunk import chunk_fn
-from contrastive_bounds.numerics.langevin.cost import CHUNK_SECONDS, ChunkPacer, buffer_units, choose_unit_steps, \
-    initial_step_cost
+from contrastive_bounds.numerics.langevin.chunk import chunk_fn, place_carry
+from contrastive_bounds.numerics.langevin.cost import CHUNK_SECONDS, ChunkPacer, buffer_units, initial_step_cost
 from contrastive_bounds.numerics.langevin.defaults import default_prng_impl, default_shards
 from contrastive_bounds.numerics.langevin.kernel import LangevinKernel, StepSizeWarning
 from contrastive_bounds.numerics.langevin.noise import FUSED, PRNG_IMPLS, noise_key
+from contrastive_bounds.numerics.langevin.runlog import note_run
 from contrastive_bounds.numerics.langevin.observables import Arc, Carry, EnergyBelow, SimulationResult, \
     default_record_every, final_labels, initial_carry
 
@@ -255,17 +255,21 @@ def simulate(
     if carry is None:
         carry = initial_carry(kernel, jnp.asarray(pos), target, basins, t_start)
         trace_parts.append(np.zeros((0, chains), pos.dtype))
+    carry = place_carry(carry, num_shards)
     key = noise_key(seed, prng)
     t0 = jnp.asarray(t_start, pos.dtype)
     stop = num_steps if stop_after_steps is None else stop_after_steps
     steps_at_start = int(carry.step)
     itemsize = pos.dtype.itemsize
     cost0 = initial_step_cost(_kind(kernel), itemsize, pos.shape[1], pos.shape[2]) / num_shards
-    unit = choose_unit_steps(record_every, steps_at_start, chains, cost0, chunk_seconds, cap=chunk_steps)
-    max_units = buffer_units(-(-(stop - steps_at_start) // unit), chains, itemsize)
-    fixed = None if chunk_steps is None else max(1, chunk_steps // unit)
-    pacer = ChunkPacer(chains * unit, cost0, chunk_seconds, fixed)
-    fn = chunk_fn(kernel, target, basins, unit, max_units, unroll, prng == FUSED, num_shards)
+    pacer = ChunkPacer(chains=chains, record_every=record_every, start_step=steps_at_start, step_cost=cost0,
+                       seconds=chunk_seconds, chunk_steps=chunk_steps)
+
+    def compiled(unit: int):
+        rows = buffer_units(-(-(stop - steps_at_start) // unit), chains, itemsize)
+        return chunk_fn(kernel, target, basins, unit, rows, unroll, prng == FUSED, num_shards), rows
+
+    fn, max_units = compiled(pacer.unit)
 
     def result(carry: Carry, wall: float) -> SimulationResult:
         steps_done = int(carry.step)
@@ -287,7 +291,8 @@ def simulate(
         with _InterruptFlag() as flag, warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             while done < stop and not flag.raised:
-                n = pacer.next_units(-(-(stop - done) // unit), max_units)
+                unit = pacer.unit
+                n = pacer.next_units(stop - done, max_units)
                 began = time.perf_counter()
                 carry, potentials = fn(carry, key, t0, jnp.asarray(n, jnp.int32))
                 potentials = np.asarray(potentials)[:n]
@@ -304,12 +309,15 @@ def simulate(
                 if bar is not None:
                     rate = (done - steps_at_start) * chains / max(now - start, 1e-9)
                     bar.update(task, completed=done, rate=f"{rate:.3g} chain-steps/s")
+                if pacer.retune(done):
+                    fn, max_units = compiled(pacer.unit)
             interrupted = flag.raised
     finally:
         if bar is not None:
             bar.stop()
     jax.block_until_ready(carry)
     res = result(carry, time.perf_counter() - start)
+    note_run(res.config, chains, res.steps_done - steps_at_start)
     if interrupted and done < stop:
         raise SimulationInterrupted(res, ckpt, carry, np.concatenate(trace_parts, axis=0), fingerprint)
     return res
