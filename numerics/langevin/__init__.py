@@ -33,4 +33,4 @@ from contrastive_bounds.numerics.langevin.observables import (  # noqa: F401
 )
 from contrastive_bounds.numerics.langevin.noise import PRNG_IMPLS  # noqa: F401
 from contrastive_bounds.numerics.langevin.cost import RunCost, estimate_run_cost  # noqa: F401
-from contrastive_bounds.numerics.langevin.driver import SimulationInterrupted, simulate  # noqa: F401
+from contrastive_bounds.numerics.langevin.driver import SimulationInterrupted, deferred_interrupts, simulate  # noqa: F401

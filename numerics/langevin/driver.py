@@ -46,7 +46,7 @@ from contrastive_bounds.numerics.langevin.observables import Arc, Carry, EnergyB
     default_record_every, final_labels, initial_carry
 
 __all__ = ["EnergyBelow", "Arc", "SimulationResult", "SimulationInterrupted", "simulate", "default_record_every",
-           "PRNG_IMPLS"]
+           "PRNG_IMPLS", "deferred_interrupts"]
 
 
 class SimulationInterrupted(KeyboardInterrupt):
@@ -54,7 +54,8 @@ class SimulationInterrupted(KeyboardInterrupt):
     not look for it still stops).
 
     Attributes:
-      result: the :class:`.observables.SimulationResult` of the steps done (``complete`` False).
+      result: the :class:`.observables.SimulationResult` of the steps done (``complete`` is False unless
+        the interrupt came during the last chunk).
       checkpoint: the file the state was saved to (the run's ``checkpoint``), or ``None``.
     """
 
@@ -78,30 +79,47 @@ class SimulationInterrupted(KeyboardInterrupt):
         return target
 
 
-class _InterruptFlag:
-    """While active (main thread only), the first SIGINT sets ``raised`` instead of raising inside a
-    chunk; a second one raises ``KeyboardInterrupt`` at once."""
+class deferred_interrupts:
+    """Context manager: while active (main thread only), the first SIGINT sets ``raised`` instead of
+    raising ``KeyboardInterrupt`` wherever the program is (possibly inside a compiled chunk that cannot
+    stop); :func:`simulate` looks at it between chunks. A second SIGINT raises at once. Reentrant:
+    nested uses share the outermost flag, so a caller (the command line) can cover the whole job,
+    including the set-up before :func:`simulate` starts (an interrupt there stops the run before its
+    first chunk, still with a checkpoint and :class:`SimulationInterrupted`).
+    """
+
+    _active: "deferred_interrupts | None" = None
 
     def __init__(self) -> None:
         self.raised = False
         self._previous: Any = None
+        self._outer: deferred_interrupts | None = None
 
     def _handler(self, signum, frame) -> None:
         if self.raised:
             raise KeyboardInterrupt
         self.raised = True
 
-    def __enter__(self) -> "_InterruptFlag":
+    def __enter__(self) -> "deferred_interrupts":
+        self._outer = deferred_interrupts._active
+        if self._outer is not None:
+            return self._outer
         if threading.current_thread() is threading.main_thread():
             try:
                 self._previous = signal.signal(signal.SIGINT, self._handler)
             except (ValueError, OSError):
                 self._previous = None
+        deferred_interrupts._active = self
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        if self._outer is not None:
+            return
+        deferred_interrupts._active = None
         if self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)
+        if self.raised and exc_type is None:  # an interrupt nobody took: deliver it now, late but not lost
+            raise KeyboardInterrupt
 
 
 def _kind(kernel: LangevinKernel) -> str:
@@ -288,7 +306,7 @@ def simulate(
     start = last_save = time.perf_counter()
     done, interrupted = steps_at_start, False
     try:
-        with _InterruptFlag() as flag, warnings.catch_warnings():
+        with deferred_interrupts() as flag, warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             while done < stop and not flag.raised:
                 unit = pacer.unit
@@ -311,13 +329,13 @@ def simulate(
                     bar.update(task, completed=done, rate=f"{rate:.3g} chain-steps/s")
                 if pacer.retune(done):
                     fn, max_units = compiled(pacer.unit)
-            interrupted = flag.raised
+            interrupted, flag.raised = flag.raised, False  # taken: it becomes SimulationInterrupted below
     finally:
         if bar is not None:
             bar.stop()
     jax.block_until_ready(carry)
     res = result(carry, time.perf_counter() - start)
     note_run(res.config, chains, res.steps_done - steps_at_start)
-    if interrupted and done < stop:
+    if interrupted:  # (also when the interrupted chunk was the last: the result is then complete)
         raise SimulationInterrupted(res, ckpt, carry, np.concatenate(trace_parts, axis=0), fingerprint)
     return res

@@ -36,7 +36,7 @@ import typer
 from rich.table import Table
 
 from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, default_record_every, \
-    estimate_run_cost
+    deferred_interrupts, estimate_run_cost
 from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
 from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
@@ -136,9 +136,12 @@ def anneal(
         if memory and cost.memory_bytes > memory / 2 else "") if why]
     if too_big and not yes:
         raise ValueError(f"this run is too big ({'; '.join(too_big)}); fewer --chains or a shorter --time, or --yes to run it")
-    if too_big or cost.chain_steps >= BIG_CHAIN_STEPS or cost.memory_bytes >= 2**30:
-        print(f"cost: {cost.describe()}", file=sys.stderr, flush=True)
-    with warnings.catch_warnings(record=True) as caught:  # simulate's step-size warning goes in the output
+    with deferred_interrupts(), warnings.catch_warnings(record=True) as caught:
+        # Ctrl-C from here on stops the run at a chunk boundary with its state saved; simulate's
+        # step-size warning goes in the output
+        if too_big or cost.chain_steps >= BIG_CHAIN_STEPS or cost.memory_bytes >= 2**30:
+            print(f"cost: {cost.describe()}; Ctrl-C stops the run within seconds and saves it", file=sys.stderr,
+                  flush=True)
         warnings.simplefilter("always", StepSizeWarning)
         try:
             run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
