@@ -229,7 +229,7 @@ class ScheduleRun:
         (``chains − reached`` never escaped: the trapped count).
       potential: ``(chains,)`` final V; hit_time: ``(chains,)`` (inf: never);
       energy_trace: ``(records, chains)`` V at ``record_times`` ``(records,)``.
-      t_end, step_size, num_steps, wall_time.
+      t_end, step_size, num_steps, wall_time: the time reached, h, the steps and the seconds taken.
       prng_impl: the noise generator that ran; devices: how many devices the chains were split over.
     """
 
