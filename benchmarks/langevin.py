@@ -241,12 +241,9 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
             runs[peer] = (lambda: jax.block_until_ready(sgld(key, theta0)), peer_steps)
     else:
         nb, u0 = notebook_style_u0(peer_steps)
-        from contrastive_bounds.numerics.landscapes.infonce import hardest_negative_potential
-
         zz = jnp.asarray(z0[:8])  # the notebook's U0 is the simulator's U0 (sanity check)
         ours = np.asarray(jax.vmap(land.potential)(zz))
         np.testing.assert_allclose(np.asarray(jax.vmap(u0)(zz)), ours, rtol=1e-5, atol=1e-6)
-        del hardest_negative_potential
         keys = jax.random.split(jax.random.key(2), chains)
         zj = jnp.asarray(z0)
         jax.block_until_ready(nb(keys, zj))

@@ -30,7 +30,7 @@ import shlex
 import sys
 import time
 import warnings
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.table import Table
