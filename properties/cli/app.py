@@ -14,6 +14,7 @@ pay for it and those that do compute in float64.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -114,9 +115,12 @@ def _root() -> None:
 
 
 def main() -> None:
-    """Console-script entry point: ask for float64 in JAX (without importing it), then run the app."""
+    """Console-script entry point: one JAX CPU device per core and float64 in JAX, both asked for without
+    importing JAX (commands that never touch it start fast), then run the app."""
+    from contrastive_bounds.numerics.devices import use_host_devices
     from contrastive_bounds.numerics.precision import request_x64
 
+    use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
     request_x64()
     try:
         code = app(standalone_mode=False)
@@ -132,6 +136,10 @@ def main() -> None:
         print(f"error: {message()}", file=sys.stderr)
         sys.exit(exit_code)
     if isinstance(code, int) and code:
+        if code == 130:  # interrupted, the state saved and the resume command printed: leave at once
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)  # JAX's teardown of its CPU client takes seconds on a loaded machine
         sys.exit(code)
 
 
