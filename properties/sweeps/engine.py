@@ -25,6 +25,7 @@ import math
 import os
 import time
 import traceback
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,7 +232,6 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"--scheduler={scheduler!r} cannot be reached ({exc})") from None
         try:
-            client.register_plugin(SweepWorkerSetup())
             yield client
         finally:
             client.close()
@@ -244,7 +244,6 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
                                silence_logs=logging.ERROR, env=worker_environment())
         client = Client(cluster)
         try:
-            client.register_plugin(SweepWorkerSetup())
             yield client
         finally:
             client.close()
@@ -292,11 +291,13 @@ def _submit_all(client: Any, pending: list[Task], store: ResultsStore, retries: 
                 on_row: Callable[[dict[str, Any], int, int], None] | None, progress: bool, name: str) -> int:
     from distributed import as_completed
 
+    client.register_plugin(SweepWorkerSetup())  # idempotent: replaces a plugin of the same name
     n_workers = len(client.nthreads())
     by_key = {}
     futures = []
+    run_id = uuid.uuid4().hex[:8]  # a fresh dask key per run: a resumed sweep never meets its cancelled futures
     for t in pending:
-        fut = client.submit(execute_task, t, key=f"contrastive-bounds-sweep-{t.key}", retries=retries, pure=False)
+        fut = client.submit(execute_task, t, key=f"contrastive-bounds-sweep-{t.key}-{run_id}", retries=retries, pure=False)
         by_key[fut.key] = t
         futures.append(fut)
     bar = _Bar(name, len(pending)) if progress else None

@@ -269,7 +269,7 @@ def parse_spec(data: dict[str, Any], *, profile: str = "default", label: str = "
         if clash:
             raise ValueError(f"spec {label}: rows[{r}] sets {sorted(clash)}, already set by params or grid")
         row_axes = {name: _axis(f"rows[{r}].{name}", name, value, kind, True) for name, value in row.items()}
-        all_axes = {**axes, **row_axes}
+        all_axes = {**row_axes, **axes}
         count = math.prod(len(v) for v in all_axes.values()) * len(seeds)
         if len(tasks) + count > max_tasks:
             raise ValueError(f"spec {label}: more than {max_tasks} tasks")

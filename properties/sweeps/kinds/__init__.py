@@ -60,7 +60,7 @@ class _Required:
 #: Default of a parameter that every row must give.
 REQUIRED: Any = _Required()
 
-_TYPE_NAMES = {int: "integer", float: "number", bool: "boolean", str: "string", list: "list"}
+_TYPE_NAMES = {int: "an integer", float: "a number", bool: "a boolean", str: "a string", list: "a list"}
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class ParamSpec:
               isinstance(value, int) and not isinstance(value, bool) if t is int else
               isinstance(value, (list, tuple)) if t is list else isinstance(value, t))
         if not ok:
-            raise ValueError(f"{self.name}={value!r} must be a {_TYPE_NAMES.get(t, t.__name__)}")
+            raise ValueError(f"{self.name}={value!r} must be {_TYPE_NAMES.get(t, t.__name__)}")
         if t is float:
             value = float(value)
             if not math.isfinite(value):

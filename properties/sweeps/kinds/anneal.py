@@ -4,7 +4,7 @@ One task runs :func:`contrastive_bounds.numerics.langevin.experiments.run_schedu
 landscape from a start mode and reports
 
 * ``empirical``: the success fraction P(V(Z_{t_end}) < V_min + delta) with its Clopper-Pearson
-  interval at ``confidence`` (``ci_lo``, ``ci_hi``; 2 401 chains give +-2 % at 95 %);
+  interval at ``confidence`` (``ci_lo``, ``ci_hi``; 2 450 chains give +-2 % at 95 %);
 * for S¹ landscapes started in their deepest trap, the Kramers prediction of the trapped fraction
   (:func:`~contrastive_bounds.numerics.langevin.experiments.kramers_trap_band`, THEOREMS.md A5)
   with its stated model-error band: ``bound`` is the predicted escape probability
