@@ -240,7 +240,7 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
     if n < 1:
         raise ValueError(f"--workers={n} must be >= 1")
     with dask.config.set({"distributed.scheduler.allowed-failures": retries, "distributed.admin.tick.limit": "60s"}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR, env=worker_environment())
         client = Client(cluster)
         try:

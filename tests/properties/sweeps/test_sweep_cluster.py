@@ -26,7 +26,7 @@ def _comparable(rows):
 def client():
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                            env=worker_environment())
     c = Client(cluster)
     yield c
