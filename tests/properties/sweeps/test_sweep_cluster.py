@@ -66,7 +66,8 @@ def test_rows_on_two_worker_processes_equal_a_serial_run(full, serial, spec):
 
 
 def test_an_interrupted_sweep_resumed_gives_the_uninterrupted_table(client, spec, serial, tmp_path):
-    """Ctrl-C after two rows keeps them; --resume computes only the others and the table equals a full run's."""
+    """Ctrl-C after two rows keeps them; --resume (here through the scheduler's address, as --scheduler does)
+    computes only the others and the table equals a full run's."""
     def stop_after_two(row, done, total):
         if done == 2:
             raise KeyboardInterrupt
@@ -76,8 +77,8 @@ def test_an_interrupted_sweep_resumed_gives_the_uninterrupted_table(client, spec
         run_sweep(spec, out, client=client, on_row=stop_after_two)
     assert info.value.done == 2 and len(list((out / "rows").glob("*.parquet"))) == 2
     assert not (out / "results.parquet").exists()
-    res = run_sweep(spec, out, client=client, resume=True)
-    assert res.reused == 2 and res.computed == len(spec.tasks) - 2
+    res = run_sweep(spec, out, scheduler=client.scheduler.address, resume=True)  # as --scheduler tcp://...
+    assert res.reused == 2 and res.computed == len(spec.tasks) - 2 and res.workers == 2
     assert _comparable(res.table.to_pylist()) == serial
 
 
