@@ -36,7 +36,8 @@ from contrastive_bounds.properties.runner import atomic_write_bytes, atomic_writ
 from contrastive_bounds.properties.stats import DEFAULT_SUITE_ALPHA, holm
 from contrastive_bounds.properties.sweeps.store import RESERVED_COLUMNS
 
-__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "MAX_TABLE_ROWS"]
+__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "check_report_settings",
+           "MAX_TABLE_ROWS"]
 
 MAX_TABLE_ROWS = 2000
 
@@ -109,11 +110,42 @@ def render_heatmap(title: str, xlabel: str, ylabel: str, xs: list[Any], ys: list
         plt.close(fig)
 
 
+_FIGURE_KEYS = {"heatmap": ("x", "y", "value", "facet"), "curves": ("x", "y", "lo", "hi", "series", "facet"),
+                "medians": ("by",)}
+_EXTRA_KEYS = {"heatmap": (), "curves": ("logx", "logy"), "medians": ("columns",)}
+_REQUIRED = {"heatmap": ("x", "y"), "curves": ("x",), "medians": ("by",)}
+
+
 def _check_columns(cfg: dict[str, Any], names: tuple[str, ...], columns: list[str], what: str) -> None:
     for n in names:
         col = cfg.get(n)
         if col is not None and col not in columns:
             raise ValueError(f"report.{what}.{n} = {col!r} is not a column; columns: {', '.join(columns)}")
+
+
+def check_report_settings(report: dict[str, Any], columns: list[str]) -> None:
+    """Validate a spec's ``[report]`` table against the columns its rows will have (before the sweep runs).
+
+    Raises:
+      ValueError: an unknown figure or key, a missing required key, or a column that rows will not have.
+    """
+    for what, value in report.items():
+        if what not in _FIGURE_KEYS:
+            raise ValueError(f"report.{what}: unknown entry; allowed: {', '.join(_FIGURE_KEYS)}")
+        for cfg in _entries(value):
+            if not isinstance(cfg, dict):
+                raise ValueError(f"report.{what} must be a table (or a list of tables)")
+            unknown = set(cfg) - set(_FIGURE_KEYS[what]) - set(_EXTRA_KEYS[what])
+            if unknown:
+                raise ValueError(f"report.{what}: unknown key(s) {sorted(unknown)}; allowed: "
+                                 f"{', '.join(_FIGURE_KEYS[what] + _EXTRA_KEYS[what])}")
+            missing = [k for k in _REQUIRED[what] if k not in cfg]
+            if missing:
+                raise ValueError(f"report.{what}: missing {', '.join(missing)}")
+            _check_columns(cfg, _FIGURE_KEYS[what], columns, what)
+            for col in cfg.get("columns", []) if what == "medians" else []:
+                if col not in columns:
+                    raise ValueError(f"report.medians.columns: {col!r} is not a column; columns: {', '.join(columns)}")
 
 
 def _heatmaps(rows: list[dict[str, Any]], cfg: dict[str, Any], columns: list[str]) -> list[tuple[str, bytes]]:
@@ -198,6 +230,7 @@ def write_sweep_report(table: Any, out_dir: str | Path, report: dict[str, Any] |
     rows = table.to_pylist()
     columns = table.column_names
     cfg = report if report else _defaults(rows, columns)
+    check_report_settings(cfg, columns)
     figures: list[tuple[str, bytes]] = []
     if rows:
         for entry in _entries(cfg.get("heatmap")):

@@ -291,6 +291,13 @@ def parse_spec(data: dict[str, Any], *, profile: str = "default", label: str = "
     report = data.get("report", {})
     if not isinstance(report, dict):
         raise ValueError(f"spec {label}: report must be a table")
+    from contrastive_bounds.properties.sweeps.report import check_report_settings
+    from contrastive_bounds.properties.sweeps.store import row_schema
+
+    try:
+        check_report_settings(report, row_schema(kind).names)
+    except ValueError as exc:
+        raise ValueError(f"spec {label}: {exc}") from None
     return SweepSpec(str(data.get("name", label)), str(data.get("description", "")), kind, tasks,
                      json.loads(json.dumps(normalised)), report, profile)
 

@@ -70,6 +70,9 @@ def test_rows_are_combined_with_the_grid_and_concatenated():
     ({"kind": "anneal", "check": "A4.convergence"}, "key 'check' belongs to kind 'check'"),
     ({**ANNEAL, "grid": {"schedule": ["fixed"], "c": [1.0], "c_over_h": [1.0]}}, "give exactly one of c and c_over_h"),
     ({**ANNEAL, "grid": {"schedule": ["fixed"], "c": [1.0, 1.0]}}, "the grid repeats a task"),
+    ({**ANNEAL, "grid": {"schedule": ["fixed"], "c": [1.0]}, "report": {"curves": {"x": "tau"}}},
+     "report.curves.x = 'tau' is not a column"),
+    ({**ANNEAL, "grid": {"schedule": ["fixed"], "c": [1.0]}, "report": {"heatmap": {"x": "c"}}}, "report.heatmap: missing y"),
 ])
 def test_invalid_specs_are_refused_naming_the_key_and_row(data, message):
     """Every mistake is found before anything runs, and the message names the key (and the row of a task)."""
