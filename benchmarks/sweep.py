@@ -6,8 +6,9 @@ Run: ``.venv/bin/python benchmarks/sweep.py [--tasks 32] [--repeats 3]``.
     about 1-2 s of one core, most of it compiling its kernel and the Kramers quadrature) run by
     :func:`contrastive_bounds.properties.sweeps.engine.run_sweep` on an embedded LocalCluster of 1 and
     of 2 worker processes (one thread each), and, for reference, by a plain loop in this process
-    (what a user writes without the engine). Wall times exclude the cluster start-up, which is
-    printed separately; medians of ``--repeats`` runs, each into a fresh output folder.
+    (what a user writes without the engine). Wall times exclude the cluster start-up and a warm-up
+    sweep of two tasks per worker (imports, first calls), printed together as start-up; medians of
+    ``--repeats`` runs, each into a fresh output folder.
 (b) Overhead: for the 1-worker runs of (a), (sweep wall time - sum of the tasks' own wall times, as
     measured inside the worker) / tasks = what the engine adds per task (submission, transfer, the
     atomic Parquet write, bookkeeping); also measured with near-empty tasks (``bound`` rows, ~10 ms).
@@ -18,6 +19,7 @@ Ratios come last.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import tempfile
@@ -46,6 +48,8 @@ def timed_sweep(spec, workers: int, repeats: int) -> tuple[list[float], list[flo
     """(sweep wall times, engine overhead per task, cluster start-up seconds) over ``repeats`` runs."""
     t0 = time.perf_counter()
     with open_client(workers=workers) as client:
+        with tempfile.TemporaryDirectory() as out:  # warm-up: imports and first calls on every worker, untimed
+            run_sweep(dataclasses.replace(spec, tasks=spec.tasks[:2 * workers]), os.path.join(out, "w"), client=client)
         startup = time.perf_counter() - t0
         walls, overheads = [], []
         for _ in range(repeats):
