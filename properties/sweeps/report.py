@@ -76,9 +76,10 @@ def _median(values: list[Any]) -> float | None:
 
 
 def render_heatmap(title: str, xlabel: str, ylabel: str, xs: list[Any], ys: list[Any], cells: list[list[float | None]],
-                   value_label: str) -> bytes:
-    """PNG bytes of a heatmap: ``cells[i][j]`` at (``xs[j]``, ``ys[i]``) (None: blank), values written
-    in the cells, axes as categories (matplotlib, Agg)."""
+                   value_label: str, notes: list[list[str]] | None = None) -> bytes:
+    """PNG bytes of a heatmap: ``cells[i][j]`` at (``xs[j]``, ``ys[i]``), values written in the cells,
+    axes as categories (matplotlib, Agg). A cell without a value is blank, with ``notes[i][j]`` written
+    in it when given (e.g. ``vacuous``: the rows there have no value, and say why)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -98,6 +99,8 @@ def render_heatmap(title: str, xlabel: str, ylabel: str, xs: list[Any], ys: list
                 if np.isfinite(data[i, j]):
                     ax.text(j, i, f"{data[i, j]:.3g}", ha="center", va="center", fontsize=7,
                             color="white" if data[i, j] < mid else "black")
+                elif notes is not None and notes[i][j]:
+                    ax.text(j, i, notes[i][j], ha="center", va="center", fontsize=7, color="gray")
         fig.colorbar(im, ax=ax, label=value_label)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
@@ -155,10 +158,12 @@ def _heatmaps(rows: list[dict[str, Any]], cfg: dict[str, Any], columns: list[str
     for fv, group in _groups(rows, facet):
         xs = sorted({r.get(x) for r in group}, key=_key)
         ys = sorted({r.get(y) for r in group}, key=_key)
-        cells = [[_median([r.get(value) for r in group if r.get(x) == xv and r.get(y) == yv]) for xv in xs] for yv in ys]
+        cell_rows = [[[r for r in group if r.get(x) == xv and r.get(y) == yv] for xv in xs] for yv in ys]
+        cells = [[_median([r.get(value) for r in c]) for c in row] for row in cell_rows]
+        notes = [["/".join(sorted({r["verdict"] for r in c})) if c else "" for c in row] for row in cell_rows]
         title = f"{value} (median over the other axes)" + (f", {facet} = {fv}" if facet else "")
         out.append((f"heatmap-{value}-{x}-{y}" + (f"-{facet}-{fv}" if facet else ""),
-                    render_heatmap(title, x, y, xs, ys, cells, value)))
+                    render_heatmap(title, x, y, xs, ys, cells, value, notes)))
     return out
 
 
