@@ -1,0 +1,85 @@
+"""Atomic ``.npz`` checkpoints of long alignment runs (temp file + ``os.replace``), tied to their run.
+
+A checkpoint holds named arrays plus a ``fingerprint``: the SHA-256 of the run's configuration and
+inputs. Loading a file whose fingerprint differs raises instead of silently continuing another run.
+Parameter pytrees are stored leaf by leaf (:func:`flatten_tree`) and rebuilt on the structure of a
+freshly initialised tree (:func:`unflatten_tree`), so nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from typing import Any, Mapping
+
+import jax
+import numpy as np
+
+from contrastive_bounds.numerics.filemode import publish_mode
+
+__all__ = ["fingerprint", "save_npz_atomic", "load_npz_checked", "flatten_tree", "unflatten_tree"]
+
+
+def fingerprint(settings: Mapping[str, Any], *arrays: Any) -> str:
+    """SHA-256 hex digest of ``settings`` (JSON, sorted keys) and the bytes, dtypes and shapes of ``arrays``."""
+    h = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
+    for a in arrays:
+        a = np.ascontiguousarray(np.asarray(a))
+        h.update(f"{a.dtype}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]) -> None:
+    """Write ``arrays`` and ``fingerprint_value`` to ``path`` atomically (temp file in the same folder).
+
+    The file gets the mode an ordinary ``open(path, "w")`` gives (``0o666 & ~umask``). An interrupted
+    write leaves the previous checkpoint intact. Raises: OSError when the folder is not writable.
+    """
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, fingerprint=np.array(fingerprint_value), **{k: np.asarray(v) for k, v in arrays.items()})
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint") -> dict[str, np.ndarray]:
+    """The arrays of the checkpoint at ``path``; ValueError naming ``name`` if it belongs to another run
+    or is not a readable checkpoint."""
+    try:
+        with np.load(path) as data:
+            if "fingerprint" not in data.files:
+                raise ValueError(f"{name}={path!r} is not a checkpoint of this toolkit (no fingerprint)")
+            if str(data["fingerprint"]) != fingerprint_value:
+                raise ValueError(f"{name}={path!r} belongs to a different run (configuration or data differ)")
+            return {k: data[k] for k in data.files if k != "fingerprint"}
+    except (OSError, EOFError) as exc:
+        raise ValueError(f"{name}={path!r} cannot be read as a checkpoint ({exc})") from None
+
+
+def flatten_tree(prefix: str, tree: Any) -> dict[str, np.ndarray]:
+    """``{prefix_i: leaf_i}`` for the leaves of a pytree, in ``jax.tree_util`` order."""
+    return {f"{prefix}_{i}": np.asarray(leaf) for i, leaf in enumerate(jax.tree_util.tree_leaves(tree))}
+
+
+def unflatten_tree(prefix: str, arrays: Mapping[str, np.ndarray], like: Any) -> Any:
+    """Rebuild a pytree with the structure, dtypes and shapes of ``like`` from :func:`flatten_tree` output.
+
+    Raises: ValueError when a leaf is missing or has another shape.
+    """
+    leaves, treedef = jax.tree_util.tree_flatten(like)
+    out = []
+    for i, leaf in enumerate(leaves):
+        key = f"{prefix}_{i}"
+        if key not in arrays or arrays[key].shape != np.shape(leaf):
+            raise ValueError(f"checkpoint leaf {key!r} is missing or has the wrong shape")
+        out.append(jax.numpy.asarray(arrays[key], dtype=leaf.dtype))
+    return jax.tree_util.tree_unflatten(treedef, out)
