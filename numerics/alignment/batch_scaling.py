@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 import jax
 import jax.numpy as jnp
@@ -34,9 +34,12 @@ from contrastive_bounds.numerics.alignment.checkpoint import fingerprint
 from contrastive_bounds.numerics.alignment.eta_eff import batch_rows, symmetric_block_gradients
 from contrastive_bounds.numerics.alignment.proxy import centred_cka
 from contrastive_bounds.numerics.alignment.sgd import (
-    SIGMA_TOLERANCE, SGDConfig, batch_for_step, check_reference_memory, divergence_message, embed_rows,
-    init_model, load_reference_set, reference_sigma, run_keys, sgd_pair_step)
+    SGDConfig, batch_for_step, check_reference_memory, divergence_message, embed_rows,
+    init_model, load_reference_set, reference_sigma, run_keys, sgd_pair_step, sigma_defect, sigma_tolerance)
 from contrastive_bounds.numerics.alignment.similarity import cka_rho, linear_cka, rsa_from_similarity, rsa_r
+
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult
 
 __all__ = ["ScalingConfig", "run_batch_scaling", "check_scaling_inputs", "steps_for", "learning_rate_for", "BUDGETS"]
 
@@ -202,18 +205,21 @@ def run_cell(config: ScalingConfig, batch_size: int, budget: str, ref=None) -> d
     for i, (a, s) in enumerate(lanes):
         row: dict[str, Any] = {"exponent": a, "seed": s, "learning_rate": lrs_f[i]}
         b = np.asarray(bad[i])
-        z_cl = np.asarray(embed_rows(jax.tree_util.tree_map(lambda x: x[i], pc), jnp.arange(m), ref), np.float64)
-        z_nscl = np.asarray(embed_rows(jax.tree_util.tree_map(lambda x: x[i], pn), jnp.arange(m), ref), np.float64)
+        p_cl, p_nscl = (jax.tree_util.tree_map(lambda x: x[i], q) for q in (pc, pn))
+        # the cosine Gram in the training dtype: an overflowed or vanished norm shows there, not in float64
+        defect = max(float(sigma_defect(reference_sigma(p_cl, ref))), float(sigma_defect(reference_sigma(p_nscl, ref))))
+        z_cl = np.asarray(embed_rows(p_cl, jnp.arange(m), ref), np.float64)
+        z_nscl = np.asarray(embed_rows(p_nscl, jnp.arange(m), ref), np.float64)
         with np.errstate(all="ignore"):
             u_cl = z_cl / np.linalg.norm(z_cl, axis=1, keepdims=True)
             u_nscl = z_nscl / np.linalg.norm(z_nscl, axis=1, keepdims=True)
             a_cl, a_nscl = u_cl @ u_cl.T, u_nscl @ u_nscl.T
-        top = max(float(np.max(np.abs(a_cl))), float(np.max(np.abs(a_nscl))))
-        if np.any(b >= 0) or not top <= 1.0 + SIGMA_TOLERANCE:
+        if np.any(b >= 0) or not defect <= sigma_tolerance(cfg.dtype):
             k = int(np.argmin(np.where(b >= 0, b, np.iinfo(np.int32).max))) if np.any(b >= 0) else 0
             at = int(b[k]) if np.any(b >= 0) else t_total
             why = ("non-finite loss or parameters" if np.any(b >= 0) else
-                   f"Sigma of the reference set left [-1, 1] before normalisation (max |entry| {top:.4g})")
+                   f"the reference Sigma is no longer a cosine Gram (defect {defect:.3g}: an embedding norm overflowed, "
+                   "vanished or is not finite)")
             row["diverged"] = {"model": ("cl", "nscl")[k], "step": at, "learning_rate": lrs_f[i],
                                "message": divergence_message(("cl", "nscl")[k], at, lrs_f[i], batch_size, why)}
             rows.append(row)

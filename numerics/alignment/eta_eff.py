@@ -41,8 +41,8 @@ from contrastive_bounds.theory.domains import check_int
 
 from contrastive_bounds.numerics.alignment.descent import block_gradients
 from contrastive_bounds.numerics.alignment.sgd import (
-    ReferenceSet, SGDConfig, TrainingDivergedError, batch_for_step, embed_rows, reference_sigma, run_keys,
-    sgd_pair_step)
+    ReferenceSet, SGDConfig, TrainingDivergedError, batch_for_step, embed_rows, reference_sigma,
+    run_keys, sgd_pair_step, sigma_defect, sigma_tolerance)
 
 __all__ = ["EtaEstimate", "symmetric_block_gradients", "batch_rows", "first_order_terms", "estimate_eta_eff",
            "orthonormal_fit_expansion", "ESTIMATORS"]
@@ -89,14 +89,16 @@ def _first_order_scan(params_cl, params_nscl, ref: ReferenceSet, keys, tau, lear
         gs = symmetric_block_gradients(sig[0][rows][:, rows], sig[1][rows][:, rows], batch, ref.labels, tau)
         key = jax.random.fold_in(keys["augment"], t) if fresh else None
         new_c, new_n, _, ok = sgd_pair_step(pc, pn, batch, ref, config, tau, learning_rate, key)
-        out = []
+        out, defect = [], []
         for p, p_new, s, g in ((pc, new_c, sig[0], gs[0]), (pn, new_n, sig[1], gs[1])):
-            ds = reference_sigma(p_new, ref) - s
+            s_new = reference_sigma(p_new, ref)
+            defect.append(sigma_defect(s_new))
+            ds = s_new - s
             j_t_g = jax.grad(lambda q: jnp.sum(g * _block_sigma(q, rows, ref)))(p)
             blk = ds[rows][:, rows]
             out.append(jnp.stack([jnp.sum(blk * g), jnp.sum(g * g), jnp.sum(ds * ds), _sq_norm(j_t_g),
                                   jnp.sum(blk * blk)]))
-        return (new_c, new_n), (jnp.stack(out), ok)
+        return (new_c, new_n), (jnp.stack(out), ok & (jnp.stack(defect) <= sigma_tolerance(config.dtype)))
 
     _, (terms, ok) = jax.lax.scan(body, (params_cl, params_nscl), jnp.arange(steps))
     return terms, ok
@@ -122,7 +124,9 @@ def first_order_terms(params_cl, params_nscl, ref: ReferenceSet, config: SGDConf
     if np.any(bad):
         t, k = map(int, np.argwhere(bad)[0])
         raise TrainingDivergedError(("cl", "nscl")[k], t + 1, config.learning_rate, config.batch_size,
-                                    "non-finite loss, parameters or Sigma while estimating eta_eff")
+                                    "non-finite loss or parameters, or a reference Sigma that is no longer a cosine "
+                                    "Gram (entries outside [-1, 1] or a diagonal entry != 1: an embedding norm "
+                                    "overflowed or vanished), while estimating eta_eff")
     return terms
 
 

@@ -36,8 +36,8 @@ from contrastive_bounds.numerics.alignment.descent import DescentState, block_gr
 from contrastive_bounds.numerics.alignment.eta_eff import ESTIMATORS, EtaEstimate, batch_rows, estimate_eta_eff
 from contrastive_bounds.numerics.alignment.proxy_result import RECORD_FIELDS, ProxyResult
 from contrastive_bounds.numerics.alignment.sgd import (
-    SIGMA_TOLERANCE, SGDConfig, TrainingDivergedError, batch_for_step, check_reference_memory, embed_rows,
-    init_model, load_reference_set, reference_sigma, run_keys, sgd_pair_step)
+    SGDConfig, TrainingDivergedError, batch_for_step, check_reference_memory, embed_rows,
+    init_model, load_reference_set, reference_sigma, run_keys, sgd_pair_step, sigma_defect, sigma_tolerance)
 
 __all__ = ["ProxyConfig", "run_proxy_comparison", "check_proxy_inputs", "centred_cka"]
 
@@ -128,6 +128,7 @@ def _proxy_chunk(state, ref, sigma0, keys, t0, tau, learning_rate, eta_eff, *, c
             "cka_real": centred_cka(sc, sn), "cka_proxy": centred_cka(spc, spn),
             "mismatch_real": _fro(g_cl - g_nscl), "max_same_fraction": jnp.max(same).astype(sc.dtype),
             "max_abs_sigma": jnp.maximum(jnp.max(jnp.abs(sc)), jnp.max(jnp.abs(sn))),
+            "sigma_defect": jnp.maximum(sigma_defect(sc), sigma_defect(sn)),
             "loss_cl": jnp.mean(losses[:, 0]), "loss_nscl": jnp.mean(losses[:, 1]),
         }
         return carry, rec
@@ -240,13 +241,14 @@ def _raise_if_diverged(state, rec: dict[str, np.ndarray], step0: int, every: int
         k = int(np.argmin(np.where(bad >= 0, bad, np.iinfo(np.int32).max)))
         raise TrainingDivergedError(("cl", "nscl")[k], int(bad[k]), cfg.learning_rate, cfg.batch_size,
                                     "non-finite loss or parameters")
-    top = rec["max_abs_sigma"]
-    out = ~(top <= 1.0 + SIGMA_TOLERANCE)
+    defect = rec["sigma_defect"]
+    out = ~(defect <= sigma_tolerance(cfg.dtype))
     if np.any(out):
         r = int(np.argmax(out))
         raise TrainingDivergedError("cl/nscl", step0 + every * (r + 1), cfg.learning_rate, cfg.batch_size,
-                                    f"Sigma of the reference set left [-1, 1] before normalisation (max |entry| = "
-                                    f"{top[r]:.6g}: a zero or non-finite embedding)")
+                                    f"the reference Sigma is no longer a cosine Gram (max |entry| = "
+                                    f"{rec['max_abs_sigma'][r]:.6g}, defect {defect[r]:.3g}: entries outside [-1, 1] or a "
+                                    "diagonal entry != 1, i.e. an embedding norm overflowed, vanished or is not finite)")
 
 
 def _eta_arrays(eta: EtaEstimate) -> dict[str, np.ndarray]:

@@ -31,7 +31,7 @@ __all__ = ["ProxyResult", "RECORD_FIELDS", "REAL_LINKS"]
 #: recorded per record (arrays of shape (R,)): see :mod:`.proxy`.
 RECORD_FIELDS = ("step", "err_cl", "err_nscl", "move_cl", "move_nscl", "proxy_move_cl", "proxy_move_nscl", "d_real",
                  "d_proxy", "cka_real", "cka_proxy", "mismatch_real", "max_same_fraction", "max_abs_sigma",
-                 "loss_cl", "loss_nscl")
+                 "sigma_defect", "loss_cl", "loss_nscl")
 #: links of Theorem 1's proof evaluated with S_t = t eta_eff, each at least the previous.
 REAL_LINKS = ("L2", "L3", "theorem1")
 

@@ -42,14 +42,21 @@ from contrastive_bounds.numerics.alignment.training import encode
 
 __all__ = ["SGDConfig", "ReferenceSet", "TrainingDivergedError", "load_reference_set", "init_model", "run_keys",
            "embed_rows", "reference_sigma", "pair_losses", "sgd_pair_step", "batch_for_step", "all_finite",
-           "reference_memory_bytes", "available_memory_bytes", "check_reference_memory", "SIGMA_COPIES",
-           "SIGMA_TOLERANCE", "divergence_message"]
+           "reference_memory_bytes", "available_memory_bytes", "check_reference_memory", "SIGMA_COPIES", "sigma_defect",
+           "SIGMA_TOLERANCE", "SIGMA_TOLERANCE_FLOAT32", "sigma_tolerance", "divergence_message"]
 
 #: (m, m) matrices a proxy run holds at once (Sigma_0, two SGD, two proxy, two temporaries, one spare).
 SIGMA_COPIES = 8
-#: a cosine of unit vectors computed in floating point is within this of [-1, 1]; beyond it Sigma left
-#: [-1, 1] before any normalisation or clipping could hide it (a zero or non-finite embedding).
+#: a float64 cosine of unit vectors is within this of [-1, 1] (and a diagonal entry of 1); beyond it Sigma
+#: left [-1, 1] before any normalisation or clipping could hide it (a zero, overflowing or non-finite embedding).
 SIGMA_TOLERANCE = 1e-6
+#: the same for float32 runs (cosines good to ~1e-6 there).
+SIGMA_TOLERANCE_FLOAT32 = 1e-4
+
+
+def sigma_tolerance(dtype: str) -> float:
+    """:data:`SIGMA_TOLERANCE` for ``"float64"``, :data:`SIGMA_TOLERANCE_FLOAT32` for ``"float32"``."""
+    return SIGMA_TOLERANCE if dtype == "float64" else SIGMA_TOLERANCE_FLOAT32
 
 
 class TrainingDivergedError(ValueError):
@@ -277,13 +284,24 @@ def embed_rows(params: dict[str, Any], rows: jax.Array, ref: ReferenceSet) -> ja
 def reference_sigma(params: dict[str, Any], ref: ReferenceSet) -> jax.Array:
     """Sigma = cosine Gram of z on all m reference rows, float (m, m), *not* clipped (jit-able).
 
-    Entries beyond [-1, 1] by more than :data:`SIGMA_TOLERANCE`, or NaN, mean a zero or non-finite
-    embedding (divergence). Cost O(m^2 d) plus one forward pass of the m views.
+    Entries beyond [-1, 1] or a diagonal away from 1 by more than :data:`SIGMA_TOLERANCE` (see
+    :func:`sigma_defect`), or NaN, mean a zero, overflowing or non-finite embedding (divergence).
+    Cost O(m^2 d) plus one forward pass of the m views.
     """
     m = ref.views.shape[0]
     z = embed_rows(params, jnp.arange(m), ref)
     u = z / jnp.linalg.norm(z, axis=1, keepdims=True)
     return u @ u.T
+
+
+def sigma_defect(sigma: jax.Array) -> jax.Array:
+    """How far a cosine Gram is from being one: ``max(max|Sigma| - 1, max|diag(Sigma) - 1|)`` (NaN stays NaN).
+
+    A finite run keeps it at rounding level (<= :data:`SIGMA_TOLERANCE`). Above it, Sigma left [-1, 1] before
+    normalisation, or an embedding's norm overflowed or vanished (its row and column become 0, the
+    diagonal entry too): the run has diverged even if the loss still looks finite.
+    """
+    return jnp.maximum(jnp.max(jnp.abs(sigma)) - 1.0, jnp.max(jnp.abs(jnp.diagonal(sigma) - 1.0)))
 
 
 def batch_for_step(batch_key: jax.Array, labels: jax.Array, batch_size: int, step: jax.Array | int) -> jax.Array:
