@@ -120,7 +120,8 @@ def learning_rate_for(config: ScalingConfig, batch_size: int, exponent: float) -
 def check_scaling_inputs(config: ScalingConfig) -> None:
     """Validate ``config`` and the reference set's memory (one Sigma pair per lane) before running.
 
-    Raises: ValueError naming the bad field; a reference set too large names ``reference_size``.
+    Raises:
+      ValueError: naming the bad field; a reference set too large names ``reference_size``.
     """
     config.validate()
     lanes = len(config.exponents) * config.seeds
@@ -271,8 +272,9 @@ def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, r
 
     Returns: the result with one row per (B, budget, exponent, seed): CKA (two ways), RSA, rho, r, or a
       divergence record (model, step, learning rate) instead of numbers.
-    Raises: ValueError for a bad config (naming the field), a reference set too large (naming
-      ``reference_size``), an unwritable checkpoint folder or a checkpoint of another grid.
+    Raises:
+      ValueError: for a bad config (naming the field), a reference set too large (naming
+        ``reference_size``), an unwritable checkpoint folder or a checkpoint of another grid.
     Source: THEOREMS.md B10 (Luthra, Mishra, Galanti, arXiv 2510.08852, Fig. 5).
     """
     from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult

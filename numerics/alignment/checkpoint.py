@@ -36,7 +36,9 @@ def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]
     """Write ``arrays`` and ``fingerprint_value`` to ``path`` atomically (temp file in the same folder).
 
     The file gets the mode an ordinary ``open(path, "w")`` gives (``0o666 & ~umask``). An interrupted
-    write leaves the previous checkpoint intact. Raises: OSError when the folder is not writable.
+    write leaves the previous checkpoint intact.
+    Raises:
+      OSError: when the folder is not writable.
     """
     folder = os.path.dirname(os.path.abspath(path)) or "."
     fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=folder)
@@ -73,7 +75,8 @@ def flatten_tree(prefix: str, tree: Any) -> dict[str, np.ndarray]:
 def unflatten_tree(prefix: str, arrays: Mapping[str, np.ndarray], like: Any) -> Any:
     """Rebuild a pytree with the structure, dtypes and shapes of ``like`` from :func:`flatten_tree` output.
 
-    Raises: ValueError when a leaf is missing or has another shape.
+    Raises:
+      ValueError: when a leaf is missing or has another shape.
     """
     leaves, treedef = jax.tree_util.tree_flatten(like)
     out = []

@@ -41,8 +41,9 @@ def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
     """Read an (n, d) float array (rows = samples) from ``.npy`` or ``.npz`` as float64.
 
     A ``.npz`` must hold one array, or ``key`` must name one. A 1-D array is n samples of one feature.
-    Raises: ValueError naming ``name`` for a missing/unreadable file, an ambiguous ``.npz``, a non-real
-      or non-finite array, n < 4, no feature, or a zero row (its cosine similarities are undefined).
+    Raises:
+      ValueError: naming ``name`` for a missing/unreadable file, an ambiguous ``.npz``, a non-real
+        or non-finite array, n < 4, no feature, or a zero row (its cosine similarities are undefined).
     """
     if not os.path.isfile(path):
         raise ValueError(f"{name}={path!r}: no such file")
@@ -127,7 +128,8 @@ def feature_rho(u: np.ndarray, v: np.ndarray) -> float:
 def feature_pair_stats(u: np.ndarray, v: np.ndarray) -> dict[str, float]:
     """Pearson RSA of the cosine RDMs and r of B5 from pair sums over i < j (O(n d^2)).
 
-    Raises: ValueError when either RDM is constant to rounding (RSA and r undefined, C10).
+    Raises:
+      ValueError: when either RDM is constant to rounding (RSA and r undefined, C10).
     """
     n = u.shape[0]
     pairs = n * (n - 1) / 2
@@ -189,7 +191,8 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
       (Pearson, Spearman with its method), ``rho``, ``r``, ``bounds`` (CKA/RSA: corollary, sharp,
       vacuous reason, holds), ``cross_check`` (largest difference to the Gram forms, or None) and
       ``labels`` (or None).
-    Raises: ValueError for different n, bad arrays or options (naming them), constant representations.
+    Raises:
+      ValueError: for different n, bad arrays or options (naming them), constant representations.
     Source: THEOREMS.md B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Corollaries); CKA: Kornblith et al.
       2019; debiased HSIC: Song et al. 2012; RSA: Kriegeskorte et al. 2008.
     """

@@ -111,8 +111,9 @@ def first_order_terms(params_cl, params_nscl, ref: ReferenceSet, config: SGDConf
     Runs the real coupled SGD from the given parameters (steps 0..steps-1 of ``config``'s batch
     sequence), with Sigma on all m reference rows before and after every step.
 
-    Returns: float64 array (steps, 2, 5). Raises: :class:`~.sgd.TrainingDivergedError` on a
-    non-finite loss or parameter.
+    Returns: float64 array (steps, 2, 5).
+    Raises:
+      TrainingDivergedError: on a non-finite loss or parameter, or a Sigma that is no longer a cosine Gram.
     """
     steps = check_int("steps", steps, 1)
     dt = config.jnp_dtype
@@ -186,8 +187,10 @@ def estimate_eta_eff(config: SGDConfig, ref: ReferenceSet, params0: Any, *, fit_
       estimator: ``"fit"`` or ``"ntk"`` (module docstring); ignored when ``eta_eff`` is given.
       eta_eff: a value to use instead (estimator ``"given"``); both estimates are still reported.
 
-    Returns: :class:`EtaEstimate`. Raises: ValueError for a bad estimator, a non-positive chosen
-      eta_eff, a zero gradient; :class:`~.sgd.TrainingDivergedError` if SGD diverges in the fit steps.
+    Returns: :class:`EtaEstimate`.
+    Raises:
+      ValueError: for a bad estimator, a non-positive chosen
+        eta_eff, a zero gradient; :class:`~.sgd.TrainingDivergedError` if SGD diverges in the fit steps.
     """
     if estimator not in ESTIMATORS:
         raise ValueError(f"eta_estimator={estimator!r} must be one of {ESTIMATORS}")
@@ -212,7 +215,8 @@ def orthonormal_fit_expansion(gs: np.ndarray) -> tuple[float, float]:
 
     Args: ``gs`` float (m, m) the symmetrised gradient Gs at Sigma = I (zero diagonal).
     Returns: ``(4, -4 tr(Gs^3)/||Gs||_F^2)`` (derivation in the module docstring).
-    Raises: ValueError for a non-square, asymmetric or zero ``gs``.
+    Raises:
+      ValueError: for a non-square, asymmetric or zero ``gs``.
     """
     g = np.asarray(gs, np.float64)
     if g.ndim != 2 or g.shape[0] != g.shape[1] or not np.allclose(g, g.T, rtol=0, atol=1e-15 * np.abs(g).max()):

@@ -139,8 +139,9 @@ def _proxy_chunk(state, ref, sigma0, keys, t0, tau, learning_rate, eta_eff, *, c
 def check_proxy_inputs(config: ProxyConfig) -> None:
     """Validate ``config`` (including the memory of the reference set) without running anything.
 
-    Raises: ValueError naming the first bad field; for a reference set whose Sigma's exceed the free
-      memory, the message names ``reference_size`` (``--reference-size``) and the memory needed.
+    Raises:
+      ValueError: naming the first bad field, and for a reference set whose Sigma's exceed the free
+        memory a message naming ``reference_size`` (``--reference-size``) and the memory needed.
     """
     config.validate()
     check_reference_memory(config.sgd.reference_size, config.sgd.dtype)

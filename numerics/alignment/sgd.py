@@ -191,8 +191,10 @@ def check_reference_memory(reference_size: int, dtype: str = "float64", *, copie
                            available: int | None = None) -> int:
     """Refuse, before anything is computed, a reference set whose Sigma's would not fit in memory.
 
-    Returns: the bytes needed. Raises: ValueError naming ``reference_size`` (``--reference-size`` on the
-    command line), the memory needed (``copies`` m x m matrices of ``dtype``) and the memory available.
+    Returns: the bytes needed.
+    Raises:
+      ValueError: naming ``reference_size`` (``--reference-size`` on the command line), the memory
+        needed (``copies`` m x m matrices of ``dtype``) and the memory available.
     """
     need = reference_memory_bytes(reference_size, dtype, copies)
     have = available_memory_bytes() if available is None else int(available)
@@ -212,8 +214,9 @@ def load_reference_set(config: SGDConfig) -> ReferenceSet:
     round-robin, so any n is as balanced as possible. Views: :func:`.data.augment` with keys from the
     run's seed (``noise_std``, ``max_shift``).
 
-    Raises: ValueError naming ``reference_size`` when it exceeds the digits available for C classes,
-      or (float64) when JAX's x64 mode is off.
+    Raises:
+      ValueError: naming ``reference_size`` when it exceeds the digits available for C classes, and
+        for ``dtype="float64"`` while JAX's x64 mode is off.
     """
     config.validate()
     if config.dtype == "float64" and not jax.config.jax_enable_x64:
