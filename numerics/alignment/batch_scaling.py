@@ -30,7 +30,7 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_probability, check_real, check_seed
 
 from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
-from contrastive_bounds.numerics.alignment.checkpoint import fingerprint
+from contrastive_bounds.numerics.alignment.checkpoint import fingerprint, fingerprint_difference
 from contrastive_bounds.numerics.alignment.eta_eff import batch_rows, symmetric_block_gradients
 from contrastive_bounds.numerics.alignment.proxy import centred_cka
 from contrastive_bounds.numerics.alignment.sgd import (
@@ -239,8 +239,11 @@ def _load_cells(path: str, fp: str) -> dict[str, Any]:
             data = json.load(fh)
     except (OSError, ValueError) as exc:
         raise ValueError(f"checkpoint={path!r} cannot be read as a grid checkpoint ({exc})") from None
+    if not isinstance(data, dict) or "cells" not in data:
+        raise ValueError(f"checkpoint={path!r} is not a grid checkpoint of this toolkit")
     if data.get("fingerprint") != fp:
-        raise ValueError(f"checkpoint={path!r} belongs to a different grid (configuration differs)")
+        raise ValueError(f"checkpoint={path!r} belongs to a different grid (its configuration differs: "
+                         f"{fingerprint_difference(str(data.get('fingerprint')), fp)}); use another path or resume=False")
     return data["cells"]
 
 

@@ -1,7 +1,8 @@
 """Atomic ``.npz`` checkpoints of long alignment runs (temp file + ``os.replace``), tied to their run.
 
-A checkpoint holds named arrays plus a ``fingerprint``: the SHA-256 of the run's configuration and
-inputs. Loading a file whose fingerprint differs raises instead of silently continuing another run.
+A checkpoint holds named arrays plus a ``fingerprint``: the run's settings as canonical JSON (nested
+settings flattened to dotted keys, input arrays by their SHA-256). Loading a file whose fingerprint
+differs raises instead of silently continuing another run, naming the settings that differ.
 Parameter pytrees are stored leaf by leaf (:func:`flatten_tree`) and rebuilt on the structure of a
 freshly initialised tree (:func:`unflatten_tree`), so nothing is pickled.
 """
@@ -19,17 +20,51 @@ import numpy as np
 
 from contrastive_bounds.numerics.filemode import publish_mode
 
-__all__ = ["fingerprint", "save_npz_atomic", "load_npz_checked", "flatten_tree", "unflatten_tree"]
+__all__ = ["fingerprint", "fingerprint_difference", "save_npz_atomic", "load_npz_checked", "flatten_tree",
+           "unflatten_tree"]
+
+
+def _flatten(prefix: str, obj: Any, out: dict[str, Any]) -> None:
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+    else:
+        out[prefix] = list(obj) if isinstance(obj, tuple) else obj
 
 
 def fingerprint(settings: Mapping[str, Any], *arrays: Any) -> str:
-    """SHA-256 hex digest of ``settings`` (JSON, sorted keys) and the bytes, dtypes and shapes of ``arrays``."""
-    h = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode())
-    for a in arrays:
-        a = np.ascontiguousarray(np.asarray(a))
-        h.update(f"{a.dtype}{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
+    """Canonical JSON of ``settings`` (nested mappings flattened to dotted keys, sorted) and, when
+    ``arrays`` are given, a ``data_sha256`` of their bytes, dtypes and shapes."""
+    flat: dict[str, Any] = {}
+    _flatten("", settings, flat)
+    if arrays:
+        h = hashlib.sha256()
+        for a in arrays:
+            a = np.ascontiguousarray(np.asarray(a))
+            h.update(f"{a.dtype}{a.shape}".encode())
+            h.update(a.tobytes())
+        flat["data_sha256"] = h.hexdigest()
+    return json.dumps(flat, sort_keys=True, default=str)
+
+
+def fingerprint_difference(found: str, wanted: str, limit: int = 3) -> str:
+    """Which settings differ between two fingerprints: ``"sgd.seed: 0 in the checkpoint, 1 now"`` (at most
+    ``limit`` keys, values shortened); a generic phrase when one is not a fingerprint of this module."""
+    try:
+        a, b = json.loads(found), json.loads(wanted)
+    except (ValueError, TypeError):
+        return "unreadable fingerprint"
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return "unreadable fingerprint"
+
+    def short(v: Any) -> str:
+        text = json.dumps(v)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    parts = [f"{k}: {short(a.get(k))} in the checkpoint, {short(b.get(k))} now" for k in keys[:limit]]
+    more = f"; and {len(keys) - limit} more" if len(keys) > limit else ""
+    return "; ".join(parts) + more if parts else "same settings, different encoding"
 
 
 def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]) -> None:
@@ -54,16 +89,22 @@ def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]
 
 
 def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint") -> dict[str, np.ndarray]:
-    """The arrays of the checkpoint at ``path``; ValueError naming ``name`` if it belongs to another run
-    or is not a readable checkpoint."""
+    """The arrays of the checkpoint at ``path``.
+
+    Raises:
+      ValueError: naming ``name`` when the file belongs to another run (naming the settings that differ)
+        or is not a readable checkpoint.
+    """
     try:
         with np.load(path) as data:
             if "fingerprint" not in data.files:
                 raise ValueError(f"{name}={path!r} is not a checkpoint of this toolkit (no fingerprint)")
-            if str(data["fingerprint"]) != fingerprint_value:
-                raise ValueError(f"{name}={path!r} belongs to a different run (configuration or data differ)")
+            found = str(data["fingerprint"])
+            if found != fingerprint_value:
+                raise ValueError(f"{name}={path!r} belongs to a different run (its configuration differs: "
+                                 f"{fingerprint_difference(found, fingerprint_value)}); use another path or resume=False")
             return {k: data[k] for k in data.files if k != "fingerprint"}
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, KeyError) as exc:
         raise ValueError(f"{name}={path!r} cannot be read as a checkpoint ({exc})") from None
 
 

@@ -155,7 +155,8 @@ def test_checkpoint_resume_is_identical_and_refuses_another_run(tmp_path, full_r
         np.testing.assert_array_equal(v, done.records[key], err_msg=key)
     np.testing.assert_array_equal(full_run.sigma_nscl, done.sigma_nscl)
     assert done.eta == full_run.eta
-    with pytest.raises(ValueError, match="different run"):
+    with pytest.raises(ValueError, match=r"different run \(its configuration differs: tolerance: 0.1 in the checkpoint, "
+                                          r"0.2 now\)"):
         run_proxy_comparison(dataclasses.replace(RUN, tolerance=0.2), checkpoint=ck)
 
 
