@@ -1,8 +1,9 @@
 """Run a sweep on dask.distributed: an embedded LocalCluster by default, any scheduler address.
 
 * Embedded: one worker process per core (``workers``), one thread each; every worker gets JAX's
-  float64 mode and XLA flags for one thread (:data:`WORKER_XLA_FLAGS`) through its environment and
-  a worker plugin (:class:`SweepWorkerSetup`, which also covers workers of an external cluster).
+  float64 mode, one CPU device and XLA flags for one thread (:data:`WORKER_XLA_FLAGS`) through its
+  environment and a worker plugin (:class:`SweepWorkerSetup`, which also covers workers of an
+  external cluster), so a task's numbers do not depend on the worker.
 * ``scheduler="tcp://HOST:PORT"``: an existing cluster (SLURM via dask-jobqueue, Kubernetes, ...);
   its workers need the package installed and a shared ``--out`` is not needed: rows come back to
   this process, which writes them.
@@ -41,8 +42,11 @@ __all__ = ["run_sweep", "execute_task", "open_client", "SweepResult", "SweepInte
            "WORKER_XLA_FLAGS", "default_workers", "make_row", "validate_row", "estimate_cost", "CostEstimate",
            "COST_LIMIT_CORE_HOURS"]
 
-#: XLA flags of every worker: one compute thread (the cluster has one worker process per core).
-WORKER_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+#: XLA flags of every worker: one compute thread and one CPU device (the cluster has one worker
+#: process per core; with more devices the simulator would split its chains over them, using more
+#: threads and, since the noise stream depends on the split, giving other numbers).
+WORKER_XLA_FLAGS = ("--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1 "
+                    "--xla_force_host_platform_device_count=1")
 #: Estimated cost above which the command line asks for --yes (core-hours).
 COST_LIMIT_CORE_HOURS = 1.0
 
@@ -58,13 +62,13 @@ def default_workers() -> int:
 def worker_environment() -> dict[str, str]:
     """Environment of an embedded worker: float64 JAX, one XLA/BLAS thread (user XLA_FLAGS kept first)."""
     flags = " ".join(x for x in (os.environ.get("XLA_FLAGS", ""), WORKER_XLA_FLAGS) if x)
-    return {"XLA_FLAGS": flags, "JAX_ENABLE_X64": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1"}
+    return {"XLA_FLAGS": flags, "JAX_ENABLE_X64": "1", "JAX_NUM_CPU_DEVICES": "1", "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class SweepWorkerSetup(WorkerPlugin):
-    """Worker plugin: set the XLA flags (effective when JAX has not started its backend on that
-    worker yet) and turn on JAX's float64 mode. Registered on every cluster a sweep uses."""
+    """Worker plugin: set the XLA flags and one CPU device (effective when JAX has not started its
+    backend on that worker yet) and turn on JAX's float64 mode. Registered on every cluster a sweep uses."""
 
     name = "contrastive-bounds-sweep"
 
@@ -72,8 +76,11 @@ class SweepWorkerSetup(WorkerPlugin):
         flags = os.environ.get("XLA_FLAGS", "")
         if WORKER_XLA_FLAGS not in flags:
             os.environ["XLA_FLAGS"] = " ".join(x for x in (flags, WORKER_XLA_FLAGS) if x)
+        from contrastive_bounds.numerics.devices import use_host_devices
         from contrastive_bounds.numerics.precision import enable_x64
 
+        os.environ["JAX_NUM_CPU_DEVICES"] = "1"
+        use_host_devices(1)
         enable_x64()
 
 

@@ -52,15 +52,18 @@ def full(client, spec, tmp_path_factory):
     return res, out
 
 
-def test_rows_on_two_worker_processes_equal_a_serial_run(full, serial, spec):
-    """Same spec, same rows whichever worker ran each task (versions and float64 mode included); the table is
-    in task order and results.parquet on disk is that table."""
+def test_rows_on_two_worker_processes_equal_a_serial_run(client, full, serial, spec):
+    """Same spec, same rows whichever worker ran each task (versions and float64 mode included); each worker has
+    one JAX device (no chain split inside a worker); the table is in task order and results.parquet is that table."""
     res, out = full
     assert res.computed == len(spec.tasks) and res.reused == 0 and res.workers == 2
     rows = res.table.to_pylist()
     assert _comparable(rows) == serial
     assert [r["task_index"] for r in rows] == list(range(len(spec.tasks)))
     assert '"jax_x64": "True"' in rows[0]["versions_json"]
+    import jax
+
+    assert set(client.run(lambda: len(jax.devices())).values()) == {1}  # one device, one thread per worker
     assert pq.read_table(out / "results.parquet").equals(res.table)
     assert len(list((out / "rows").glob("*.parquet"))) == len(spec.tasks)
 
