@@ -43,7 +43,6 @@ def load_digits_subset(num_classes: int = 10, *, test_fraction: float = 0.2, see
     Raises: ValueError for out-of-domain arguments.
     Source: scikit-learn ``load_digits`` (UCI optical recognition of handwritten digits).
     """
-    require_x64(dtype, what="alignment.data.load_digits_subset")
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 

@@ -113,7 +113,6 @@ def make_problem(
     Raises: ValueError for out-of-domain arguments (num_classes in [2, n], dim >= 2, noise >= 0,
       seed in [0, 2**32 - 1]).
     """
-    require_x64(dtype, what="alignment.descent_run.make_problem")
     n = check_int("num_samples", num_samples, 2)
     c = check_int("num_classes", num_classes, 2, n)
     d = check_int("dim", dim, 2)

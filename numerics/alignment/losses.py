@@ -169,12 +169,12 @@ def min_tau(dtype=None) -> float:
 
     Args:
       dtype: a float dtype, or ``None`` for JAX's default float (float64 when x64 is on, float32
-        otherwise). Every loss refuses float64 input while x64 is off (``X64DisabledError``).
+        otherwise); a given dtype is answered for itself (float64's floor even while x64 is off,
+        where every loss refuses float64 input with ``X64DisabledError``).
 
     Returns: float, the smallest accepted ``tau``.
     """
-    require_x64(dtype, what="alignment.losses.min_tau")
-    dt = jnp.result_type(float) if dtype is None else jax.dtypes.canonicalize_dtype(dtype)
+    dt = jnp.result_type(float) if dtype is None else np.dtype(dtype)  # the dtype asked for, not JAX's
     if not jnp.issubdtype(dt, jnp.floating):
         dt = jnp.result_type(float)
     return float(np.finfo(dt).tiny)

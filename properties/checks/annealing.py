@@ -51,6 +51,9 @@ def _band_test(k: int, n: int, lo: float, hi: float) -> tuple[str, float, tuple[
     return verdict, min(1.0, p), (ci.lo, ci.hi)
 
 
+band_test = _band_test  # public name of the band verdict, for the sweep kind ``anneal``
+
+
 def _kramers_curve(land: Any, sched: Any, trap: Any, times: list[float]) -> list[float]:
     from contrastive_bounds.theory.kramers import log_probability_never_escape
 

@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check", "Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and "
                        "reports."),
     "align": ("align", "CL vs NSCL alignment (Paper B): simulation and digits training."),
+    "sweep": ("sweep", "Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, "
+                       "report."),
 }
 
 

@@ -62,7 +62,6 @@ CASES: dict[str, Callable[[], Any]] = {
     "alignment.losses.masked_logsumexp": lambda: _m("alignment.losses", "masked_logsumexp")(np.zeros((2, 3)), np.ones((2, 3), bool)),
     "alignment.losses.normalize": lambda: _m("alignment.losses", "normalize")(Z),
     "alignment.losses.cosine_similarity_matrix": lambda: _m("alignment.losses", "cosine_similarity_matrix")(Z, Z),
-    "alignment.losses.min_tau": lambda: _m("alignment.losses", "min_tau")(F64),
     "alignment.losses.anchor_losses": lambda: _m("alignment.losses", "anchor_losses")(
         np.eye(2), np.eye(2), ~np.eye(2, dtype=bool), tau=0.5),
     "alignment.losses.loss_from_similarity": lambda: _m("alignment.losses", "loss_from_similarity")(
@@ -79,12 +78,12 @@ CASES: dict[str, Callable[[], Any]] = {
         SIG, np.array([0, 1]), LAB, tau=0.5, kind="cl"),
     "alignment.descent.full_gradient": lambda: _m("alignment.descent", "full_gradient")(
         SIG, np.array([0, 1]), LAB, tau=0.5, kind="cl"),
-    "alignment.descent_run.make_problem": lambda: _m("alignment.descent_run", "make_problem")(4, 2, dtype=F64),
     "alignment.descent_run.run_similarity_descent": lambda: _m("alignment.descent_run", "run_similarity_descent")(
         SIG, LAB, _descent_config()),
     "alignment.training.encode": lambda: _m("alignment.training", "encode")({}, np.ones((2, 64))),
     "alignment.training.population_loss_gap": lambda: _m("alignment.training", "population_loss_gap")(Z, Z, LAB, tau=0.5),
-    "alignment.data.load_digits_subset": lambda: _m("alignment.data", "load_digits_subset")(2, dtype=F64),
+    "alignment.sgd.load_reference_set": lambda: _m("alignment.sgd", "load_reference_set")(
+        _m("alignment.sgd", "SGDConfig")(dtype="float64")),
     "alignment.data.augment": lambda: _m("alignment.data", "augment")(_key(), np.ones((2, 64))),
     "sphere.project_tangent": lambda: _m("sphere", "project_tangent")(Z, Z),
     "sphere.normalize": lambda: _m("sphere", "normalize")(Z),
@@ -122,9 +121,12 @@ CASES: dict[str, Callable[[], Any]] = {
 
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
 EXEMPT: dict[str, str] = {
+    "alignment.losses.min_tau": "numpy finfo of the dtype asked for (float64's floor whatever x64 says)",
     "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
     "alignment.descent.sample_batch": "integer indices from a PRNG key",
     "alignment.descent_run.check_run_inputs": "validation only (numpy)",
+    "alignment.data.load_digits_subset": "numpy arrays of the requested dtype (no JAX)",
+    "alignment.descent_run.make_problem": "numpy problem generator (no JAX)",
     "alignment.training.init_params": "float32 parameters by design (training is a float32 throughput run and says so)",
     "alignment.training.check_train_config": "validation only",
     "alignment.training.train_alignment": "float32 training by design (reported as float_dtype_training); metrics in "
@@ -154,6 +156,20 @@ EXEMPT: dict[str, str] = {
     "langevin.noise_validation.fused_sample": "delegates to fused_normal_pairs, which refuses float64 with x64 off",
     "langevin.noise_validation.*": "scipy/numpy statistics of the generator's output",
     "devices.*": "JAX device configuration (environment)",
+    "alignment.compare.*": "numpy float64 comparison of saved embeddings",
+    "alignment.batch_scaling_report.*": "report of a finished grid (Python/numpy)",
+    "alignment.checkpoint.*": "checkpoint files (numpy)",
+}
+
+#: Modules merged after this walk was written whose functions are not yet walked one by one. The plain-SGD
+#: runs (sgd, proxy, eta_eff, batch_scaling) take their dtype from SGDConfig, and SGDConfig(dtype="float64")
+#: is refused with X64DisabledError at load_reference_set (in CASES); the helpers below it are listed here
+#: so that the gap is visible rather than hidden among the exemptions.
+NOT_YET_WALKED: dict[str, str] = {
+    "alignment.sgd.*": "plain-SGD run helpers (dtype from SGDConfig)",
+    "alignment.proxy.*": "proxy comparison (dtype from SGDConfig)",
+    "alignment.eta_eff.*": "eta_eff estimation (dtype from SGDConfig)",
+    "alignment.batch_scaling.*": "batch-scaling grid (dtype from SGDConfig)",
     "landscapes.barriers.union_find_depths": "numpy",
     "landscapes.barriers.gudhi_persistence": "gudhi (float64 in C++)",
     "landscapes.barriers.critical_height_from_pairs": "Python floats",
@@ -204,7 +220,9 @@ def public_functions() -> list[str]:
 
 
 def _exempt(name: str) -> bool:
-    return name in EXEMPT or f"{name.rsplit('.', 1)[0]}.*" in EXEMPT
+    module_glob = f"{name.rsplit('.', 1)[0]}.*"
+    return (name in EXEMPT or module_glob in EXEMPT
+            or (name not in CASES and (name in NOT_YET_WALKED or module_glob in NOT_YET_WALKED)))
 
 
 def main() -> None:
@@ -229,7 +247,8 @@ def main() -> None:
             continue
         dtype = getattr(value, "dtype", None)
         results[name] = f"returned {dtype} without raising"
-    print(json.dumps({"unlisted": unlisted, "stale": stale, "results": results}))
+    not_walked = [f for f in functions if f not in CASES and f"{f.rsplit('.', 1)[0]}.*" in NOT_YET_WALKED]
+    print(json.dumps({"unlisted": unlisted, "stale": stale, "results": results, "not_yet_walked": not_walked}))
 
 
 if __name__ == "__main__":
