@@ -41,9 +41,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                          "theory."),
     "check": ("check", "Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and "
                        "reports."),
-    "align": ("align", "CL vs NSCL alignment (Paper B): simulation and digits training."),
     "sweep": ("sweep", "Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, "
                        "report."),
+    "align": ("align", "CL vs NSCL alignment (Paper B): simulation, digits training, proxy vs SGD, batch-size "
+                       "scaling, comparing your embeddings."),
 }
 
 
