@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from contrastive_bounds.properties.cli import align, anneal, annealing, check, theory
+from contrastive_bounds.properties.cli import align, anneal, annealing, check, landscape, theory
 
 app = typer.Typer(
     name="contrastive-bounds",
@@ -20,7 +20,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (theory, annealing, anneal, align, check):
+for _module in (theory, annealing, anneal, align, check, landscape):
     _module.register(app)
 
 
