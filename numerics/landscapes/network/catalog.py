@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
-from contrastive_bounds.numerics.landscapes.network.saddle import CriticalPoint
+from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint
 from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL, Symmetry, equivalent, multiplicity
 
 __all__ = ["Catalog", "LOOSE_TOL"]

@@ -53,25 +53,27 @@ def _vdot(a: jax.Array, b: jax.Array) -> jax.Array:
 
 def _two_loop(g: jax.Array, s: jax.Array, y: jax.Array, rho: jax.Array, nh: jax.Array, k: jax.Array,
               gamma0: jax.Array) -> jax.Array:
-    """L-BFGS two-loop recursion over a ring buffer of ``m`` pairs (newest at slot ``(k−1) mod m``),
-    unrolled over the (static, small) memory so XLA fuses it."""
+    """L-BFGS two-loop recursion over a ring buffer of ``m`` pairs (newest at slot ``(k−1) mod m``)."""
     m = s.shape[0]
-    q = g
-    alphas = []
-    for j in range(m):
+
+    def first(j: int, carry: tuple) -> tuple:
+        q, alphas = carry
         i = (k - 1 - j) % m
         a = jnp.where(j < nh, rho[i] * _vdot(s[i], q), 0.0)
-        q = q - a * y[i]
-        alphas.append(a)
+        return q - a * y[i], alphas.at[j].set(a)
+
+    q, alphas = jax.lax.fori_loop(0, m, first, (g, jnp.zeros(m, g.dtype)))
     newest = (k - 1) % m
     yy = _vdot(y[newest], y[newest])
     gamma = jnp.where(nh > 0, _vdot(s[newest], y[newest]) / jnp.where(yy > 0, yy, 1.0), gamma0)
-    r = gamma * q
-    for j in reversed(range(m)):
+
+    def second(jj: int, r: jax.Array) -> jax.Array:
+        j = m - 1 - jj
         i = (k - 1 - j) % m
         b = rho[i] * _vdot(y[i], r)
-        r = r + jnp.where(j < nh, alphas[j] - b, 0.0) * s[i]
-    return r
+        return r + jnp.where(j < nh, alphas[j] - b, 0.0) * s[i]
+
+    return jax.lax.fori_loop(0, m, second, gamma * q)
 
 
 def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Array]], z0: jax.Array, *,

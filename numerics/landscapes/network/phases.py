@@ -17,7 +17,8 @@ import numpy as np
 from contrastive_bounds.numerics.landscapes.network.graph import analyse_network
 from contrastive_bounds.numerics.landscapes.network.neb import band_maxima, run_neb
 from contrastive_bounds.numerics.landscapes.network.optimize import NON_FINITE, minimize_batch
-from contrastive_bounds.numerics.landscapes.network.saddle import CriticalPoint, classify_batch, refine_batch
+from contrastive_bounds.numerics.landscapes.network.saddle import refine_batch
+from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint, classify_batch, newton_polish
 from contrastive_bounds.numerics.landscapes.network.state import SearchState
 from contrastive_bounds.numerics.landscapes.network.symmetry import align, equivalent
 
@@ -46,7 +47,8 @@ def _tangent_noise(rng: np.random.Generator, z: np.ndarray, scale: float) -> np.
 
 def _classify(state: SearchState, z: np.ndarray, expect: int) -> list[CriticalPoint]:
     s = state.settings
-    return classify_batch(state.spec, z, gradient_tol=s.gradient_tol, eigenvalue_tol=s.eigenvalue_tol, expect=expect)
+    return classify_batch(state.spec, z, gradient_tol=s.gradient_tol, eigenvalue_tol=s.eigenvalue_tol, expect=expect,
+                          chunk=s.chunk)
 
 
 def absorb_minimisations(state: SearchState, z: np.ndarray, energy: np.ndarray, status: np.ndarray,
@@ -70,7 +72,7 @@ def absorb_minimisations(state: SearchState, z: np.ndarray, energy: np.ndarray, 
         else:
             todo.append(k)
     if todo:
-        zr, *_ = refine_batch(state.spec, z[todo], index=0, chunk=state.settings.chunk)
+        zr = newton_polish(state.spec, z[todo], chunk=state.settings.chunk)
         for k, cp in zip(todo, _classify(state, zr, 0)):
             if cp.index == 0 and cp.gradient_norm <= state.settings.gradient_tol:
                 ids[k], _ = cat.add_minimum(cp, found_by)
@@ -273,7 +275,7 @@ def run_transition_states(state: SearchState, elapsed: Callable[[], float]) -> N
             state.effort.neb_runs += len(batch)
             cand_z, cand_m = [], []
             for p, e in zip(paths, energies):
-                for zc, tc in sorted(band_maxima(p, e), key=lambda c: -float(state.spec.potential(c[0])))[:3]:
+                for zc, tc in sorted(band_maxima(p, e), key=lambda c: -state.spec.energy(c[0]))[:3]:
                     cand_z.append(zc)
                     cand_m.append(tc)
             state.tried_pairs.update(batch)

@@ -15,6 +15,7 @@ configurations, and invariance under random elements of the declared symmetry.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass, field
@@ -68,6 +69,11 @@ class LandscapeSpec:
             self._cache[key] = build()
         return self._cache[key]
 
+    def energy(self, z: Any) -> float:
+        """``V(z)`` as a Python float (jitted once per spec); z ``(N, d)`` float64."""
+        value = self.compiled(("value",), lambda: jax.jit(self.potential))
+        return float(value(jnp.asarray(z, dtype=jnp.float64)))
+
     def value_and_grad(self, z: jax.Array) -> tuple[jax.Array, jax.Array]:
         """``(V(z), ∇V(z))`` (Euclidean gradient in ambient coordinates), pure JAX."""
         return jax.value_and_grad(self.potential)(z)
@@ -77,7 +83,7 @@ class LandscapeSpec:
         of the potential's values at three fixed random configurations (so a different user
         function is detected)."""
         z = _probe_points(self.num_points, self.dim, 3)
-        vals = [repr(float(self.potential(jnp.asarray(zi)))) for zi in z]
+        vals = [repr(self.energy(zi)) for zi in z]
         return {"name": self.name, "num_points": self.num_points, "dim": self.dim, "radius": self.radius,
                 "symmetry": self.symmetry.to_dict(), "params": _jsonable(self.params),
                 "probe": hashlib.sha256("|".join(vals).encode()).hexdigest()[:16]}
@@ -120,22 +126,24 @@ def validate_potential(potential: Callable[[jax.Array], jax.Array], num_points: 
         raise ValueError("landscape networks compute in float64: call "
                          "contrastive_bounds.numerics.precision.enable_x64() first")
     rng = np.random.default_rng(_PROBE_SEED + 1)
-    for z in _probe_points(num_points, dim, 3):
-        zj = jnp.asarray(z)
-        try:
-            out = potential(zj)
-        except Exception as exc:  # noqa: BLE001 - a user function can raise anything
-            raise ValueError(f"{name} failed on z of shape ({num_points}, {dim}): {type(exc).__name__}: {exc}") from None
-        if jnp.shape(out) != ():
-            raise ValueError(f"{name} returned shape {tuple(jnp.shape(out))} for z of shape ({num_points}, {dim}); "
-                             "it must return a scalar (shape ())")
-        v = float(out)
-        g = np.asarray(jax.grad(lambda x: potential(x))(zj))
+    probes = _probe_points(num_points, dim, 3)
+    try:
+        out = jax.eval_shape(potential, jax.ShapeDtypeStruct((num_points, dim), jnp.float64))
+    except Exception as exc:  # noqa: BLE001 - a user function can raise anything
+        raise ValueError(f"{name} failed on z of shape ({num_points}, {dim}): {type(exc).__name__}: {exc}") from None
+    if not hasattr(out, "shape") or tuple(out.shape) != ():
+        raise ValueError(f"{name} returned shape {tuple(getattr(out, 'shape', ('not an array',)))} for z of shape "
+                         f"({num_points}, {dim}); it must return a scalar (shape ())")
+    value_and_grad = jax.jit(jax.value_and_grad(potential))
+    value = jax.jit(potential)
+    for z in probes:
+        v, g = value_and_grad(jnp.asarray(z))
+        v, g = float(v), np.asarray(g)
         if not math.isfinite(v) or not np.all(np.isfinite(g)):
             raise ValueError(f"{name} returned a non-finite value or gradient (V = {v!r}) at a random configuration; "
                              "it must be finite and differentiable on the product of spheres")
         rot, perm = random_element(symmetry, num_points, dim, rng)
-        v2 = float(potential(jnp.asarray(apply_element(z, rot, perm))))
+        v2 = float(value(jnp.asarray(apply_element(z, rot, perm))))
         if abs(v2 - v) > _SYMMETRY_RTOL * max(1.0, abs(v)):
             raise ValueError(f"symmetry={symmetry.describe()!r} is not a symmetry of {name}: V changes from {v!r} "
                              f"to {v2!r} under a random element of the declared group")
@@ -204,7 +212,12 @@ def infonce_spec(num_points: int, dim: int, tau: float, pairs: Any = None, *, co
     d = check_int("dim", dim, 2, None)
     t = check_real("tau", tau, 0.0, math.inf)
     prs = default_pairs(n) if pairs is None else check_pairs(pairs, n)
-    r = _radius(radius)
+    return _infonce_spec(n, d, t, prs, bool(coupled), _radius(radius))
+
+
+@functools.lru_cache(maxsize=32)
+def _infonce_spec(n: int, d: int, t: float, prs: tuple[tuple[int, int], ...], coupled: bool, r: float) -> LandscapeSpec:
+    """Built once per arguments, so repeated searches reuse the compiled kernels (cached per spec)."""
     pot = _scaled(infonce_potential(n, prs, t, coupled=bool(coupled)), r)
     sym = Symmetry.infonce(prs)
     validate_potential(pot, n, d, sym, name="infonce potential")
@@ -220,8 +233,11 @@ def thomson_spec(num_points: int, dim: int = 3) -> LandscapeSpec:
     Raises:
       ValueError: ``num_points < 2`` or ``dim < 2`` (named).
     """
-    n = check_int("num_points", num_points, 2, None)
-    d = check_int("dim", dim, 2, None)
+    return _thomson_spec(check_int("num_points", num_points, 2, None), check_int("dim", dim, 2, None))
+
+
+@functools.lru_cache(maxsize=32)
+def _thomson_spec(n: int, d: int) -> LandscapeSpec:
     pot = thomson_potential(n)
     sym = Symmetry.all_points()
     validate_potential(pot, n, d, sym, name="thomson potential")

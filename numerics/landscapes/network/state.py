@@ -11,7 +11,7 @@ import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.catalog import Catalog
 from contrastive_bounds.numerics.landscapes.network.records import Effort, NetworkMinimum, TransitionState
-from contrastive_bounds.numerics.landscapes.network.saddle import EIGENVALUE_TOL, GRADIENT_TOL
+from contrastive_bounds.numerics.landscapes.network.verify import EIGENVALUE_TOL, GRADIENT_TOL
 from contrastive_bounds.numerics.landscapes.network.store import save_state
 from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL
 from contrastive_bounds.theory.domains import check_int, check_real
