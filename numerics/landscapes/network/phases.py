@@ -26,6 +26,7 @@ __all__ = ["run_starts", "run_hops", "run_transition_states", "absorb_minimisati
 
 _DESCENT_STEP = 0.02  # displacement along ± the negative eigenvector before descending from a TS
 _EF_KICK = 0.05  # initial displacement along a soft mode for single-ended searches
+_KICK_OFF_SADDLE = 0.05  # displacement along the lowest mode when a minimisation ended on a saddle
 
 
 def uniform_starts(rng: np.random.Generator, count: int, n: int, d: int) -> np.ndarray:
@@ -52,11 +53,14 @@ def _classify(state: SearchState, z: np.ndarray, expect: int) -> list[CriticalPo
 
 
 def absorb_minimisations(state: SearchState, z: np.ndarray, energy: np.ndarray, status: np.ndarray,
-                         found_by: str) -> list[int | None]:
+                         found_by: str, retries: int = 2) -> list[int | None]:
     """Identify minimiser outputs with known minima, refine and add the new ones.
 
-    Returns the minimum id of each output (None: non-finite, or it stopped on a saddle — index-1
-    ones become seeds of transition-state refinement).
+    An output that polishes to a saddle (a minimisation that stalled in a flat region) is pushed off
+    along its lowest Hessian mode and minimised again, up to ``retries`` times; index-1 saddles met on
+    the way become seeds of transition-state refinement.
+
+    Returns the minimum id of each output (None: non-finite, or still on a saddle after the retries).
     """
     cat = state.catalog
     ids: list[int | None] = [None] * len(z)
@@ -73,13 +77,23 @@ def absorb_minimisations(state: SearchState, z: np.ndarray, energy: np.ndarray, 
             todo.append(k)
     if todo:
         zr = newton_polish(state.spec, z[todo], chunk=state.settings.chunk)
+        stuck = []
         for k, cp in zip(todo, _classify(state, zr, 0)):
             if cp.index == 0 and cp.gradient_norm <= state.settings.gradient_tol:
                 ids[k], _ = cat.add_minimum(cp, found_by)
             else:
                 state.effort.saddle_stops += 1
-                if cp.index == 1:
+                if cp.index == 1 and cp.gradient_norm <= state.settings.gradient_tol:
                     state.saddle_seeds.append({"z": cp.z, "mode": cp.mode})
+                if cp.index >= 1:
+                    stuck.append((k, cp))
+        if stuck and retries > 0:
+            kicked = np.stack([_retract(cp.z, _KICK_OFF_SADDLE * cp.mode) for _, cp in stuck])
+            res = minimize_batch(state.spec, kicked, chunk=state.settings.chunk)
+            state.effort.minimisations += len(kicked)
+            again = absorb_minimisations(state, res.z, res.energy, res.status, found_by, retries - 1)
+            for (k, _), mid in zip(stuck, again):
+                ids[k] = mid
     return ids
 
 
@@ -189,11 +203,22 @@ def _equiv(state: SearchState, a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _refine_and_connect(state: SearchState, z: np.ndarray, modes: np.ndarray, found_by: str) -> None:
+    """Refine candidates to index-1 saddles and connect them; a candidate that converged to a saddle of
+    higher index is kicked once along its second-lowest mode and refined again (following its lowest)."""
     if len(z) == 0:
         return
     zr, *_ = refine_batch(state.spec, z, modes, index=1, chunk=state.settings.chunk, max_iter=300)
     state.effort.refinements += len(z)
-    _connect(state, _classify(state, zr, 1), found_by)
+    cps = _classify(state, zr, 1)
+    high = [cp for cp in cps if cp.index >= 2 and cp.gradient_norm <= state.settings.gradient_tol and len(cp.modes) > 1]
+    if high:
+        zk = np.stack([_retract(cp.z, _EF_KICK * cp.modes[1]) for cp in high])
+        zr2, *_ = refine_batch(state.spec, zk, np.stack([cp.modes[0] for cp in high]), index=1,
+                               chunk=state.settings.chunk, max_iter=300)
+        state.effort.refinements += len(high)
+        retried = {id(cp): new for cp, new in zip(high, _classify(state, zr2, 1))}
+        cps = [retried.get(id(cp), cp) if retried.get(id(cp), cp).index == 1 else cp for cp in cps]
+    _connect(state, cps, found_by)
 
 
 def _single_ended(state: SearchState, elapsed: Callable[[], float]) -> None:
@@ -270,7 +295,7 @@ def run_transition_states(state: SearchState, elapsed: Callable[[], float]) -> N
             mins = state.catalog.minima
             za = np.stack([mins[i].z for i, _ in batch])
             zb = np.stack([align(mins[i].z, mins[j].z, state.spec.symmetry, seed=s.seed) for i, j in batch])
-            paths, energies, _, _ = run_neb(state.spec, za, zb, chunk=min(s.chunk, 16), images=s.images,
+            paths, energies, _, _ = run_neb(state.spec, za, zb, chunk=min(s.chunk, 8), images=s.images,
                                             iterations=s.neb_iterations, climb_after=s.neb_iterations // 5)
             state.effort.neb_runs += len(batch)
             cand_z, cand_m = [], []

@@ -46,7 +46,7 @@ class NetworkResult:
       unverified: rejected saddle candidates with their reasons (never used for H*).
       analysis: :class:`~.graph.NetworkAnalysis` (H*, barriers, global minima, D, cross-check).
       effort: :class:`~.records.Effort`. status: ``"complete"``, ``"barrier-free within this search"``
-        or ``"incomplete: ..."``. interrupted: the search was stopped before its rule ended it.
+        or ``"incomplete: ..."`` (a search stopped by Ctrl-C returns no result: it is saved and resumed).
       disconnectivity_png: path of the PNG, or None.
     """
 
@@ -58,7 +58,6 @@ class NetworkResult:
     analysis: NetworkAnalysis
     effort: Effort
     status: str
-    interrupted: bool = False
     disconnectivity_png: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -97,13 +96,11 @@ class NetworkResult:
             "transition_states": [t.to_dict(coordinates=coordinates) for t in self.transition_states],
             "unverified_saddles": [t.to_dict(coordinates=coordinates) for t in self.unverified],
             "analysis": self.analysis.to_dict(), "effort": self.effort.to_dict(), "effort_text": self.effort_text(),
-            "interrupted": self.interrupted, "disconnectivity_png": self.disconnectivity_png, "notes": self.notes,
+            "disconnectivity_png": self.disconnectivity_png, "notes": self.notes,
         }
 
 
-def _status(analysis: NetworkAnalysis, minima: list[NetworkMinimum], interrupted: bool) -> str:
-    if interrupted:
-        return "incomplete: interrupted (resume to continue)"
+def _status(analysis: NetworkAnalysis, minima: list[NetworkMinimum]) -> str:
     if len(minima) == 1:
         return "barrier-free within this search"
     if not analysis.complete:
@@ -162,7 +159,6 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
         state.effort.stop_rule = base.stop_rule()
     state.path, state.spec, state.progress = path, spec, progress
     elapsed = clock()
-    interrupted = False  # an interruption re-raises; a result is only returned by a search that ended by its rule
     try:
         if state.phase == "starts":
             run_starts(state, elapsed)
@@ -174,11 +170,10 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
         state.save(elapsed())
         raise
     state.effort.seconds = state.seconds_before + elapsed()
-    return _result(spec, state, out, draw, interrupted, transition_states)
+    return _result(spec, state, out, draw, transition_states)
 
 
-def _result(spec: LandscapeSpec, state: SearchState, out: str | Path | None, draw: bool, interrupted: bool,
-            with_ts: bool) -> NetworkResult:
+def _result(spec: LandscapeSpec, state: SearchState, out: str | Path | None, draw: bool, with_ts: bool) -> NetworkResult:
     cat = state.catalog
     analysis = analyse_network(cat.minima, cat.transition_states)
     png = None
@@ -195,8 +190,7 @@ def _result(spec: LandscapeSpec, state: SearchState, out: str | Path | None, dra
         notes.append(f"sphere radius {spec.radius:g}: energies are those of the radius-R landscape; Hessian eigenvalues "
                      f"are in the unit-sphere metric (divide by R² = {spec.radius ** 2:g} for the radius-R metric)")
     state.effort.seconds = round(state.effort.seconds, 3)
-    status = _status(analysis, cat.minima, interrupted) if with_ts else "minima only (no transition-state search)"
+    status = _status(analysis, cat.minima) if with_ts else "minima only (no transition-state search)"
     return NetworkResult(spec.to_dict(), state.settings.to_dict(), list(cat.minima), cat.verified_ts(),
-                         cat.unverified_ts(), analysis, state.effort, status,
-                         interrupted, png, notes + analysis.warnings)
+                         cat.unverified_ts(), analysis, state.effort, status, png, notes + analysis.warnings)
 

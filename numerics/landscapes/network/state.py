@@ -52,7 +52,7 @@ class SearchSettings:
     hop_step: float = 0.5
     hop_temperature: float = 1.0
     neighbours: int = 3
-    single_ended_modes: int = 2
+    single_ended_modes: int = 3
     max_ts_rounds: int = 6
     images: int = 16
     neb_iterations: int = 1500
