@@ -18,7 +18,8 @@ from typing import Any
 
 from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
 
-__all__ = ["STATE_FILE", "STATE_VERSION", "save_state", "load_state", "check_resume", "atomic_write_bytes"]
+__all__ = ["STATE_FILE", "STATE_VERSION", "save_state", "load_state", "check_resume", "atomic_write_bytes",
+           "prepare_folder"]
 
 STATE_FILE = "network.json"
 STATE_VERSION = 1
@@ -103,5 +104,3 @@ def prepare_folder(out: str | os.PathLike) -> Path:
     ensure_writable_parent(folder / STATE_FILE, "out")
     return folder
 
-
-__all__.append("prepare_folder")
