@@ -50,7 +50,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
 
     The file gets the mode an ordinary ``open(path, "w")`` would give it (``0o666 & ~umask``), not
-    ``mkstemp``'s private 0600 (tester3 #12: reports must be readable by a CI or a shared folder).
+    ``mkstemp``'s private 0600: reports must be readable by a CI job or in a shared folder.
 
     Raises:
       OSError: the folder cannot be created or the file cannot be written (disk full, read-only).
@@ -170,7 +170,7 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
     """
     from contrastive_bounds.numerics.precision import enable_x64
 
-    ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after it (tester3 #6)
+    ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after the work is done
     enable_x64()  # the main job compares bounds in float64 (DESIGN.md, Precision); our entry point
     checks = registered_checks()
     path = out_dir / "results.json"

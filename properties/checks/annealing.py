@@ -6,7 +6,7 @@ Every stochastic check compares a simulated proportion or mean with a theoretica
 Kramers at the hottest temperature of the run, step factor 1 + 5h), means with the exact
 quadrature. Intervals are Clopper-Pearson / normal at 99.9 %; ``p_value`` feeds Holm.
 
-Fault injection (used by tests/test_checks_annealing.py): ``noise_factor`` (a simulator whose noise
+Fault injection (used by tests/properties/test_checks_annealing.py): ``noise_factor`` (a simulator whose noise
 is that many times the right one; sqrt(h) is the C11 error), ``rule`` (``"hks"`` or the seed note's
 ``"seed-inverted"`` condition decides what a schedule is asserted to do), ``exponent`` (``"delta/Gamma"``
 or the seed note's ``"seed"``), ``landscape`` (A8.4), ``anisotropy`` (A8.5).
