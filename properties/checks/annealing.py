@@ -105,7 +105,7 @@ def _trap_vs_kramers(land: Any, sched: Any, trap: Any, run: Any, *, need_positiv
 def _vmf_mean_z3(kappa: float, temperature: float, chains: int, step_size: float, t_burn: float, t_end: float,
                  seed: int, noise_factor: float = 1.0, anisotropy: Any = None) -> tuple[float, float]:
     """Mean of z3 under the chain on S² (per-chain time averages after burn-in) and its standard error."""
-    from contrastive_bounds.numerics.langevin.driver import default_record_every
+    from contrastive_bounds.numerics.langevin import default_record_every
     from contrastive_bounds.numerics.langevin.experiments import run_schedule
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
 
@@ -296,7 +296,7 @@ def a4_fast(params: Mapping[str, Any], seed: int) -> Outcome:
 def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
     import mpmath
 
-    from contrastive_bounds.numerics.langevin.driver import Arc, simulate
+    from contrastive_bounds.numerics.langevin import Arc, simulate
     from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
     from contrastive_bounds.numerics.langevin.experiments import STEP_BIAS_PER_UNIT_H, misscaled_temperature
     from contrastive_bounds.numerics.landscapes.registry import get_landscape

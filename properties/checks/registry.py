@@ -15,6 +15,7 @@ from contrastive_bounds.properties.checks.framework import CheckSpec, defined_ch
 #: Modules whose import registers the built-in checks, in report order of papers.
 CHECK_MODULES: tuple[str, ...] = (
     "contrastive_bounds.properties.checks.alignment",
+    "contrastive_bounds.properties.checks.alignment_training",
     "contrastive_bounds.properties.checks.annealing",
 )
 

@@ -62,7 +62,7 @@ def test_unwritable_checkpoint_folder_fails_before_any_step(tmp_path, monkeypatc
     z = np.tile(np.array([[[1.0, 0.0]]]), (2, 1, 1))
     calls = []
     monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
-    monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver._chunk_fn", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver.chunk_fn", lambda *a, **k: calls.append(1))
     with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
         simulate(kernel, z, num_steps=10, seed=0, checkpoint=tmp_path / "run.npz", progress=False)
     assert calls == []  # refused before anything was compiled or run
@@ -209,13 +209,13 @@ def test_resume_without_checkpoint_is_refused():
 def test_fingerprint_difference_names_the_settings():
     """A refused resume names the settings that differ (the first few, then a count) instead of saying only
     that the configuration differs."""
-    from contrastive_bounds.numerics.langevin.driver import _fingerprint_difference
+    from contrastive_bounds.numerics.langevin.checkpoint import fingerprint_difference
 
     a = '{"shards": 2, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}'
-    assert _fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
+    assert fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
         "shards: 2 in the checkpoint, 1 now"
-    many = _fingerprint_difference(a, '{"shards": 1, "prng": "threefry2x32", "seed": 2, "x": 3, "y": 2}')
+    many = fingerprint_difference(a, '{"shards": 1, "prng": "threefry2x32", "seed": 2, "x": 3, "y": 2}')
     assert many.startswith("prng: \"fused-threefry\" in the checkpoint, \"threefry2x32\" now; seed: 1") and \
         many.endswith("; and 1 more")
-    assert _fingerprint_difference("not json", a) == "unreadable fingerprint"
+    assert fingerprint_difference("not json", a) == "unreadable fingerprint"
 

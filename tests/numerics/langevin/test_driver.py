@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.langevin.driver import Arc, EnergyBelow, default_record_every, simulate
+from contrastive_bounds.numerics.langevin import Arc, EnergyBelow, default_record_every, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning, langevin_kernel
 from contrastive_bounds.theory.annealing import make_schedule

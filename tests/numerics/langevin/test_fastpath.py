@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 
 from contrastive_bounds.numerics.landscapes.circle import FourierSeries
-from contrastive_bounds.numerics.langevin.driver import Arc, EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin import Arc, EnergyBelow, simulate
 from contrastive_bounds.numerics.langevin.fused_rng import fused_normal_pairs, fused_normals, threefry2x32
 from contrastive_bounds.numerics.landscapes.infonce import (
     hardest_negative_potential,
@@ -316,7 +316,7 @@ def test_sharded_run_on_two_host_devices():
         """
         import numpy as np, jax
         jax.config.update("jax_enable_x64", True)
-        from contrastive_bounds.numerics.langevin.driver import simulate
+        from contrastive_bounds.numerics.langevin import simulate
         from contrastive_bounds.numerics.landscapes.registry import get_landscape
         from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
         from contrastive_bounds.numerics.sphere import uniform

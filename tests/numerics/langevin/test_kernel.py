@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin.driver import simulate
+from contrastive_bounds.numerics.langevin import simulate
 from contrastive_bounds.numerics.langevin.kernel import (
     LangevinState,
     euler_maruyama_increment,

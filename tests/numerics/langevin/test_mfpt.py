@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin.driver import Arc, simulate
+from contrastive_bounds.numerics.langevin import Arc, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.theory.kramers import exact_mfpt_interval

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.langevin.driver import simulate
+from contrastive_bounds.numerics.langevin import simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning, langevin_kernel
 
