@@ -39,6 +39,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                              "landscape."),
     "anneal": ("anneal", "Run annealed Langevin chains; report the success fraction and hitting times beside the "
                          "theory."),
+    "landscape": ("landscape", "Minima (with multiplicities), verified transition states, H* and Catoni's D by a "
+                               "transition network."),
     "check": ("check", "Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and "
                        "reports."),
     "sweep": ("sweep", "Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, "

@@ -170,6 +170,8 @@ NOT_YET_WALKED: dict[str, str] = {
     "alignment.proxy.*": "proxy comparison (dtype from SGDConfig)",
     "alignment.eta_eff.*": "eta_eff estimation (dtype from SGDConfig)",
     "alignment.batch_scaling.*": "batch-scaling grid (dtype from SGDConfig)",
+    "landscapes.network.*": "landscape networks (every module of the subpackage), merged after the walk was written",
+    "landscapes.thomson.*": "Thomson potential factory, merged after the walk was written",
     "landscapes.barriers.union_find_depths": "numpy",
     "landscapes.barriers.gudhi_persistence": "gudhi (float64 in C++)",
     "landscapes.barriers.critical_height_from_pairs": "Python floats",
@@ -219,10 +221,15 @@ def public_functions() -> list[str]:
     return sorted(out)
 
 
+def _not_yet_walked(name: str) -> bool:
+    """In NOT_YET_WALKED by name or by a ``prefix.*`` entry (which covers subpackages)."""
+    return name not in CASES and (name in NOT_YET_WALKED or any(
+        k.endswith(".*") and name.startswith(k[:-1]) for k in NOT_YET_WALKED))
+
+
 def _exempt(name: str) -> bool:
     module_glob = f"{name.rsplit('.', 1)[0]}.*"
-    return (name in EXEMPT or module_glob in EXEMPT
-            or (name not in CASES and (name in NOT_YET_WALKED or module_glob in NOT_YET_WALKED)))
+    return name in EXEMPT or module_glob in EXEMPT or _not_yet_walked(name)
 
 
 def main() -> None:
@@ -247,7 +254,7 @@ def main() -> None:
             continue
         dtype = getattr(value, "dtype", None)
         results[name] = f"returned {dtype} without raising"
-    not_walked = [f for f in functions if f not in CASES and f"{f.rsplit('.', 1)[0]}.*" in NOT_YET_WALKED]
+    not_walked = [f for f in functions if _not_yet_walked(f)]
     print(json.dumps({"unlisted": unlisted, "stale": stale, "results": results, "not_yet_walked": not_walked}))
 
 
