@@ -77,7 +77,7 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
     import jax.numpy as jnp
 
     from contrastive_bounds.numerics.alignment.descent import DescentState
-    from contrastive_bounds.numerics.alignment.descent_run import _chunk_batches, _run_chunk
+    from contrastive_bounds.numerics.alignment.descent_run import chunk_batches, run_descent_chunk
 
     n = m // 2
     rng = np.random.default_rng(0)
@@ -85,7 +85,7 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
     sigma0 = np.clip(rng.uniform(-0.2, 0.2, (m, m)), -1, 1).astype(dtype)
     np.fill_diagonal(sigma0, 1.0)
     lab_j = jnp.asarray(labels)
-    batches = _chunk_batches(jax.random.key(0), lab_j, 0, count=steps, batch_size=batch_size, replace=False,
+    batches = chunk_batches(jax.random.key(0), lab_j, 0, count=steps, batch_size=batch_size, replace=False,
                              stratified=False, num_classes=10)
     tau, eta = jnp.asarray(0.5, dtype), jnp.asarray(1.0, dtype)
 
@@ -93,7 +93,7 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
         return jax.block_until_ready(DescentState(jnp.array(sigma0), jnp.array(sigma0), jnp.zeros((), dtype)))
 
     def run_jax(st):  # timed: the jitted lax.scan over `steps` steps only
-        st, rec = _run_chunk(st, batches, lab_j, tau, eta, anchors="first", coupled=False, symmetrize=False,
+        st, rec = run_descent_chunk(st, batches, lab_j, tau, eta, anchors="first", coupled=False, symmetrize=False,
                              unique=True)
         jax.block_until_ready(rec.distance)
 

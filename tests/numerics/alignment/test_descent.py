@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from contrastive_bounds.numerics import filemode
 from contrastive_bounds.numerics.alignment import descent as SD
 from contrastive_bounds.numerics.alignment.descent_run import (
-    LINKS, DescentConfig, _run_chunk, make_problem, run_similarity_descent,
+    LINKS, DescentConfig, make_problem, run_similarity_descent,
 )
 from contrastive_bounds.theory.domains import MAX_SEED
 
@@ -272,9 +272,18 @@ def test_chunk_jit_does_not_recompile_across_tau_and_eta():
     """C14: tau and eta are traced, so runs of one shape bucket reuse one compilation."""
     s0, lab = make_problem(24, 3, dim=4, seed=0)
     run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.3))
-    before = _run_chunk._cache_size()
-    run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.9, step_size=3.0))
-    assert _run_chunk._cache_size() == before
+    compiles = []
+
+    def listen(event, seconds, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(seconds)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.9, step_size=3.0))
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert compiles == []
 
 
 def _deny(*args, **kwargs):
