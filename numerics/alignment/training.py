@@ -31,7 +31,7 @@ from contrastive_bounds.theory import alignment
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from contrastive_bounds.numerics.alignment.data import augment, load_digits_subset
-from contrastive_bounds.numerics.alignment.losses import batch_loss, min_tau, view_masks, _core
+from contrastive_bounds.numerics.alignment.losses import anchor_loss_terms, batch_loss, min_tau, view_masks
 from contrastive_bounds.numerics.alignment.similarity import cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity
 from contrastive_bounds.numerics.precision import require_x64
 
@@ -186,7 +186,7 @@ def population_loss_gap(z1: np.ndarray, z2: np.ndarray, labels: np.ndarray, *, t
     out = []
     for kind in ("cl", "nscl"):
         pw, dm = view_masks(lab, kind=kind)
-        out.append(float(jnp.mean(_core(sim, pw, dm, tau))))
+        out.append(float(jnp.mean(anchor_loss_terms(sim, pw, dm, tau))))
     return out[0], out[1]
 
 
