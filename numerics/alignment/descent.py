@@ -18,28 +18,37 @@ Closed form (row-wise convention, A anchors; A = B, or 2B with ``anchors="both"`
 symmetrised ``(G + G^T)/2``. Duplicate batch entries (sampling with replacement) are merged, so the
 block gradient is exactly the gradient of the batch loss in the entries of Sigma.
 
-The driver (chunks, records, bounds, checkpoints) is :mod:`.similarity_descent_run`.
+The closed-form gradient and its reference forms for checks are in :mod:`.descent_gradients`
+(re-exported here); the driver (chunks, records, bounds, checkpoints) is :mod:`.descent_run`.
 """
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics.alignment.descent_gradients import (
+    Anchors,
+    batch_loss_on_sigma,
+    block_gradients,
+    block_structure,
+    full_gradient,
+    rows_gradient,
+)
 
 __all__ = [
     "DescentState",
     "StepRecord",
     "descent_step",
+    "sample_batch",
+    # re-exported from .descent_gradients
     "block_gradients",
+    "block_structure",
     "batch_loss_on_sigma",
     "full_gradient",
-    "sample_batch",
 ]
-
-Anchors = Literal["first", "both"]
 
 
 class DescentState(NamedTuple):
@@ -70,22 +79,6 @@ class StepRecord(NamedTuple):
     nscl_empty: jax.Array
 
 
-def _masked_softmax(x: jax.Array, mask: jax.Array) -> jax.Array:
-    """Row softmax over ``mask``; zero (not NaN, also in the gradient) on rows with an empty mask."""
-    any_row = jnp.any(mask, axis=-1, keepdims=True)
-    xm = jnp.where(mask, x, -jnp.inf)
-    top = jnp.where(any_row, jnp.max(xm, axis=-1, keepdims=True), 0.0)
-    e = jnp.where(mask, jnp.exp(jnp.where(mask, x - top, 0.0)), 0.0)
-    tot = jnp.sum(e, axis=-1, keepdims=True)
-    return e / jnp.where(any_row, tot, 1.0)
-
-
-def _rows_gradient(s: jax.Array, d: jax.Array, pos: jax.Array, tau, scale) -> jax.Array:
-    """B3 gradient rows ``(softmax_D(s / tau) - [positive] * [D nonempty]) * scale`` of anchor rows ``s`` (r, 2B)."""
-    q = _masked_softmax(s / tau, d)
-    return (q - pos * jnp.any(d, axis=-1, keepdims=True)) * scale
-
-
 def _clipped_update(s: jax.Array, g: jax.Array, step_size, clip: bool) -> tuple[jax.Array, jax.Array]:
     """``(pre, new)``: the pre-clip entries ``s - step_size * g`` and the update (clipped to [-1, 1] if ``clip``)."""
     pre = s - step_size * g
@@ -97,55 +90,6 @@ def _same_class_fractions(batch: jax.Array, lab: jax.Array) -> jax.Array:
     other = batch[:, None] != batch[None, :]
     same = other & (lab[:, None] == lab[None, :])
     return jnp.sum(same, axis=1) / jnp.maximum(jnp.sum(other, axis=1), 1)
-
-
-def _block_structure(batch: jax.Array, labels: jax.Array, anchors: Anchors, coupled: bool):
-    """Index sets of the 2B x 2B block: rows/cols ordered [first views of batch, second views]."""
-    b = batch.shape[0]
-    pos_idx = jnp.arange(b)
-    col_pos = jnp.concatenate([pos_idx, pos_idx])  # batch position of each block column
-    col_view = jnp.concatenate([jnp.zeros(b, jnp.int32), jnp.ones(b, jnp.int32)])
-    row_pos, row_view = col_pos, col_view
-    lab = labels[batch]
-    other_sample = batch[row_pos][:, None] != batch[col_pos][None, :]
-    other_class = lab[row_pos][:, None] != lab[col_pos][None, :]
-    positive = (batch[row_pos][:, None] == batch[col_pos][None, :]) & (row_view[:, None] != col_view[None, :])
-    positive = positive & (row_pos[:, None] == col_pos[None, :])  # one positive per anchor row
-    is_anchor = jnp.ones(2 * b, bool) if anchors == "both" else row_view == 0
-    d_cl = other_sample | (positive if coupled else False)
-    d_nscl = other_class | (positive if coupled else False)
-    return is_anchor, positive, d_cl & is_anchor[:, None], d_nscl & is_anchor[:, None], lab
-
-
-def block_gradients(
-    s_cl: jax.Array, s_nscl: jax.Array, batch: jax.Array, labels: jax.Array, *, tau: float,
-    anchors: Anchors = "first", coupled: bool = False,
-) -> tuple[jax.Array, jax.Array]:
-    """Closed-form gradients (THEOREMS.md B3) on the 2B x 2B block, before merging duplicates.
-
-    Args:
-      s_cl, s_nscl: float (2B, 2B) blocks ``Sigma[R][:, R]`` with ``R = [batch, n + batch]``.
-      batch: int (B,) sample indices; labels: int (n,) class of every sample.
-      tau: temperature > 0 (not validated here: jit-level function).
-      anchors, coupled: as in :func:`descent_step`.
-
-    Returns: ``(G_cl, G_nscl)`` float (2B, 2B); rows of non-anchors are zero; NSCL rows whose
-    denominator is empty are zero.
-    """
-    require_x64(s_cl, s_nscl, what="alignment.descent.block_gradients")
-    is_anchor, positive, d_cl, d_nscl, _ = _block_structure(batch, labels, anchors, coupled)
-    num_anchors = jnp.sum(is_anchor)
-    scale = 1.0 / (tau * num_anchors)
-    pos = jnp.where(positive & is_anchor[:, None], 1.0, 0.0).astype(s_cl.dtype)
-
-    b = batch.shape[0]
-    na = b if anchors == "first" else 2 * b  # anchor rows come first; the others have G = 0 exactly
-
-    def grad(s, d):
-        g = _rows_gradient(s[:na], d[:na], pos[:na], tau, scale)
-        return g if na == 2 * b else jnp.concatenate([g, jnp.zeros((2 * b - na, 2 * b), g.dtype)])
-
-    return grad(s_cl, d_cl), grad(s_nscl, d_nscl)
 
 
 def _merge(block: jax.Array, canon: jax.Array) -> jax.Array:
@@ -233,7 +177,7 @@ def descent_step(
     d_new = new_cl - new_nscl
     d2 = jnp.maximum(state.d2 + jnp.sum(keep * (d_new * d_new - d_old * d_old)), 0.0)
 
-    is_anchor, _, _, d_nscl_mask, lab = _block_structure(batch, labels, anchors, coupled)
+    is_anchor, _, _, d_nscl_mask, lab = block_structure(batch, labels, anchors, coupled)
     frac = _same_class_fractions(batch, lab)
     nscl_empty = jnp.sum(is_anchor & ~jnp.any(d_nscl_mask, axis=1)).astype(jnp.int32)
     record = StepRecord(
@@ -313,8 +257,8 @@ def _row_local_step(
         posf = pos.astype(dt)
         s_cl, flat = get(sig_cl, rows[ri])
         s_nscl, _ = get(sig_nscl, rows[ri])
-        g_cl = _rows_gradient(s_cl, d_cl, posf, tau, scale)
-        g_nscl = _rows_gradient(s_nscl, d_nscl, posf, tau, scale)
+        g_cl = rows_gradient(s_cl, d_cl, posf, tau, scale)
+        g_nscl = rows_gradient(s_nscl, d_nscl, posf, tau, scale)
         pre_cl, new_cl = _clipped_update(s_cl, g_cl, step_size, clip)
         pre_nscl, new_nscl = _clipped_update(s_nscl, g_nscl, step_size, clip)
         d_old, d_new = s_cl - s_nscl, new_cl - new_nscl
@@ -359,45 +303,6 @@ def _row_local_step(
         nscl_empty=empty,
     )
     return DescentState(sigma_cl, sigma_nscl, d2), record
-
-
-def batch_loss_on_sigma(
-    sigma: jax.Array, batch: jax.Array, labels: jax.Array, *, tau: float, kind: Literal["cl", "nscl"],
-    anchors: Anchors = "first", coupled: bool = False,
-) -> jax.Array:
-    """The batch loss of B1 written on the entries of Sigma (m, m): for ``jax.grad`` checks of B3.
-
-    ``L = (1/A) sum_{anchor rows i} [ -Sigma_{i p(i)}/tau + log sum_{u in D_i} e^{Sigma_iu/tau} ]``.
-    Anchors with an empty denominator are skipped. Returns a float scalar.
-    """
-    require_x64(sigma, what="alignment.descent.batch_loss_on_sigma")
-    n = sigma.shape[0] // 2
-    rows = jnp.concatenate([batch, batch + n])
-    s = sigma[rows[:, None], rows[None, :]]
-    is_anchor, positive, d_cl, d_nscl, _ = _block_structure(batch, labels, anchors, coupled)
-    d = d_cl if kind == "cl" else d_nscl
-    ok = jnp.any(d, axis=1)
-    pos_s = jnp.sum(jnp.where(positive & is_anchor[:, None], s, 0.0), axis=1)
-    xm = jnp.where(d, s / tau, -jnp.inf)
-    top = jax.lax.stop_gradient(jnp.where(ok, jnp.max(xm, axis=1), 0.0))
-    lse = jnp.log(jnp.sum(jnp.where(d, jnp.exp(jnp.where(d, s / tau - top[:, None], 0.0)), 0.0), axis=1)
-                  + (~ok)) + top
-    per = jnp.where(is_anchor & ok, -pos_s / tau + lse, 0.0)
-    return jnp.sum(per) / jnp.sum(is_anchor)
-
-
-def full_gradient(
-    sigma: jax.Array, batch: jax.Array, labels: jax.Array, *, tau: float, kind: Literal["cl", "nscl"],
-    anchors: Anchors = "first", coupled: bool = False,
-) -> jax.Array:
-    """The closed-form gradient scattered into an (m, m) matrix (O(m^2) memory: for tests and small m)."""
-    require_x64(sigma, what="alignment.descent.full_gradient")
-    n = sigma.shape[0] // 2
-    rows = jnp.concatenate([batch, batch + n])
-    s = sigma[rows[:, None], rows[None, :]]
-    g_cl, g_nscl = block_gradients(s, s, batch, labels, tau=tau, anchors=anchors, coupled=coupled)
-    g = g_cl if kind == "cl" else g_nscl
-    return jnp.zeros_like(sigma).at[rows[:, None], rows[None, :]].add(g)
 
 
 def sample_batch(
