@@ -6,24 +6,13 @@ import math
 from typing import Optional
 
 import typer
-from rich.progress import Progress
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import command, console, emit_json
+from contrastive_bounds.properties.cli.common import command, console, emit_json, progress_bar
 
 align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simulation, digits training, proxy vs SGD, "
                         "batch-size scaling, comparing your embeddings.",
                         no_args_is_help=True)
-
-
-def _progress(description: str, total: int, quiet: bool):
-    """A transient progress bar on a terminal; none with ``--json`` or when stdout is not a terminal
-    (rich would print a stray blank line there). Call only after every argument is validated."""
-    if quiet or not console.is_terminal:
-        return None, None
-    prog = Progress(console=console, transient=True)
-    task = prog.add_task(description, total=total)
-    return prog, (lambda done, _total: prog.update(task, completed=done))
 
 
 @align_app.command("simulate")
@@ -54,7 +43,7 @@ def simulate(
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
                         replace=replace, stratified=stratified)
     check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
-    prog, cb = _progress("similarity descent", steps, json_out)
+    prog, cb = progress_bar("similarity descent", steps, json_out)
     if prog is not None:
         with prog:
             res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
@@ -165,7 +154,7 @@ def train(
     check_train_config(cfg)  # before any output: bad input gives one line and exit 2
     if plot is not None:
         _check_plot_path(plot)
-    prog, cb = _progress("training", epochs, json_out)
+    prog, cb = progress_bar("training", epochs, json_out)
     if prog is not None:
         with prog:
             res = train_alignment(cfg, progress=cb)

@@ -61,7 +61,7 @@ def proxy(
     """Plain SGD of CL and NSCL vs similarity descent on the same batches: fidelity, d_t, Theorem 1 on real training."""
     from contrastive_bounds.numerics.alignment.proxy import ProxyConfig, check_proxy_inputs, run_proxy_comparison
     from contrastive_bounds.numerics.alignment.sgd import SGDConfig
-    from contrastive_bounds.properties.cli.align import _progress
+    from contrastive_bounds.properties.cli.common import progress_bar
 
     cfg = ProxyConfig(sgd=SGDConfig(model=model, num_classes=num_classes, reference_size=reference_size,
                                     batch_size=batch_size, learning_rate=learning_rate, steps=steps, tau=tau, seed=seed,
@@ -69,7 +69,7 @@ def proxy(
                       record_every=record_every, fit_steps=fit_steps, eta_estimator=eta_estimator, eta_eff=eta_eff,
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
-    prog, cb = _progress("SGD and proxy", steps, json_out)
+    prog, cb = progress_bar("SGD and proxy", steps, json_out)
     if prog is not None:
         with prog:
             res = run_proxy_comparison(cfg, checkpoint=checkpoint, progress=cb)
@@ -127,7 +127,7 @@ def batch_scaling(
     """Batch size x learning-rate scaling on digits (paper Fig. 5): CKA/RSA vs B beside the bound's and the paper's trend."""
     from contrastive_bounds.numerics.alignment.batch_scaling import ScalingConfig, check_scaling_inputs, run_batch_scaling
     from contrastive_bounds.numerics.alignment.sgd import SGDConfig
-    from contrastive_bounds.properties.cli.align import _progress
+    from contrastive_bounds.properties.cli.common import progress_bar
 
     cfg = ScalingConfig(batch_sizes=_ints("--batch-sizes", batch_sizes), exponents=_floats("--exponents", exponents),
                         budgets=tuple(b.strip() for b in budgets.split(",") if b.strip()), seeds=seeds, seed=seed,
@@ -136,7 +136,7 @@ def batch_scaling(
                                       views=views, dtype=dtype))
     check_scaling_inputs(cfg)
     cells = len(cfg.batch_sizes) * len(cfg.budgets)
-    prog, cb = _progress("grid cells", cells, json_out)
+    prog, cb = progress_bar("grid cells", cells, json_out)
     if prog is not None:
         with prog:
             res = run_batch_scaling(cfg, checkpoint=checkpoint, progress=cb)

@@ -98,3 +98,16 @@ def emit_json(obj: Any) -> None:
     """Print ``obj`` as JSON on stdout (non-finite floats become null)."""
     sys.stdout.write(json.dumps(_jsonable(obj), indent=2, default=str) + "\n")
     sys.stdout.flush()
+
+
+def progress_bar(description: str, total: int, quiet: bool):
+    """A transient progress bar on a terminal: ``(progress, callback(done, total))``, or ``(None, None)``
+    with ``--json`` (``quiet``) or when stdout is not a terminal (rich would print a stray blank line
+    there). Call only after every argument is validated; the caller starts and stops ``progress``."""
+    if quiet or not console.is_terminal:
+        return None, None
+    from rich.progress import Progress
+
+    prog = Progress(console=console, transient=True)
+    task = prog.add_task(description, total=total)
+    return prog, (lambda done, _total: prog.update(task, completed=done))

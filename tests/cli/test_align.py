@@ -120,7 +120,7 @@ def test_train_plot_folder_checked_before_training(monkeypatch):
 def test_bad_input_is_one_line_before_progress(monkeypatch, argv, name):
     """Bad input: one line 'error: ...' (no leading blank line), raised before progress output starts."""
     started = []
-    monkeypatch.setattr(cli_align, "_progress", lambda *a: started.append(a) or (None, None))
+    monkeypatch.setattr(cli_align, "progress_bar", lambda *a: started.append(a) or (None, None))
     res = runner.invoke(app, argv)
     assert res.exit_code == 2, res.output
     assert res.output.startswith("error: ") and res.output.count("\n") == 1, repr(res.output)
