@@ -26,6 +26,8 @@ form                   definition                                      defaults 
 ``sqrt``               ``T(t) = c / sqrt(t + t0)``                     ``t0 = 1``           ``0``
 =====================  ==============================================  ===================  =========
 
+The forms and their evaluation from parameters are in :mod:`.schedule_forms` (re-exported here).
+
 ``generator`` is the time-scaled generator ``Δ − beta(t)∇V·∇`` of THEOREMS.md A2, whose process is
 the standard Langevin process run on the clock ``s(t) = ∫_0^t beta``; this object reports
 ``beta(t)`` on the generator's own clock. Fed to a simulator of ``dZ = −∇V dt + sqrt(2T) dW`` it
@@ -47,6 +49,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .domains import check_real
+from .schedule_forms import FAST_FORMS, FORM_PARAMETERS, FORMS, LOG_FORMS, form_beta, form_temperature
 
 __all__ = [
     "FORMS",
@@ -57,26 +60,6 @@ __all__ = [
     "make_schedule",
     "hks_constant_to_form",
 ]
-
-#: Logarithmic forms, all with a finite positive HKS constant.
-LOG_FORMS = ("temperature", "inverse-temperature", "author", "noise", "generator")
-#: Forms whose temperature goes to 0 faster than any c/log t (or reaches 0 in finite time).
-FAST_FORMS = ("linear", "exponential", "polynomial", "sqrt")
-FORMS = ("fixed",) + LOG_FORMS + FAST_FORMS
-
-# form -> (required params, {optional param: default})
-_SPEC: dict[str, tuple[tuple[str, ...], dict[str, float]]] = {
-    "fixed": (("c",), {}),
-    "temperature": (("c",), {"t0": 2.0}),
-    "inverse-temperature": (("c",), {"t0": 2.0}),
-    "author": (("c",), {"t0": 1.0}),
-    "noise": (("c",), {"t0": 2.0}),
-    "generator": (("c",), {}),
-    "linear": (("c", "t_end"), {}),
-    "exponential": (("c", "gamma"), {"period": 1.0}),
-    "polynomial": (("c", "alpha"), {"t0": 1.0}),
-    "sqrt": (("c",), {"t0": 1.0}),
-}
 
 _BOUNDARY_RTOL = 1e-12
 
@@ -138,38 +121,14 @@ class Schedule:
           array of ``t``'s shape (float dtype of ``t``/``xp``). Values outside the validated range
           may be 0, negative or inf: call :meth:`validate_range` first (it never clamps).
         """
-        p = self.params
-        f = self.form
-        if f == "fixed":
-            return 0.0 * t + 1.0 / p["c"]
-        if f in ("temperature", "inverse-temperature"):
-            return xp.log(t + p["t0"]) / p["c"]
-        if f == "author":
-            return p["c"] * xp.log(t + p["t0"])
-        if f == "noise":
-            return 2.0 * xp.log(t + p["t0"]) / p["c"]
-        if f == "generator":
-            return xp.log1p(t) / p["c"]
-        if f == "polynomial":
-            return p["c"] * (t + p["t0"]) ** p["alpha"]
-        return 1.0 / self.temperature(t, xp=xp)
+        return form_beta(self.form, self.params, t, xp)
 
     def temperature(self, t: Any, xp: ModuleType = np) -> Any:
         """Temperature ``T(t)`` (the ``T`` of ``dZ = −grad V dt + sqrt(2T) dW``, THEOREMS.md A1).
 
         Args and return as in :meth:`beta`.
         """
-        p = self.params
-        f = self.form
-        if f == "fixed":
-            return 0.0 * t + p["c"]
-        if f == "linear":
-            return p["c"] * (1.0 - t / p["t_end"])
-        if f == "exponential":
-            return p["c"] * xp.exp((t / p["period"]) * math.log(p["gamma"]))
-        if f == "sqrt":
-            return p["c"] / xp.sqrt(t + p["t0"])
-        return 1.0 / self.beta(t, xp=xp)
+        return form_temperature(self.form, self.params, t, xp)
 
     def noise_variance(self, t: Any, xp: ModuleType = np) -> Any:
         """``sigma(t)^2 = 2·T(t)`` of ``dX = −grad V dt + sigma dW`` (same shapes as :meth:`beta`)."""
@@ -400,9 +359,9 @@ def make_schedule(form: str, **params: float) -> Schedule:
 
     Source: THEOREMS.md A2 (conventions), classical references in the module docstring.
     """
-    if form not in _SPEC:
+    if form not in FORM_PARAMETERS:
         raise ValueError(f"form={form!r} is not a schedule form; choose one of {', '.join(FORMS)}")
-    required, optional = _SPEC[form]
+    required, optional = FORM_PARAMETERS[form]
     unknown = set(params) - set(required) - set(optional)
     if unknown:
         raise ValueError(

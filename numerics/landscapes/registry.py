@@ -12,6 +12,7 @@ jit/vmap/grad-able and keeps the input dtype. The β-scaled model of A7 (v0 mult
 from __future__ import annotations
 
 import inspect
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,12 @@ def _describe_parameters(name: str) -> str:
 
 
 def get_landscape(name: str, **params: Any) -> Landscape:
-    """Build a named landscape (see the module docstring for names and parameters).
+    """Build a named landscape (see :mod:`.builtin` for names and parameters).
+
+    The same name with the same plain parameters (numbers, strings, booleans, ``None`` and tuples of
+    them, equal in value and type) gives the same immutable object, so that simulations of it share
+    their compiled programs (:func:`contrastive_bounds.numerics.langevin.chunk.chunk_fn` caches by
+    landscape) and its critical points are analysed once; the :data:`MEMO_SIZE` most recent are kept.
 
     Raises:
       ValueError: unknown name; a parameter the landscape does not take (the message lists the ones
@@ -64,10 +70,40 @@ def get_landscape(name: str, **params: Any) -> Landscape:
     if unknown:
         given = ", ".join(f"{k}={params[k]!r}" for k in unknown)
         raise ValueError(f"parameter {given} is not accepted: {_describe_parameters(name)}")
+    key = _memo_key(name, params)
+    if key is not None and key in _BUILT:
+        _BUILT.move_to_end(key)
+        return _BUILT[key]
     try:
-        return BUILDERS[name](**params)
+        land = BUILDERS[name](**params)
     except TypeError as exc:  # a value of the wrong type deep inside a builder
         raise ValueError(f"bad parameter value for landscape {name!r} ({exc}); {_describe_parameters(name)}") from None
+    if key is not None:
+        _BUILT[key] = land
+        if len(_BUILT) > MEMO_SIZE:
+            _BUILT.popitem(last=False)
+    return land
+
+
+#: How many landscapes :func:`get_landscape` keeps for reuse.
+MEMO_SIZE = 32
+_BUILT: "OrderedDict[tuple, Landscape]" = OrderedDict()
+
+
+def _plain(value: Any) -> Any:
+    """A hashable, type-exact image of a plain parameter value; TypeError for anything else."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return (type(value), value)
+    if isinstance(value, tuple):
+        return (tuple, tuple(_plain(v) for v in value))
+    raise TypeError(type(value).__name__)
+
+
+def _memo_key(name: str, params: dict[str, Any]) -> tuple | None:
+    try:
+        return (name, tuple(sorted((k, _plain(v)) for k, v in params.items())))
+    except TypeError:
+        return None
 
 
 def resolve_landscape(spec: str, **params: Any) -> Landscape:

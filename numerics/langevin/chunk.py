@@ -1,7 +1,8 @@
 """The jitted chunk of a run: a loop of steps of all chains with their observables, one compile per run.
 
-:func:`chunk_fn` builds ``(carry, key, t_start, n_units) -> (carry, potentials)``: ``n_units`` (a
-traced scalar, so every chunk of a run reuses one compiled program whatever its length) units of
+:func:`chunk_fn` builds ``(carry, key, t_start, n_units, temperature_values) -> (carry, potentials)``:
+``n_units`` (a traced scalar, so every chunk of a run reuses one compiled program whatever its
+length) units of
 ``unit_steps`` steps each; after each unit it writes V of every chain into row u of a
 ``(max_units, chains)`` buffer. The driver takes a unit to be one record (``unit_steps =
 record_every``) unless one record of all chains would take longer than a chunk should (a chunk must
@@ -17,11 +18,14 @@ V at every step); other kernels whose landscape evaluates on trailing batch axes
 chains at once (:meth:`.kernel.LangevinKernel.step_chains_last`); the rest go through ``vmap`` of
 :meth:`.kernel.LangevinKernel.step_with_noise`. Either way a step is one or two elementwise loops
 with no stack/concatenate (XLA:CPU compiles those to scalar code).
+
+The schedule's constants are data of the program (``temperature_values``, :mod:`.temperature`), so
+runs whose kernels differ only in them (``compile_key``) share one compilation.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Any
 
 import jax
@@ -64,14 +68,21 @@ def compiler_options() -> dict[str, Any]:
     return {"xla_cpu_prefer_vector_width": 512} if jax.default_backend() == "cpu" else {}
 
 
-@lru_cache(maxsize=64)
+_CACHE_SIZE = 64
+_CHUNKS: "OrderedDict[tuple, Any]" = OrderedDict()
+
+
 def chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, unit_steps: int, max_units: int, unroll: int,
              fused: bool = False, num_shards: int = 1):
-    """Jitted chunk ``(carry, key, t_start, n_units) -> (carry, potentials (max_units, chains))``.
+    """Jitted chunk ``(carry, key, t_start, n_units, temperature_values) -> (carry, potentials (max_units, chains))``.
 
     Args:
-      kernel, target, basins: the run's kernel and predicates (hashable; compiled programs are cached
-        per argument tuple, so reuse the same objects).
+      kernel, target, basins: the run's kernel and predicates (hashable). Compiled programs are cached
+        per argument tuple, the kernel standing for its ``compile_key`` when it has one: kernels that
+        differ only in the data of their temperature program (schedules of one form with other
+        constants, :mod:`.temperature`) share one program, which takes the data as
+        ``temperature_values`` (``kernel.temperature_data(dtype)``); otherwise the
+        kernel object itself is the key (reuse it to reuse the compiled chunk).
       unit_steps: steps per unit (≥ 1); a unit must start at a multiple of ``unit_steps``.
       max_units: rows of the potentials buffer; ``n_units`` must lie in [1, max_units]. Rows
         ``n_units`` and beyond are zeros.
@@ -82,29 +93,36 @@ def chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, unit_steps: int
     Returns:
       The jitted function; it donates ``carry``. ``carry`` is chains-first (:class:`.observables.Carry`).
     """
-    circle = kernel.supports_circle
-    if circle:
-        step_v = kernel.step_circle
-    elif kernel.supports_chains_last:
-        step_v = kernel.step_chains_last
+    key = (kernel if kernel.compile_key is None else kernel.compile_key, target, basins, unit_steps, max_units,
+           unroll, fused, num_shards)
+    fn = _CHUNKS.get(key)
+    if fn is None:
+        fn = _CHUNKS[key] = _build_chunk(kernel, target, basins, unit_steps, max_units, unroll, fused, num_shards)
+        if len(_CHUNKS) > _CACHE_SIZE:
+            _CHUNKS.popitem(last=False)
     else:
-        step_v = jax.vmap(kernel.step_with_noise, in_axes=(-1, -1, None), out_axes=-1)
+        _CHUNKS.move_to_end(key)
+    return fn
+
+
+def _build_chunk(base: LangevinKernel, target: Any, basins: tuple, unit_steps: int, max_units: int, unroll: int,
+                 fused: bool, num_shards: int):
+    circle = base.supports_circle
+    chains_last = base.supports_chains_last
+    num_basins = len(basins)
     label_v = jax.vmap(lambda p, v: basin_label(basins, p, v), in_axes=(-1, -1))
     target_v = None if target is None else jax.vmap(target, in_axes=(-1, -1))
     if circle:  # targets and basins see the public position (N, d) of each chain
         label_v = (lambda p, v, f=label_v: f(_circle_to_real(p), v))
         if target_v is not None:
             target_v = (lambda p, v, f=target_v: f(_circle_to_real(p), v))
-    num_basins = len(basins)
-    to_inner = (lambda st: kernel.circle_state(jax.lax.complex(st.position[:, 0, 0], st.position[:, 0, 1]))) \
-        if circle else _to_chains_last
     to_outer = _from_circle if circle else _to_chains_first
 
     def noise_shape_of(carry: Carry) -> tuple[int, ...]:
         if circle:
             return carry.state.position.shape  # (chains,): one tangent normal per chain
         n, d, chains = carry.state.position.shape
-        return kernel.noise_shape((n, d)) + (chains,)
+        return base.noise_shape((n, d)) + (chains,)
 
     def observe(carry: Carry, potential: jax.Array, k: jax.Array, t_new: jax.Array) -> Carry:
         """Observables after step k (carry.state holds the new position): running min, hit time,
@@ -125,30 +143,45 @@ def chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, unit_steps: int
         return carry._replace(step=k + 1, running_min=running_min, hit_time=hit_time, occupancy=occupancy,
                               last_basin=last, escapes=escapes)
 
-    def advance_generic(carry: Carry, noise: jax.Array, t_start: jax.Array) -> Carry:
-        """One step of all chains with the given standard normal ``noise`` (noise_shape_of(carry))."""
-        dtype = carry.state.potential.dtype
-        h = jnp.asarray(kernel.step_size, dtype)
-        k = carry.step
-        new = step_v(carry.state, noise, t_start + k.astype(dtype) * h)
-        return observe(carry._replace(state=new), new.potential, k, t_start + (k + 1).astype(dtype) * h)
+    def steps_with(kernel: LangevinKernel):
+        """The loop of ``unit`` steps of ``kernel`` (the run's kernel with its traced temperature values)."""
+        if circle:
+            step_v = kernel.step_circle
+        elif chains_last:
+            step_v = kernel.step_chains_last
+        else:
+            step_v = jax.vmap(kernel.step_with_noise, in_axes=(-1, -1, None), out_axes=-1)
 
-    def advance_circle(carry: Carry, noise: jax.Array, t_start: jax.Array) -> Carry:
-        """The same on the complex S¹ state; its potential/grad are refreshed once per unit."""
-        dtype = carry.state.potential.dtype
-        h = jnp.asarray(kernel.step_size, dtype)
-        k = carry.step
-        w = kernel.step_circle(carry.state.position, noise, t_start + k.astype(dtype) * h)
-        w = jax.lax.optimization_barrier(w)  # V below reads the new positions instead of redoing the step
-        value, _ = kernel.circle_value_and_derivative(w.real, w.imag)
-        return observe(carry._replace(state=carry.state._replace(position=w)), value, k,
-                       t_start + (k + 1).astype(dtype) * h)
+        def advance_generic(carry: Carry, noise: jax.Array, t_start: jax.Array) -> Carry:
+            """One step of all chains with the given standard normal ``noise`` (noise_shape_of(carry))."""
+            dtype = carry.state.potential.dtype
+            h = jnp.asarray(kernel.step_size, dtype)
+            k = carry.step
+            new = step_v(carry.state, noise, t_start + k.astype(dtype) * h)
+            return observe(carry._replace(state=new), new.potential, k, t_start + (k + 1).astype(dtype) * h)
 
-    run_steps = steps_loop(advance_circle if circle else advance_generic, noise_shape_of, fused=fused,
-                           num_shards=num_shards, unroll=unroll)
+        def advance_circle(carry: Carry, noise: jax.Array, t_start: jax.Array) -> Carry:
+            """The same on the complex S¹ state; its potential/grad are refreshed once per unit."""
+            dtype = carry.state.potential.dtype
+            h = jnp.asarray(kernel.step_size, dtype)
+            k = carry.step
+            w = kernel.step_circle(carry.state.position, noise, t_start + k.astype(dtype) * h)
+            w = jax.lax.optimization_barrier(w)  # V below reads the new positions instead of redoing the step
+            value, _ = kernel.circle_value_and_derivative(w.real, w.imag)
+            return observe(carry._replace(state=carry.state._replace(position=w)), value, k,
+                           t_start + (k + 1).astype(dtype) * h)
 
-    def chunk(carry: Carry, key: jax.Array, t_start: jax.Array, n_units: jax.Array):
-        carry = carry._replace(state=to_inner(carry.state))
+        return steps_loop(advance_circle if circle else advance_generic, noise_shape_of, fused=fused,
+                          num_shards=num_shards, unroll=unroll)
+
+    def chunk(carry: Carry, key: jax.Array, t_start: jax.Array, n_units: jax.Array, temperature_values: jax.Array):
+        kernel = base if base.temperature_program is None else base.with_temperature_data(temperature_values)
+        run_steps = steps_with(kernel)
+        if circle:
+            carry = carry._replace(state=kernel.circle_state(
+                jax.lax.complex(carry.state.position[:, 0, 0], carry.state.position[:, 0, 1])))
+        else:
+            carry = carry._replace(state=_to_chains_last(carry.state))
         buf = jnp.zeros((max_units,) + carry.state.potential.shape, carry.state.potential.dtype)
         if num_shards > 1:  # each shard writes its own chains: the buffer varies over the mesh axis
             buf = jax.lax.pcast(buf, ("chains",), to="varying")
@@ -167,7 +200,7 @@ def chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, unit_steps: int
     if num_shards == 1:
         return jax.jit(chunk, donate_argnums=0, compiler_options=options)
     mesh, carry_spec = _mesh_and_spec(num_shards)
-    sharded = jax.shard_map(chunk, mesh=mesh, in_specs=(carry_spec, P(), P(), P()),
+    sharded = jax.shard_map(chunk, mesh=mesh, in_specs=(carry_spec, P(), P(), P(), P()),
                             out_specs=(carry_spec, P(None, "chains")))
     return jax.jit(sharded, donate_argnums=0, compiler_options=options)
 

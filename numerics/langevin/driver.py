@@ -276,6 +276,7 @@ def simulate(
     carry = place_carry(carry, num_shards)
     key = noise_key(seed, prng)
     t0 = jnp.asarray(t_start, pos.dtype)
+    temps = jnp.asarray(kernel.temperature_data(pos.dtype))
     stop = num_steps if stop_after_steps is None else stop_after_steps
     steps_at_start = int(carry.step)
     itemsize = pos.dtype.itemsize
@@ -312,7 +313,7 @@ def simulate(
                 unit = pacer.unit
                 n = pacer.next_units(stop - done, max_units)
                 began = time.perf_counter()
-                carry, potentials = fn(carry, key, t0, jnp.asarray(n, jnp.int32))
+                carry, potentials = fn(carry, key, t0, jnp.asarray(n, jnp.int32), temps)
                 potentials = np.asarray(potentials)[:n]
                 pacer.record(n, time.perf_counter() - began)
                 if not np.all(np.isfinite(potentials)):

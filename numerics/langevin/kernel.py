@@ -30,6 +30,8 @@ Sec. 1.2 for Brownian motion on an embedded sphere; Talay & Tubaro (1990) for th
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
@@ -43,6 +45,7 @@ from contrastive_bounds.theory.domains import check_real
 from contrastive_bounds.numerics.fastmath import rsqrt
 from contrastive_bounds.numerics.sphere import exp_map, project_tangent, retract
 from contrastive_bounds.numerics.langevin.specs import as_temperature_fn, resolve_potential, sqrt_spd
+from contrastive_bounds.numerics.langevin.temperature import TemperatureProgram, temperature_program
 from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
@@ -94,6 +97,12 @@ class LangevinKernel:
         driver calls its ``validate_range`` over the run's time span when it has one.
       curvature_bound: an upper bound of ``sup|V''(θ)|`` when one is known in closed form (S¹
         Fourier landscapes: ``Σ k²(|a_k| + |b_k|)``), else ``None``; see :meth:`step_size_warning`.
+      temperature_program, temperature_values: the temperature as a compiled-in program and the
+        values of its traced parameters (:mod:`.temperature`): inside a compiled chunk T(t) is
+        ``temperature_program(temperature_data(dtype), t)``, bit for bit what compiling
+        ``temperature_fn`` would give; ``None`` and ``()`` for a kernel built without :func:`langevin_kernel`.
+      compile_key: hashable; kernels with equal keys differ at most in ``temperature_values``, so
+        they share compiled chunks (:func:`.chunk.chunk_fn`); ``None``: the kernel is its own key.
     """
 
     potential: Callable[[jax.Array], jax.Array]
@@ -109,6 +118,26 @@ class LangevinKernel:
     value_and_grad_batched: Callable[[jax.Array], tuple[jax.Array, jax.Array]] | None = None
     circle_value_and_derivative: Callable[[Any, Any], tuple[Any, Any]] | None = None
     curvature_bound: float | None = None
+    temperature_program: TemperatureProgram | None = None
+    temperature_values: Any = ()
+    compile_key: Any = None
+
+    def temperature_data(self, dtype: Any) -> np.ndarray:
+        """The data of the temperature program for a run in ``dtype`` ((0,) without a program)."""
+        if self.temperature_program is None:
+            return np.zeros(0, dtype)
+        return self.temperature_program.data(self.temperature_values, dtype)
+
+    def with_temperature_data(self, data: Any) -> "LangevinKernel":
+        """This kernel with ``temperature_fn`` evaluated by its temperature program on ``data`` (from
+        :meth:`temperature_data`; a traced array inside a compiled chunk).
+
+        Raises:
+          ValueError: the kernel has no temperature program (built without :func:`langevin_kernel`).
+        """
+        if self.temperature_program is None:
+            raise ValueError("this kernel has no temperature program (build it with langevin_kernel)")
+        return dataclasses.replace(self, temperature_fn=functools.partial(self.temperature_program, data))
 
     def step_size_warning(self) -> str | None:
         """Why ``step_size`` is too large for this landscape, or ``None`` (also when no bound is known).
@@ -353,6 +382,7 @@ def langevin_kernel(
         circle = series.value_and_derivative_z  # (x, y) -> (V, V'(θ)): the driver's complex S¹ path
     v, g, vg, name = resolve_potential(potential, grad)
     temp_fn = as_temperature_fn(temperature)
+    program, values = temperature_program(temperature)
     noise_sqrt = None
     if anisotropy is not None:
         a = np.asarray(anisotropy, dtype=np.float64)
@@ -383,4 +413,19 @@ def langevin_kernel(
         circle_value_and_derivative=circle,
         curvature_bound=(series.derivative_bound(2) if series is not None and grad is None
                          and (potential.num_points, potential.dim) == (1, 2) else None),
+        temperature_program=program,
+        temperature_values=values,
+        compile_key=_compile_key(potential, grad, h, integrator, noise_sqrt, program),
     )
+
+
+def _compile_key(potential: Any, grad: Any, step_size: float, integrator: str, noise_sqrt: Any,
+                 program: TemperatureProgram) -> Any:
+    """What a kernel's compiled chunk depends on besides its temperature values (None if unhashable)."""
+    key = (potential, grad, step_size, integrator,
+           None if noise_sqrt is None else (noise_sqrt.shape, noise_sqrt.tobytes()), program)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
