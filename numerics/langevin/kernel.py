@@ -46,7 +46,7 @@ from contrastive_bounds.numerics.fastmath import rsqrt
 from contrastive_bounds.numerics.sphere import exp_map, project_tangent, retract
 from contrastive_bounds.numerics.langevin.specs import as_temperature_fn, resolve_potential, sqrt_spd
 from contrastive_bounds.numerics.langevin.temperature import TemperatureProgram, temperature_program
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics.langevin.increments import euler_maruyama_increment, noise_scale
 
 __all__ = [
     "LangevinState",
@@ -315,27 +315,6 @@ def _dot1(u: jax.Array, v: jax.Array) -> jax.Array:
     for i in range(1, d):
         acc = acc + u[:, i:i + 1] * v[:, i:i + 1]
     return acc
-
-
-def noise_scale(temperature: Any, step_size: Any) -> Any:
-    """Standard deviation sqrt(2·T·h) of the noise of one step (A1; case C11: not h, not sqrt(h))."""
-    require_x64(temperature, step_size, what="langevin.kernel.noise_scale")
-    return jnp.sqrt(2.0 * temperature * step_size)
-
-
-def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax.Array, step_size: Any) -> jax.Array:
-    """The ambient Euler–Maruyama increment −h·∇V + sqrt(2·T·h)·ξ shared by both integrators.
-
-    Args:
-      grad: ∇V, any shape; noise: standard Gaussian, same shape; temperature: T > 0 (broadcastable);
-      step_size: h > 0.
-    Returns:
-      Array of the broadcast shape. In R^n this is the unadjusted Langevin step x' = x + increment
-      (case C11: on U = x²/2 its stationary variance is T/(1 − h/2)). The sphere kernel uses the same
-      noise scale sqrt(2·T·h).
-    """
-    require_x64(grad, noise, temperature, what="langevin.kernel.euler_maruyama_increment")
-    return -step_size * grad + noise_scale(temperature, step_size) * noise
 
 
 def langevin_kernel(
