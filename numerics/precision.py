@@ -74,8 +74,9 @@ def require_x64(*arrays: Any, what: str = "this computation") -> None:
     """Raise :class:`X64DisabledError` if any input is float64 while JAX's x64 mode is off.
 
     Args:
-      *arrays: numpy or JAX arrays (any shape), dtypes (``np.float64``), lists/tuples of them, or
-        ``None``. Python scalars (hyperparameters such as ``tau``) are not checked.
+      *arrays: numpy or JAX arrays (any shape), dtypes (``np.float64``, ``"float64"``), lists, tuples
+        and dicts of them (pytrees of parameters: the values are checked), or ``None``. Python scalars
+        (hyperparameters such as ``tau``) are not checked.
       what: the name of the caller, used in the message.
 
     Raises:
@@ -90,6 +91,9 @@ def require_x64(*arrays: Any, what: str = "this computation") -> None:
             continue
         if isinstance(a, (list, tuple)):
             require_x64(*a, what=what)
+            continue
+        if isinstance(a, dict):
+            require_x64(*a.values(), what=what)
             continue
         if _is_float64(a):
             raise X64DisabledError(f"{what} got float64 input but jax_enable_x64 is off; JAX would compute in "

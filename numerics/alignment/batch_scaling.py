@@ -29,6 +29,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_probability, check_real, check_seed
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
 from contrastive_bounds.numerics.alignment.checkpoint import fingerprint, fingerprint_difference
 from contrastive_bounds.numerics.alignment.eta_eff import batch_rows, symmetric_block_gradients
@@ -278,11 +279,13 @@ def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, r
     Raises:
       ValueError: for a bad config (naming the field), a reference set too large (naming
         ``reference_size``), an unwritable checkpoint folder or a checkpoint of another grid.
+      X64DisabledError: ``config.sgd.dtype == "float64"`` while JAX's x64 mode is off.
     Source: THEOREMS.md B10 (Luthra, Mishra, Galanti, arXiv 2510.08852, Fig. 5).
     """
     from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult
 
     check_scaling_inputs(config)
+    require_x64(config.sgd.dtype, what="alignment.batch_scaling.run_batch_scaling")
     if checkpoint:
         ensure_writable_parent(checkpoint, "checkpoint")
     fp = fingerprint(dataclasses.asdict(config))

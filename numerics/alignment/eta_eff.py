@@ -39,6 +39,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.alignment.descent import block_gradients
 from contrastive_bounds.numerics.alignment.sgd import (
     ReferenceSet, SGDConfig, TrainingDivergedError, batch_for_step, embed_rows, reference_sigma,
@@ -60,7 +61,10 @@ def symmetric_block_gradients(s_cl: jax.Array, s_nscl: jax.Array, batch: jax.Arr
 
     ``s_cl``, ``s_nscl`` are the blocks ``Sigma[R][:, R]`` with R = :func:`batch_rows`; the batch has
     distinct samples. Zero outside the block, so these are the full gradients restricted to it.
+
+    Raises: X64DisabledError: float64 blocks while JAX's x64 mode is off.
     """
+    require_x64(s_cl, s_nscl, what="alignment.eta_eff.symmetric_block_gradients")
     g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau)
     return 0.5 * (g_cl + g_cl.T), 0.5 * (g_nscl + g_nscl.T)
 
@@ -114,7 +118,9 @@ def first_order_terms(params_cl, params_nscl, ref: ReferenceSet, config: SGDConf
     Returns: float64 array (steps, 2, 5).
     Raises:
       TrainingDivergedError: on a non-finite loss or parameter, or a Sigma that is no longer a cosine Gram.
+      X64DisabledError: float64 parameters or ``config.dtype`` while JAX's x64 mode is off.
     """
+    require_x64(config.dtype, params_cl, params_nscl, what="alignment.eta_eff.first_order_terms")
     steps = check_int("steps", steps, 1)
     dt = config.jnp_dtype
     terms, ok = _first_order_scan(params_cl, params_nscl, ref, run_keys(config.seed), jnp.asarray(config.tau, dt),
@@ -191,7 +197,9 @@ def estimate_eta_eff(config: SGDConfig, ref: ReferenceSet, params0: Any, *, fit_
     Raises:
       ValueError: for a bad estimator, a non-positive chosen
         eta_eff, a zero gradient; :class:`~.sgd.TrainingDivergedError` if SGD diverges in the fit steps.
+      X64DisabledError: ``config.dtype == "float64"`` (or float64 parameters) while JAX's x64 mode is off.
     """
+    require_x64(config.dtype, params0, what="alignment.eta_eff.estimate_eta_eff")
     if estimator not in ESTIMATORS:
         raise ValueError(f"eta_estimator={estimator!r} must be one of {ESTIMATORS}")
     k = check_int("fit_steps", fit_steps, 1, config.steps)

@@ -29,6 +29,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_probability, check_real
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.filemode import ensure_writable_parent
 from contrastive_bounds.numerics.alignment.checkpoint import (
     fingerprint, flatten_tree, load_npz_checked, save_npz_atomic, unflatten_tree)
@@ -81,7 +82,10 @@ class ProxyConfig:
 
 
 def centred_cka(a: jax.Array, b: jax.Array) -> jax.Array:
-    """CKA of two (m, m) similarity matrices, ``<HaH, HbH>/(||HaH|| ||HbH||)`` (B5's cosine-Gram CKA), jit-able."""
+    """CKA of two (m, m) similarity matrices, ``<HaH, HbH>/(||HaH|| ||HbH||)`` (B5's cosine-Gram CKA), jit-able.
+
+    Raises: X64DisabledError: float64 input while JAX's x64 mode is off."""
+    require_x64(a, b, what="alignment.proxy.centred_cka")
     def centre(s):
         return s - s.mean(0, keepdims=True) - s.mean(1, keepdims=True) + s.mean()
 
@@ -171,9 +175,12 @@ def run_proxy_comparison(config: ProxyConfig, *, checkpoint: str | None = None, 
       TrainingDivergedError: (a ValueError) SGD produced a non-finite loss or parameter, or Sigma left
         [-1, 1]: names the model, the step and the learning rate. Never returned as a result.
 
+      X64DisabledError: ``config.sgd.dtype == "float64"`` while JAX's x64 mode is off.
+
     Source: THEOREMS.md B9 (Luthra, Mishra, Galanti, arXiv 2510.08852: the similarity-descent proxy).
     """
     check_proxy_inputs(config)
+    require_x64(config.sgd.dtype, what="alignment.proxy.run_proxy_comparison")
     if checkpoint:
         ensure_writable_parent(checkpoint, "checkpoint")
     cfg = config.sgd

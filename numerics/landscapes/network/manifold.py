@@ -27,6 +27,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from contrastive_bounds.numerics.precision import require_x64
 __all__ = [
     "project",
     "retract",
@@ -47,22 +48,42 @@ ORBIT_RANK_RTOL = 1e-8
 
 
 def project(z: jax.Array, v: jax.Array) -> jax.Array:
-    """Tangent projection ``P(z)v = v − (z_i·v_i) z_i`` per row; shapes ``(..., N, d)``, dtype kept."""
+    """Tangent projection ``P(z)v = v − (z_i·v_i) z_i`` per row; shapes ``(..., N, d)``, dtype kept.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(z, v, what="landscapes.network.manifold.project")
     return v - jnp.sum(z * v, axis=-1, keepdims=True) * z
 
 
 def normalize_rows(x: jax.Array) -> jax.Array:
-    """Each row divided by its norm (no zero check: callers pass ``z + tangent``, norm ≥ 1)."""
+    """Each row divided by its norm (no zero check: callers pass ``z + tangent``, norm ≥ 1).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(x, what="landscapes.network.manifold.normalize_rows")
     return x * jax.lax.rsqrt(jnp.sum(x * x, axis=-1, keepdims=True))
 
 
 def retract(z: jax.Array, v: jax.Array) -> jax.Array:
-    """Normalisation retraction ``R_z(v) = (z_i + v_i)/|z_i + v_i|`` per row, ``v`` tangent."""
+    """Normalisation retraction ``R_z(v) = (z_i + v_i)/|z_i + v_i|`` per row, ``v`` tangent.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(z, v, what="landscapes.network.manifold.retract")
     return normalize_rows(z + v)
 
 
 def riemannian_gradient(z: jax.Array, euclidean_grad: jax.Array) -> jax.Array:
-    """``grad V(z) = P(z)∇V(z)``: the Riemannian gradient of the embedded product of spheres."""
+    """``grad V(z) = P(z)∇V(z)``: the Riemannian gradient of the embedded product of spheres.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(z, euclidean_grad, what="landscapes.network.manifold.riemannian_gradient")
     return project(z, euclidean_grad)
 
 
@@ -82,7 +103,11 @@ def tangent_basis(z: jax.Array) -> jax.Array:
     Column ``k`` is a tangent vector flattened in row-major ``(N, d)`` order; ``QᵀQ = I`` and
     ``Qᵀ vec(z_i e_i) = 0``. Source: Householder reflections (Golub & Van Loan, Matrix
     Computations, Sec. 5.1).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(z, what="landscapes.network.manifold.tangent_basis")
     n, d = z.shape
     blocks = jax.vmap(_householder_block)(z)  # (N, d, d-1)
     eye = jnp.eye(n, dtype=z.dtype)
@@ -99,7 +124,11 @@ def riemannian_hessian(hessian: jax.Array, z: jax.Array, euclidean_grad: jax.Arr
 
     Returns:
       Symmetric ``(N·(d−1), N·(d−1))`` matrix ``Qᵀ∇²V Q − blockdiag((z_i·∇_i V) I_{d−1})``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(hessian, z, euclidean_grad, q, what="landscapes.network.manifold.riemannian_hessian")
     n, d = z.shape
     radial = jnp.sum(z * euclidean_grad, axis=-1)  # (N,)
     weingarten = jnp.repeat(radial, d - 1)
@@ -114,7 +143,11 @@ def orbit_generators(z: jax.Array) -> jax.Array:
       Array ``(d(d−1)/2, N·d)``: row ``k`` is the flattened field of the ``k``-th generator
       ``A = e_a e_bᵀ − e_b e_aᵀ`` (so ``(A z_i)_a = z_ib``, ``(A z_i)_b = −z_ia``). They span the tangent
       space of the orbit ``{R z : R ∈ O(d)}`` (dimension ``r·d − r(r+1)/2`` at rank ``r``).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(z, what="landscapes.network.manifold.orbit_generators")
     n, d = z.shape
     rows = []
     for a in range(d):
@@ -137,7 +170,11 @@ def orbit_projector(z: jax.Array, q: jax.Array, orthogonal: bool) -> tuple[jax.A
 
     Returns:
       (``(n_t, n_t)`` symmetric projector ``U_r U_rᵀ``, rank as an int32 scalar), ``n_t = N(d−1)``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(z, q, what="landscapes.network.manifold.orbit_projector")
     n, d = z.shape
     nt = q.shape[1]
     if not orthogonal or d < 2:
@@ -155,7 +192,11 @@ def remove_orbit(z: jax.Array, v: jax.Array) -> jax.Array:
     The orbit's orthonormal basis comes from an eigendecomposition of the generators' Gram matrix
     (directions with eigenvalue above ``(ORBIT_RANK_RTOL·sqrt(N))²`` kept). Used by the band so
     images neither slide along orbits nor measure distances along them.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(z, v, what="landscapes.network.manifold.remove_orbit")
     n, d = z.shape
     gens = orbit_generators(z)  # (n_gen, N*d)
     lam, u = jnp.linalg.eigh(gens @ gens.T)
@@ -170,7 +211,11 @@ def geodesic_interpolate(a: jax.Array, b: jax.Array, t: jax.Array) -> jax.Array:
 
     Returns ``(len(t), N, d)``. For an antipodal row the great circle is not unique: the row moves
     through the direction of ``b − (a·b)a`` when defined, else through the first tangent axis.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(a, b, what="landscapes.network.manifold.geodesic_interpolate")
     c = jnp.clip(jnp.sum(a * b, axis=-1, keepdims=True), -1.0, 1.0)
     w = b - c * a
     wn = jnp.linalg.norm(w, axis=-1, keepdims=True)

@@ -29,6 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.manifold import geodesic_interpolate, project, remove_orbit, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size
 
@@ -50,7 +51,11 @@ def neb_single(value_and_grad: Callable, za: jax.Array, zb: jax.Array, *, orthog
     """One climbing-image NEB between ``za`` and ``zb`` (N, d); pure JAX, vmap-able.
 
     Returns ``(path (M, N, d), energies (M,), max force over interior images, iterations)``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(za, zb, what="landscapes.network.neb.neb_single")
     m = images
     vg = jax.vmap(value_and_grad)
     strip = jax.vmap(remove_orbit) if orthogonal else (lambda x, v: v)
@@ -119,7 +124,12 @@ def neb_single(value_and_grad: Callable, za: jax.Array, zb: jax.Array, *, orthog
 
 
 def neb_runner(spec: Any, batch: int, **settings: Any) -> Callable:
-    """Jitted NEB over a batch of endpoint pairs ``(za (B, N, d), zb (B, N, d))`` (cached per spec)."""
+    """Jitted NEB over a batch of endpoint pairs ``(za (B, N, d), zb (B, N, d))`` (cached per spec).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(np.float64, what="landscapes.network.neb.neb_runner")
     key = ("neb", batch, tuple(sorted(settings.items())))
 
     def build() -> Callable:
@@ -131,7 +141,12 @@ def neb_runner(spec: Any, batch: int, **settings: Any) -> Callable:
 
 
 def run_neb(spec: Any, za: Any, zb: Any, *, chunk: int = 16, **settings: Any) -> tuple:
-    """NEB for every pair (numpy in and out, padded chunks): ``(paths, energies, max_force, iterations)``."""
+    """NEB for every pair (numpy in and out, padded chunks): ``(paths, energies, max_force, iterations)``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(np.float64, what="landscapes.network.neb.run_neb")
     za = np.asarray(za, dtype=np.float64)
     zb = np.asarray(zb, dtype=np.float64)
     b = za.shape[0]

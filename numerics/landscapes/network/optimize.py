@@ -26,6 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.manifold import project, retract
 
 __all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size",
@@ -88,7 +89,11 @@ def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Arra
 
     Returns:
       ``(z, V(z), |grad V(z)|_2, iterations, status)`` with status as in :class:`LBFGSResult`.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(z0, what="landscapes.network.optimize.lbfgs_single")
     dt = z0.dtype
     v0, e0 = value_and_grad(z0)
     g0 = project(z0, e0)
@@ -156,7 +161,12 @@ def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Arra
 
 def minimizer(spec: Any, batch: int, *, memory: int = 8, max_iter: int = 2000, gtol: float = 1e-6,
               max_step: float = 0.3) -> Callable[[jax.Array], tuple]:
-    """The jitted batched minimiser of a :class:`~.spec.LandscapeSpec` for ``batch`` starts (cached)."""
+    """The jitted batched minimiser of a :class:`~.spec.LandscapeSpec` for ``batch`` starts (cached).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(np.float64, what="landscapes.network.optimize.minimizer")
     key = ("lbfgs", batch, memory, max_iter, float(gtol), float(max_step))
 
     def build() -> Callable:
@@ -177,7 +187,11 @@ def minimize_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> L
     """Minimise every start of ``z0`` (B, N, d) in padded chunks of at most ``chunk``; numpy results.
 
     Padding repeats the first start (its result is dropped), so each chunk size compiles once.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(np.float64, what="landscapes.network.optimize.minimize_batch")
     z0 = np.asarray(z0, dtype=np.float64)
     b = z0.shape[0]
     size = padded_size(b, chunk)

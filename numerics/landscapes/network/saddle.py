@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.manifold import (
     orbit_projector,
     retract,
@@ -38,7 +39,11 @@ def critical_data(potential: Callable[[jax.Array], jax.Array], z: jax.Array, ort
 
     ``grad_t = Qᵀ∇V`` and ``hess_t`` (:func:`~.manifold.riemannian_hessian`) are in the reduced
     coordinates of ``q = tangent_basis(z)``; the Euclidean Hessian comes from ``jax.hessian``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(z, what="landscapes.network.saddle.critical_data")
     n, d = z.shape
     v, e = jax.value_and_grad(potential)(z)
     h = jax.hessian(potential)(z).reshape(n * d, n * d)
@@ -118,7 +123,11 @@ def refiner(spec: Any, batch: int, *, index: int, max_iter: int = 200, gtol: flo
 
     The returned function maps ``(z (B, N, d), mode (B, N, d))`` to ``(z, V, |grad V|_2, iterations,
     mode)``; ``mode`` is the initial direction to follow (ignored for ``index=0``).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(np.float64, what="landscapes.network.saddle.refiner")
     if index not in (0, 1):
         raise ValueError(f"index={index} must be 0 (minimum) or 1 (transition state)")
     key = ("refine", batch, index, max_iter, float(gtol), float(trust), float(max_trust))
@@ -132,7 +141,12 @@ def refiner(spec: Any, batch: int, *, index: int, max_iter: int = 200, gtol: flo
 
 
 def refine_batch(spec: Any, z: Any, modes: Any = None, *, index: int, chunk: int = 32, **settings: Any) -> tuple:
-    """Refine every configuration of ``z`` (B, N, d); numpy results ``(z, V, gnorm, iterations, mode)``."""
+    """Refine every configuration of ``z`` (B, N, d); numpy results ``(z, V, gnorm, iterations, mode)``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(np.float64, what="landscapes.network.saddle.refine_batch")
     z = np.asarray(z, dtype=np.float64)
     modes = np.zeros_like(z) if modes is None else np.asarray(modes, dtype=np.float64)
     b = z.shape[0]

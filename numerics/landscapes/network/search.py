@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.catalog import Catalog
 from contrastive_bounds.numerics.landscapes.network.disconnectivity import draw_disconnectivity
 from contrastive_bounds.numerics.landscapes.network.graph import NetworkAnalysis, analyse_network
@@ -129,12 +130,14 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
       :class:`NetworkResult`.
 
     Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: bad settings (named); ``resume`` without ``out`` or with a saved search for another
         landscape/settings; an unwritable ``out``. Without ``resume`` a fresh search replaces whatever
         search ``out`` holds.
       FileNotFoundError: ``resume`` with nothing saved in ``out``.
       KeyboardInterrupt: re-raised after the state is saved (resume continues from it).
     """
+    require_x64("float64", what="landscapes.network.search.landscape_network")
     if not isinstance(spec, LandscapeSpec):
         raise ValueError(f"spec={spec!r} must be a LandscapeSpec (infonce_spec, thomson_spec, landscape_spec, user_spec)")
     base = settings or SearchSettings()

@@ -25,11 +25,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, apply_element, random_element
 from contrastive_bounds.numerics.landscapes.registry import Landscape
 from contrastive_bounds.numerics.landscapes.thomson import thomson_potential
-from contrastive_bounds.numerics.precision import x64_enabled
 from contrastive_bounds.theory.domains import check_int, check_real
 
 __all__ = ["LandscapeSpec", "infonce_spec", "thomson_spec", "landscape_spec", "user_spec", "validate_potential",
@@ -70,7 +70,12 @@ class LandscapeSpec:
         return self._cache[key]
 
     def energy(self, z: Any) -> float:
-        """``V(z)`` as a Python float (jitted once per spec); z ``(N, d)`` float64."""
+        """``V(z)`` as a Python float (jitted once per spec); z ``(N, d)`` float64.
+
+        Raises:
+          X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+        """
+        require_x64(np.float64, what="landscapes.network.spec.LandscapeSpec.energy")
         value = self.compiled(("value",), lambda: jax.jit(self.potential))
         return float(value(jnp.asarray(z, dtype=jnp.float64)))
 
@@ -119,12 +124,11 @@ def validate_potential(potential: Callable[[jax.Array], jax.Array], num_points: 
     element of ``symmetry`` at each. Needs JAX's float64 mode.
 
     Raises:
-      ValueError: float64 mode off; the call fails; output shape not ``()``; a NaN/inf value or
-        gradient; the declared symmetry does not hold (named: ``symmetry``).
+      X64DisabledError: JAX's float64 mode is off (landscape networks compute in float64).
+      ValueError: the call fails; output shape not ``()``; a NaN/inf value or gradient; the declared
+        symmetry does not hold (named: ``symmetry``).
     """
-    if not x64_enabled():
-        raise ValueError("landscape networks compute in float64: call "
-                         "contrastive_bounds.numerics.precision.enable_x64() first")
+    require_x64(np.float64, what="landscapes.network.spec.validate_potential")
     rng = np.random.default_rng(_PROBE_SEED + 1)
     probes = _probe_points(num_points, dim, 3)
     try:
@@ -206,8 +210,10 @@ def infonce_spec(num_points: int, dim: int, tau: float, pairs: Any = None, *, co
       radius: sphere radius R > 0.
 
     Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: naming ``num_points``, ``dim``, ``tau``, ``pairs`` or ``radius`` with its range.
     """
+    require_x64(np.float64, what="landscapes.network.spec.infonce_spec")
     n = check_int("num_points", num_points, 3, None)
     d = check_int("dim", dim, 2, None)
     t = check_real("tau", tau, 0.0, math.inf)
@@ -231,8 +237,10 @@ def thomson_spec(num_points: int, dim: int = 3) -> LandscapeSpec:
     """The Thomson problem on ``(S^{dim−1})^N``; symmetry ``O(d)`` × all permutations.
 
     Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: ``num_points < 2`` or ``dim < 2`` (named).
     """
+    require_x64(np.float64, what="landscapes.network.spec.thomson_spec")
     return _thomson_spec(check_int("num_points", num_points, 2, None), check_int("dim", dim, 2, None))
 
 
@@ -254,9 +262,11 @@ def landscape_spec(landscape: Landscape, *, symmetry: Symmetry | None = None, ra
     ``O(d)`` × all permutations; every other landscape (S¹, S², vMF mixtures): none.
 
     Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: ``infonce-toy`` (the hard-max U0 is not differentiable: critical points need a
         Hessian; use ``infonce-toy-soft``), or a failed probe (:func:`validate_potential`).
     """
+    require_x64(np.float64, what="landscapes.network.spec.landscape_spec")
     if landscape.name == "infonce-toy":
         raise ValueError("landscape='infonce-toy' (the hard-max U0) is not differentiable, so its critical points "
                          "have no Hessian; use infonce-toy-soft (smooth surrogate) or infonce")
@@ -285,9 +295,11 @@ def user_spec(potential: Callable[[jax.Array], jax.Array], num_points: int, dim:
       name, params: recorded in results (params must be JSON-ready). radius: R > 0.
 
     Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: ``potential`` not callable, N < 1, d < 2, bad radius, or a failed probe (wrong output
         shape, NaN/inf, symmetry that does not hold).
     """
+    require_x64(np.float64, what="landscapes.network.spec.user_spec")
     if not callable(potential):
         raise ValueError(f"potential={potential!r} must be a callable z (N, d) -> scalar")
     n = check_int("num_points", num_points, 1, None)

@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.manifold import ORBIT_RANK_RTOL, orbit_generators
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size
 from contrastive_bounds.numerics.landscapes.network.saddle import critical_data
@@ -124,7 +125,11 @@ def newton_polish(spec: Any, z: Any, *, max_steps: int = 4, gtol: float = 1e-12,
 
     Returns the polished ``(B, N, d)`` float64 configurations; a configuration stops moving once
     ``|grad V|_2 <= gtol``. Used on L-BFGS outputs (|grad V| ~ 1e−6), which it brings to ~1e−13.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(np.float64, what="landscapes.network.verify.newton_polish")
     z = np.array(z, dtype=np.float64)
     b, n, d = z.shape
     active = np.ones(b, dtype=bool)
@@ -152,7 +157,12 @@ def newton_polish(spec: Any, z: Any, *, max_steps: int = 4, gtol: float = 1e-12,
 
 def classify(spec: Any, z: Any, *, gradient_tol: float = GRADIENT_TOL, eigenvalue_tol: float = EIGENVALUE_TOL,
              expect: int | None = None) -> CriticalPoint:
-    """Classify one configuration (see :func:`classify_batch`)."""
+    """Classify one configuration (see :func:`classify_batch`).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
+    """
+    require_x64(np.float64, what="landscapes.network.verify.classify")
     return classify_batch(spec, np.asarray(z)[None], gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol,
                           expect=expect)[0]
 
@@ -168,7 +178,11 @@ def classify_batch(spec: Any, z: Any, *, gradient_tol: float = GRADIENT_TOL, eig
 
     Returns:
       one :class:`CriticalPoint` per configuration.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
+    require_x64(np.float64, what="landscapes.network.verify.classify_batch")
     z = np.asarray(z, dtype=np.float64)
     rows = _arrays(spec, z, chunk)
     return [_classify_one(spec, z[k], *rows[k], gradient_tol, eigenvalue_tol, expect) for k in range(z.shape[0])]
