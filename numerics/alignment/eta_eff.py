@@ -62,7 +62,8 @@ def symmetric_block_gradients(s_cl: jax.Array, s_nscl: jax.Array, batch: jax.Arr
     ``s_cl``, ``s_nscl`` are the blocks ``Sigma[R][:, R]`` with R = :func:`batch_rows`; the batch has
     distinct samples. Zero outside the block, so these are the full gradients restricted to it.
 
-    Raises: X64DisabledError: float64 blocks while JAX's x64 mode is off.
+    Raises:
+      X64DisabledError: float64 blocks while JAX's x64 mode is off.
     """
     require_x64(s_cl, s_nscl, what="alignment.eta_eff.symmetric_block_gradients")
     g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau)

@@ -84,7 +84,9 @@ class ProxyConfig:
 def centred_cka(a: jax.Array, b: jax.Array) -> jax.Array:
     """CKA of two (m, m) similarity matrices, ``<HaH, HbH>/(||HaH|| ||HbH||)`` (B5's cosine-Gram CKA), jit-able.
 
-    Raises: X64DisabledError: float64 input while JAX's x64 mode is off."""
+    Raises:
+      X64DisabledError: float64 input while JAX's x64 mode is off.
+    """
     require_x64(a, b, what="alignment.proxy.centred_cka")
     def centre(s):
         return s - s.mean(0, keepdims=True) - s.mean(1, keepdims=True) + s.mean()

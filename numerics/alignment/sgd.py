@@ -260,7 +260,8 @@ def init_model(config: SGDConfig, key: jax.Array | None = None) -> dict[str, Any
     config's dtype. ``free``: ``{"z": Z}`` of shape (m, d); orthonormal rows when d >= m (QR of a
     Gaussian matrix: Sigma_0 = I exactly up to rounding), unit-norm Gaussian rows otherwise.
 
-    Raises: X64DisabledError: ``config.dtype == "float64"`` while JAX's x64 mode is off.
+    Raises:
+      X64DisabledError: ``config.dtype == "float64"`` while JAX's x64 mode is off.
     """
     require_x64(config.dtype, what="alignment.sgd.init_model")
     key = run_keys(config.seed)["init"] if key is None else key
@@ -283,7 +284,10 @@ def init_model(config: SGDConfig, key: jax.Array | None = None) -> dict[str, Any
 def embed_rows(params: dict[str, Any], rows: jax.Array, ref: ReferenceSet) -> jax.Array:
     """z (unnormalised) of reference rows ``rows`` (int (r,)): the MLP on the fixed views, or rows of Z.
 
-    Raises: X64DisabledError: float64 parameters or views while JAX's x64 mode is off."""
+
+    Raises:
+      X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
+    """
     require_x64(params, ref.views, what="alignment.sgd.embed_rows")
     if "z" in params:
         return params["z"][rows]
@@ -297,7 +301,8 @@ def reference_sigma(params: dict[str, Any], ref: ReferenceSet) -> jax.Array:
     :func:`sigma_defect`), or NaN, mean a zero, overflowing or non-finite embedding (divergence).
     Cost O(m^2 d) plus one forward pass of the m views.
 
-    Raises: X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
+    Raises:
+      X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
     require_x64(params, ref.views, what="alignment.sgd.reference_sigma")
     m = ref.views.shape[0]
@@ -313,7 +318,8 @@ def sigma_defect(sigma: jax.Array) -> jax.Array:
     normalisation, or an embedding's norm overflowed or vanished (its row and column become 0, the
     diagonal entry too): the run has diverged even if the loss still looks finite.
 
-    Raises: X64DisabledError: float64 ``sigma`` while JAX's x64 mode is off.
+    Raises:
+      X64DisabledError: float64 ``sigma`` while JAX's x64 mode is off.
     """
     require_x64(sigma, what="alignment.sgd.sigma_defect")
     return jnp.maximum(jnp.max(jnp.abs(sigma)) - 1.0, jnp.max(jnp.abs(jnp.diagonal(sigma) - 1.0)))
@@ -342,7 +348,8 @@ def pair_losses(params: dict[str, Any], batch: jax.Array, ref: ReferenceSet, con
     With fixed views it equals :func:`.descent.batch_loss_on_sigma` of :func:`reference_sigma` on the
     same batch (the identity the proxy rests on; tested).
 
-    Raises: X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
+    Raises:
+      X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
     require_x64(params, ref.views, ref.images, what="alignment.sgd.pair_losses")
     z1, z2 = _batch_views(params, batch, ref, fresh_key, config)
@@ -352,8 +359,11 @@ def pair_losses(params: dict[str, Any], batch: jax.Array, ref: ReferenceSet, con
 def all_finite(tree: Any) -> jax.Array:
     """True (bool scalar) when every leaf of the pytree is finite.
 
-    Raises: X64DisabledError: a float64 leaf while JAX's x64 mode is off (a float32 copy could
-      overflow to inf where the float64 value is finite)."""
+    A float32 copy could overflow to inf where the float64 value is finite, hence the refusal below.
+
+    Raises:
+      X64DisabledError: a float64 leaf while JAX's x64 mode is off.
+    """
     require_x64(jax.tree_util.tree_leaves(tree), what="alignment.sgd.all_finite")
     leaves = jax.tree_util.tree_leaves(tree)
     return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in leaves]))
@@ -366,7 +376,8 @@ def sgd_pair_step(params_cl, params_nscl, batch, ref: ReferenceSet, config: SGDC
     Returns ``(params_cl, params_nscl, losses (2,), finite (2,) bool)``: the losses are those *before*
     the step; ``finite`` says whether loss and new parameters of each model are finite.
 
-    Raises: X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
+    Raises:
+      X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
     require_x64(params_cl, params_nscl, ref.views, ref.images, what="alignment.sgd.sgd_pair_step")
     opt = optax.sgd(learning_rate)  # plain SGD: no momentum, no state
