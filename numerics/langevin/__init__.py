@@ -4,6 +4,8 @@ Modules, by responsibility:
 
 * :mod:`.kernel` — the BlackJAX-style init/step kernel of one chain (and its batched fast paths);
   :mod:`.specs` — the forms its temperature, potential and anisotropy arguments may take;
+  :mod:`.increments` — the Euler–Maruyama increment and noise scale of a step; :mod:`.temperature`
+  — the temperature as a compiled program with data (schedules of one form share a compilation);
 * :mod:`.driver` — :func:`simulate`: many chains in chunks, progress, checkpoints, resume, Ctrl-C;
 * :mod:`.observables` — targets, basins, the scan carry and :class:`SimulationResult`;
 * :mod:`.chunk` — the jitted chunk (scan loop, layouts, sharding over devices);
