@@ -16,7 +16,7 @@ from pathlib import Path
 from contrastive_bounds.properties.checks.framework import CheckResult, PlotSpec
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
 
-__all__ = ["write_report", "render_figure", "fmt_value"]
+__all__ = ["write_report", "render_figure", "fmt_value", "table_cell"]
 
 _VERDICT_MARK = {"holds": "holds", "violated": "VIOLATED", "vacuous": "vacuous", "inconclusive": "inconclusive"}
 
@@ -28,6 +28,46 @@ def fmt_value(x: float | None, log10: float | None = None) -> str:
     if x == 0 or 1e-3 <= abs(x) < 1e5:
         return f"{x:.4g}"
     return f"{x:.3e}"
+
+
+def table_cell(v: object) -> str:
+    """One cell of an evidence table (:attr:`Outcome.table`): numbers to 4-6 significant digits,
+    booleans as yes/no, None as "-", lists joined by commas."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return fmt_value(v) if abs(v) >= 1e-3 or v == 0 else f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(table_cell(x) for x in v)
+    return str(v)
+
+
+def _table_columns(rows: list[dict]) -> list[str]:
+    cols: list[str] = []
+    for r in rows:
+        cols += [k for k in r if k not in cols]
+    return cols
+
+
+def _table_md(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    cols = _table_columns(rows)
+    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(table_cell(r.get(c)).replace("|", "\\|") for c in cols) + " |" for r in rows]
+    return out + [""]
+
+
+def _table_html(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    esc = html.escape
+    cols = _table_columns(rows)
+    head = "".join(f"<th>{esc(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{esc(table_cell(r.get(c)))}</td>" for c in cols) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def _slug(text: str) -> str:
@@ -119,6 +159,7 @@ def _details_md(r: CheckResult) -> list[str]:
              f"**Verdict: {('error' if r.error else o.verdict)}.** {o.summary}", ""]
     if o.reason:
         lines += [f"Reason / evidence: {o.reason}", ""]
+    lines += _table_md(list(getattr(o, "table", None) or []))
     if o.false_alarm:
         lines += [f"False-alarm probability of this check: {o.false_alarm:g}" +
                   (f"; p-value {o.p_value:.3g}" if o.p_value is not None else ""), ""]
@@ -159,6 +200,7 @@ def write_report(suite: SuiteResult, out_dir: Path) -> dict[str, Path]:
                 f"<p><b>Verdict: {esc('error' if r.error else o.verdict)}.</b> {esc(o.summary)}</p>"]
         if o.reason:
             part.append(f"<p>Reason / evidence: {esc(o.reason)}</p>")
+        part.append(_table_html(list(getattr(o, "table", None) or [])))
         if o.slack:
             part.append("<table><tr><th>slack budget (link)</th><th>log10 factor</th></tr>" +
                         "".join(f"<tr><td>{esc(k)}</td><td>{v:.4g}</td></tr>" for k, v in o.slack.items()) + "</table>")

@@ -76,6 +76,8 @@ class Outcome:
       band: for two-sided agreement checks (simulation vs a theoretical prediction), the range the
         theory allows once its stated model error is counted; ``bound`` is then the prediction and
         the verdict is "holds" when the interval meets the band.
+      table: rows of evidence across a grid (each a dict column -> value, the same columns in every
+        row), shown as a table in the report (e.g. H* across a grid with the search effort behind it).
     """
 
     verdict: Verdict
@@ -94,6 +96,7 @@ class Outcome:
     details: dict[str, Any] = field(default_factory=dict)
     plots: list[PlotSpec] = field(default_factory=list)
     band: tuple[float, float] | None = None
+    table: list[dict[str, Any]] = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         """Notebook display: the verdict, the summary and the numbers as a small HTML table."""

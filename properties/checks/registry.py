@@ -17,6 +17,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "contrastive_bounds.properties.checks.alignment",
     "contrastive_bounds.properties.checks.alignment_training",
     "contrastive_bounds.properties.checks.annealing",
+    "contrastive_bounds.properties.checks.landscape_schedule",
+    "contrastive_bounds.properties.checks.landscape_ablations",
 )
 
 
