@@ -134,8 +134,8 @@ def network_row(res: Any, trap: Any) -> dict[str, Any]:
 
 def _minima_details(res: Any) -> list[dict[str, Any]]:
     return [{"energy": m.energy, "multiplicity": m.multiplicity, "hits": m.hits, "verified": m.verified,
-             "barrier": res.analysis.barriers.get(m.id, {}).get("barrier"), "global": m.id in res.global_minima}
-            for m in res.minima]
+             "barrier": res.analysis.barriers.get(m.id, {}).get("barrier"), "global": m.id in res.global_minima,
+             "z": [[float(x) for x in row] for row in m.z]} for m in res.minima]
 
 
 def validate(p: Mapping[str, Any]) -> None:
