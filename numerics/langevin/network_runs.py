@@ -54,7 +54,8 @@ def radius_clock_temperature(temperature: Any, radius: float) -> Any:
 
 
 def _run(spec: Any, temperature: Any, starts: np.ndarray, *, t_end: float, step_size: float, seed: int, level: float,
-         radius: float) -> Any:
+         radius: float | None) -> Any:
+    radius = float(getattr(spec, "radius", 1.0)) if radius is None else radius
     r2 = check_real("radius", radius, 0.0, math.inf) ** 2
     h = check_real("step_size", step_size, 0.0, math.inf)
     te = check_real("t_end", t_end, 0.0, math.inf)
@@ -111,14 +112,14 @@ def censored_mean(hit_time: Any, t_end: float) -> float:
 
 
 def escape_sample(spec: Any, starts: Any, temperature: float, *, t_end: float, step_size: float, seed: int,
-                  level: float, radius: float = 1.0) -> EscapeSample:
+                  level: float, radius: float | None = None) -> EscapeSample:
     """Chains from ``starts`` ``(chains, N, d)`` at fixed ``temperature`` until ``t_end``: first times ``V < level``.
 
     Args:
       spec: a landscape spec (``spec.potential``, unit spheres, float64). starts: initial states.
       temperature: T > 0. t_end: horizon (radius-R clock), > 0. step_size: h > 0 (radius-R clock).
       seed: noise seed. level: the target level (e.g. midway between the trap and the lower minimum).
-      radius: R (see the module docstring).
+      radius: R (see the module docstring); None: the spec's own radius.
 
     Raises:
       ValueError: bad arguments (named). Requires JAX x64.
@@ -249,8 +250,9 @@ class ScheduleSample:
 
 
 def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step_size: float, seed: int, level: float,
-                    radius: float = 1.0) -> ScheduleSample:
-    """Chains from ``starts`` under ``schedule`` (a ``Schedule`` of continuous time, radius-R clock) to ``t_end``.
+                    radius: float | None = None) -> ScheduleSample:
+    """Chains from ``starts`` under ``schedule`` (a ``Schedule`` of continuous time, radius-R clock) to ``t_end``
+    (``radius`` None: the spec's own radius).
 
     Raises:
       ValueError: bad arguments (named); a schedule invalid on [0, t_end] (C12). Requires JAX x64.
