@@ -15,9 +15,10 @@ def test_ablations_spec_parses_in_every_profile_with_the_three_ablations():
     assert len(quick.tasks) == 9
     assert {t.params["ablation"] for t in quick.tasks} == {"dimension", "negatives", "curvature"}
     full = load_spec("ablations", profile="thorough")
-    assert len(full.tasks) == len(load_spec("ablations").tasks) == 30
+    assert len(full.tasks) == len(load_spec("ablations").tasks) == 47
+    assert len(load_spec("ablations", profile="medium").tasks) == 18
     two = [t for t in full.tasks if t.params.get("pairs") == [[0, 1], [2, 3]]]
-    assert [t.params["num_points"] for t in two] == [5, 6, 7, 8]
+    assert [t.params["num_points"] for t in two] == [4, 5, 6, 7, 8]
 
 
 @pytest.mark.parametrize("given, match", [
