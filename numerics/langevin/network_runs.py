@@ -229,9 +229,12 @@ class ScheduleSample:
     """Chains under a schedule (radius-R clock).
 
     Attributes:
-      reached: chains that ever had ``V < level`` by ``t_end``; below_at_end: chains with
-      ``V(Z_{t_end}) < level``; chains; level; t_end; step_size; hit_time ``(chains,)``;
-      final_potential ``(chains,)``.
+      reached: chains that ever had ``V < level`` by ``t_end``.
+      below_at_end: chains with ``V(Z_{t_end}) < level``.
+      chains: the number of chains; level: the target level.
+      t_end: the horizon; step_size: h (radius-R clock).
+      hit_time: ``(chains,)`` first times ``V < level`` (``inf``: never).
+      final_potential: ``(chains,)`` V at ``t_end``.
     """
 
     reached: int

@@ -158,7 +158,6 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
     h = trap_step_size(trap, float(params["step_scale"]))
     level = trap_level(trap)
     c_lo, c_hi = 0.5 * h_star, 1.5 * h_star
-    t_max_guess = None
     if trap.non_degenerate:
         t0 = choose_t0(trap, c_lo, float(params["trapped_target"]))
     else:  # exponent only: size t0 from the order-of-magnitude escape time
