@@ -7,7 +7,7 @@
 # ($STAGE/contrastive_bounds/{theory,numerics,properties}, tests/, a pyproject.toml with the mutmut
 # settings below) and runs mutmut there. Nothing in the working tree is modified.
 #
-# Usage: benchmarks/mutation/run.sh [scope]      scope: "core" (default), "theory" (all of theory/) or "smoke"
+# Usage: benchmarks/mutation/run.sh [scope]      scope: core (default), schedules, theory (all of theory/) or smoke
 # Env:   STAGE (default ${TMPDIR:-/tmp}/contrastive-bounds-mutation), MUTMUT_JOBS (default 2)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,15 +17,16 @@ JOBS=${MUTMUT_JOBS:-2}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 
 case "$SCOPE" in
-  core) MUTATE='"contrastive_bounds/theory/alignment.py", "contrastive_bounds/theory/kramers.py",
-    "contrastive_bounds/theory/schedules.py"'
-        TESTS='"tests/theory/test_alignment.py", "tests/theory/test_kramers.py", "tests/theory/test_schedules.py"'
+  core) MUTATE='"contrastive_bounds/theory/alignment.py", "contrastive_bounds/theory/kramers.py"'
+        TESTS='"tests/theory/test_alignment.py", "tests/theory/test_kramers.py"'
         [ -f "$ROOT/tests/theory/test_formula_values.py" ] && TESTS="$TESTS, \"tests/theory/test_formula_values.py\"" ;;
   smoke) MUTATE='"contrastive_bounds/theory/alignment.py"'
          TESTS='"tests/theory/test_alignment.py"' ;;
+  schedules) MUTATE='"contrastive_bounds/theory/schedules.py"'
+         TESTS='"tests/theory/test_schedules.py", "tests/theory/test_formula_values.py"' ;;
   theory) MUTATE='"contrastive_bounds/theory/*.py"'
           TESTS='"tests/theory"' ;;
-  *) echo "scope must be 'core', 'theory' or 'smoke', got '$SCOPE'" >&2; exit 2 ;;
+  *) echo "scope must be 'core', 'schedules', 'theory' or 'smoke', got '$SCOPE'" >&2; exit 2 ;;
 esac
 
 rm -rf "$STAGE"

@@ -60,7 +60,7 @@ def test_reported_cka_without_centring_and_spearman_rsa_are_caught():
 
 def test_driver_passing_rescaled_arguments_is_caught_by_the_replays():
     """A rescaled step size (similarity descent) and a schedule read at the step index (Langevin)."""
-    out = _under("descent.step_size", "B3.replay_descent", steps=3)
+    out = _under("descent.step_size", "B3.replay_descent", steps=2)
     assert out.verdict == "violated" and out.empirical > 1e-6
     out = _under("langevin.time_index", "A1.replay_langevin", chains=4, steps=3)
     assert out.verdict == "violated"
