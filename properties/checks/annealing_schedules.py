@@ -109,7 +109,8 @@ def _hks_case(params: Mapping[str, Any], seed: int) -> Outcome:
         # asymptotic statement P(miss) -> 0; at the horizon: the majority has converged
         if succ.hi < 0.5:
             out.verdict = "violated"
-            out.p_value = min(out.p_value or 1.0, float(sst.binom.cdf(run.success, run.chains, 0.5)))
+            p_band = 1.0 if out.p_value is None else out.p_value  # 0.0 is a p-value, not a missing one
+            out.p_value = min(p_band, float(sst.binom.cdf(run.success, run.chains, 0.5)))
         elif succ.lo <= 0.5 and out.verdict == "holds":
             out.verdict = "inconclusive"
         out.summary = (f"asserted: converges ({why}); success P(V(Z_t) < {run.level:.3g}) at t = {te:g}: "
@@ -161,10 +162,11 @@ def a4_fast(params: Mapping[str, Any], seed: int) -> Outcome:
                      "interval": list(out.interval), "kramers_band": band.to_dict(), "verdict": out.verdict,
                      "independent": out.details.get("independent", [])})
     order = {"violated": 0, "inconclusive": 1, "holds": 2}
-    worst = min(outs, key=lambda o: (order[o[0].verdict], o[0].p_value or 1.0))[0]
+    pvals = [1.0 if o[0].p_value is None else o[0].p_value for o in outs]  # 0.0 is a p-value, not a missing one
+    worst = min(zip(outs, pvals), key=lambda op: (order[op[0][0].verdict], op[1]))[0][0]
     res = Outcome(worst.verdict, " | ".join(f"{r['schedule'].split(';')[0]}: {o[0].summary}" for r, o in zip(rows, outs)),
                   bound=worst.bound, band=worst.band, empirical=worst.empirical, interval=worst.interval,
-                  ratio=worst.ratio, false_alarm=1 - CONF, p_value=min(o[0].p_value or 1.0 for o in outs) * len(outs),
+                  ratio=worst.ratio, false_alarm=1 - CONF, p_value=min(pvals) * len(outs),
                   samples=worst.samples, details={"schedules": rows})
     res.p_value = min(1.0, res.p_value)
     res.plots = [trapped_plot(f"double-well, {o[1].describe().split(';')[0]}", o[2], o[1], o[3]) for o in outs]
