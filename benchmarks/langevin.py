@@ -1,28 +1,37 @@
-"""Throughput of the Langevin simulator: JAX driver vs a vectorised numpy implementation of the same update.
+"""Throughput of the Langevin simulator against what a user would pick instead, in the same run.
 
-Run: ``.venv/bin/python benchmarks/langevin.py [--repeats 5] [--steps 4000] [--prng fused-threefry] [--devices 2]``
+Run: ``.venv/bin/python benchmarks/langevin.py [--repeats 5] [--steps 4000] [--prng IMPL] [--devices N]``
+(needs the ``bench`` extra for BlackJAX: ``pip install -e ".[bench]"``; without it that line is skipped).
 
-Cases (issue 4):
+Cases:
   (a) ``double-well`` on S¹, 16 384 chains, float32;
   (b) ``infonce-toy`` (U0, N = 4 points on S², pairs (0,1),(2,3)), 4 096 chains, float32.
 
-Both sides do the same work per step with the same formulas: projected Euler–Maruyama with
-normalisation z ← normalize(z − h·P(z)∇V + sqrt(2·T·h)·P(z)ξ), then V and ∇V at the new point (the
-driver tracks the running minimum; numpy does too), fixed T = 0.3, h = 0.01. On S¹ both draw one
-normal per chain-step (the tangent coordinate; same law as P(z)ξ) and evaluate V, V'(θ) in
-z-coordinates by the complex-power recursion (no atan2/sin/cos; numpy calls the very same
-``FourierSeries.value_and_derivative_z``), ∇V = V'(θ)·(−z₁, z₀); on S² both draw d = 3 normals per
-factor and project, and U0 and its one-hot subgradient are the same unrolled formula over the four
-directed pairs. Both use the chains-last layout (contiguous chains).
+JAX: :func:`contrastive_bounds.numerics.langevin.simulate` with its DEFAULT configuration, as the entry
+points run it: one CPU device per core requested before JAX starts
+(:func:`contrastive_bounds.numerics.devices.use_host_devices`, what the command line does), then
+``simulate`` without ``prng_impl`` or ``shard_chains`` (float32: the validated fused generator;
+chains split over the devices). ``--prng`` / ``--devices`` override for comparisons. Compilation
+excluded.
 
-JAX: :func:`contrastive_bounds.numerics.langevin.driver.simulate` through the kernel's chains-last fast path,
-compiled once (compilation excluded), with ``--prng`` (default ``fused-threefry``: Threefry-2x32-20
-fused into the step + Box–Muller; ``threefry2x32`` is ``jax.random.normal``) and the chains sharded
-over ``--devices`` host devices (default 2: sets ``XLA_FLAGS=--xla_force_host_platform_device_count``
-before JAX starts; one thread each). numpy: one thread, ``np.random.default_rng`` (PCG64, ziggurat
-normals, its fastest normal generator) in float32. Repeats are interleaved (JAX, numpy, JAX, ...);
-figures are medians; the machine and its load average are printed, the ratios last. Float32
-throughout (a throughput figure; the checks of the test suite use float64).
+Baselines (each the same dynamics, T = 0.3, h = 0.01, float32):
+
+* numpy, one thread, the same formulas (projected Euler–Maruyama + normalisation, V at every step
+  for the running minimum): on S¹ one normal per chain-step and V, V'(θ) by the complex-power
+  recursion (the very same ``FourierSeries.value_and_derivative_z``); for U0 the same unrolled
+  hardest-negative value and one-hot subgradient. ``np.random.default_rng`` (PCG64 ziggurat).
+* (a) BlackJAX SGLD (``blackjax.sgld``, the standard JAX Langevin library) on the angle θ with the
+  exact gradient V'(θ) = 0.5 sin θ + 2 sin 2θ (no autodiff), ``vmap`` over chains (a key per chain
+  and step, split from the step's key) inside a jitted ``lax.scan`` over steps. It does less work
+  than the simulator (no running minimum, no normalisation): the ratio is in its favour.
+* (b) the author's-notebook style (farischaudhry/contrastive-learning-temperature-schedules,
+  ``anisotropic.ipynb``, isotropic step; written here, not copied): U0 from the similarity matrix with
+  a masked max per positive pair, its gradient by ``jax.grad``, the noise of step t from
+  ``fold_in(chain key, t)``, tangent projection by ``einsum`` with I − zzᵀ, renormalisation;
+  ``vmap`` over chains of a jitted ``lax.scan``.
+
+Repeats are interleaved (each implementation once per round); figures are medians; the machine and
+its load average are printed; the ratios last.
 """
 
 from __future__ import annotations
@@ -117,14 +126,74 @@ def numpy_infonce(z: np.ndarray, steps: int, rng: np.random.Generator) -> tuple[
     return np.moveaxis(z, -1, 0), vmin
 
 
+# ----------------------------------------------------------------------------- JAX baselines
+def blackjax_sgld_double_well(chains: int, steps: int):
+    """A jitted function ``(key, theta (chains,)) -> theta`` running ``steps`` BlackJAX SGLD steps of
+    every chain on the angle of the double well, exact gradient; ``None`` if blackjax is missing."""
+    try:
+        import blackjax
+    except ImportError:
+        return None
+    import jax
+    import jax.numpy as jnp
+
+    def grad_log_density(theta, minibatch):  # log density -V(θ): gradient -V'(θ), exact
+        return -(0.5 * jnp.sin(theta) + 2.0 * jnp.sin(2.0 * theta))
+
+    sgld = blackjax.sgld(grad_log_density)
+
+    @jax.jit
+    def run(key, theta):
+        def one(th, k):
+            keys = jax.random.split(k, chains)
+            th = jax.vmap(lambda kk, t: sgld.step(kk, t, None, H, TEMP))(keys, th)
+            return th, None
+
+        theta, _ = jax.lax.scan(one, theta, jax.random.split(key, steps))
+        return theta
+
+    return run
+
+
+def notebook_style_u0(steps: int):
+    """The author's-notebook style for the U0 toy: ``(keys (chains,), z (chains, 4, 3)) -> z``."""
+    import jax
+    import jax.numpy as jnp
+
+    pairs = jnp.array([(0, 1), (2, 3)])
+
+    def u0(z):
+        zn = z / jnp.linalg.norm(z, axis=1, keepdims=True)
+        sim = zn @ zn.T
+
+        def pair_energy(pair):
+            i, j = pair[0], pair[1]
+            mask = jnp.zeros_like(sim[i]).at[jnp.array([i, j])].set(-jnp.inf)
+            return (-sim[i, j] + jnp.max(sim[i] + mask)) + (-sim[i, j] + jnp.max(sim[j] + mask))
+
+        return jnp.sum(jax.lax.map(pair_energy, pairs)) / (2 * pairs.shape[0])
+
+    grad_u0 = jax.grad(u0)
+
+    def one_chain(key, z):
+        def step(z, t):
+            xi = jax.random.normal(jax.random.fold_in(key, t), z.shape, z.dtype)
+            proj = jnp.eye(3, dtype=z.dtype) - jnp.einsum("bi,bj->bij", z, z)
+            noise = jnp.einsum("bij,bj->bi", proj, xi) * jnp.sqrt(2 * H * TEMP)
+            z = z - grad_u0(z) * H + noise
+            return z / jnp.linalg.norm(z, axis=1, keepdims=True), None
+
+        z, _ = jax.lax.scan(step, z, jnp.arange(steps))
+        return z
+
+    return jax.jit(jax.vmap(one_chain)), u0
+
+
 # ----------------------------------------------------------------------------- harness
-def _median_rate(fn, chains: int, steps: int, repeats: int) -> float:
-    rates = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        rates.append(chains * steps / (time.perf_counter() - t))
-    return statistics.median(rates)
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
 
 
 def _machine() -> str:
@@ -137,39 +206,60 @@ def _machine() -> str:
     return f"{model}, {os.cpu_count()} logical CPUs, {platform.system()}, load average (1 min) {load:.2f}"
 
 
-def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, numpy_steps: int, prng: str,
-             unroll: int, shard: bool) -> float:
+def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, numpy_steps: int, peer_steps: int,
+             prng: str | None, unroll: int) -> dict[str, float]:
     import jax
+    import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.langevin.driver import simulate
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+    from contrastive_bounds.numerics.langevin import langevin_kernel, simulate
     from contrastive_bounds.numerics.sphere import uniform
 
     land = get_landscape(landscape)
     kernel = langevin_kernel(land, temperature=TEMP, step_size=H)
     z0 = np.asarray(uniform(jax.random.key(0), (chains, land.num_points, land.dim), dtype=np.float32))
+    extra = {} if prng is None else {"prng_impl": prng}
 
     def jax_run():
-        return simulate(kernel, z0, num_steps=steps, seed=1, record_every=steps, chunk_steps=steps, prng_impl=prng,
-                        unroll=unroll, shard_chains=shard)
+        return simulate(kernel, z0, num_steps=steps, seed=1, record_every=steps, unroll=unroll, **extra)
 
-    jax_run()  # compile
+    first = jax_run()  # compile
     rng = np.random.default_rng(1)
     np_fn = numpy_double_well if landscape == "double-well" else numpy_infonce
     np_fn(z0, 2, rng)  # warm-up
-    # Interleaved repeats (JAX, numpy, JAX, numpy, ...): on a shared machine a load change then hits
-    # both sides alike, and the ratio of medians is less noisy than two separate blocks of runs.
-    jax_rates, np_rates = [], []
-    for _ in range(repeats):
-        jax_rates.append(_median_rate(jax_run, chains, steps, 1))
-        np_rates.append(_median_rate(lambda: np_fn(z0, numpy_steps, rng), chains, numpy_steps, 1))
-    jax_rate, np_rate = statistics.median(jax_rates), statistics.median(np_rates)
-    devices = len(jax.devices()) if shard else 1
-    print(f"[{name}] {landscape}, {chains} chains, float32, prng={prng}, unroll={unroll}, devices={devices}")
-    print(f"  numpy baseline : {np_rate:14,.0f} chain-steps/s  (median of {repeats}, {numpy_steps} steps, 1 thread)")
-    print(f"  JAX driver     : {jax_rate:14,.0f} chain-steps/s  (median of {repeats}, {steps} steps)")
-    return jax_rate / np_rate
+    runs = {"JAX simulate (defaults)": (jax_run, steps), "numpy": (lambda: np_fn(z0, numpy_steps, rng), numpy_steps)}
+    peer = None
+    if landscape == "double-well":
+        sgld = blackjax_sgld_double_well(chains, peer_steps)
+        if sgld is None:
+            print("  BlackJAX not installed (pip install -e '.[bench]'): its line is skipped")
+        else:
+            theta0 = jnp.asarray(np.arctan2(z0[:, 0, 1], z0[:, 0, 0]))
+            key = jax.random.key(2)
+            jax.block_until_ready(sgld(key, theta0))
+            peer = "BlackJAX SGLD"
+            runs[peer] = (lambda: jax.block_until_ready(sgld(key, theta0)), peer_steps)
+    else:
+        nb, u0 = notebook_style_u0(peer_steps)
+        zz = jnp.asarray(z0[:8])  # the notebook's U0 is the simulator's U0 (sanity check)
+        ours = np.asarray(jax.vmap(land.potential)(zz))
+        np.testing.assert_allclose(np.asarray(jax.vmap(u0)(zz)), ours, rtol=1e-5, atol=1e-6)
+        keys = jax.random.split(jax.random.key(2), chains)
+        zj = jnp.asarray(z0)
+        jax.block_until_ready(nb(keys, zj))
+        peer = "notebook style"
+        runs[peer] = (lambda: jax.block_until_ready(nb(keys, zj)), peer_steps)
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    for _ in range(repeats):  # interleaved: a load change hits every implementation alike
+        for k, (fn, _n) in runs.items():
+            times[k].append(_timed(fn))
+    rates = {k: chains * runs[k][1] / statistics.median(v) for k, v in times.items()}
+    print(f"[{name}] {landscape}, {chains} chains, float32; simulate ran prng={first.prng_impl}, "
+          f"devices={first.devices}, unroll={unroll}")
+    for k, r in rates.items():
+        print(f"  {k:24s}: {r:14,.0f} chain-steps/s  (median of {repeats}, {runs[k][1]} steps)")
+    return {"numpy": rates["JAX simulate (defaults)"] / rates["numpy"],
+            **({peer: rates["JAX simulate (defaults)"] / rates[peer]} if peer else {})}
 
 
 def main() -> None:
@@ -177,22 +267,28 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--numpy-steps", type=int, default=400)
-    ap.add_argument("--prng", default="fused-threefry", choices=["fused-threefry", "threefry2x32", "rbg", "unsafe_rbg"])
+    ap.add_argument("--peer-steps", type=int, default=1000, help="steps of the BlackJAX / notebook-style runs")
+    ap.add_argument("--prng", default=None, choices=["fused-threefry", "threefry2x32", "rbg", "unsafe_rbg"],
+                    help="override simulate's default generator")
     ap.add_argument("--unroll", type=int, default=1)
-    ap.add_argument("--devices", type=int, default=2,
-                    help="CPU devices to shard the chains over (sets XLA_FLAGS before JAX starts; 1 = no sharding)")
+    ap.add_argument("--devices", type=int, default=None,
+                    help="CPU devices (default: one per core, as the command line; 1 = no split)")
     args = ap.parse_args()
-    if args.devices > 1:
-        flag = f"--xla_force_host_platform_device_count={args.devices}"
-        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flag).strip()
+    from contrastive_bounds.numerics.devices import use_host_devices
+
+    use_host_devices(args.devices)  # before JAX starts, as the entry points do
     print(f"machine: {_machine()}")
     ratios = {}
     for name, land, chains in (("a", "double-well", 16_384), ("b", "infonce-toy", 4_096)):
-        ratios[name] = run_case(name, land, chains, args.steps, args.repeats, args.numpy_steps, args.prng, args.unroll,
-                                args.devices > 1)
+        ratios[name] = run_case(name, land, chains, args.steps, args.repeats, args.numpy_steps, args.peer_steps,
+                                args.prng, args.unroll)
     print(f"machine load after the runs: {os.getloadavg()[0]:.2f}")
-    for name, r in ratios.items():
-        print(f"ratio JAX/numpy ({name}): {r:.1f}x")
+    goals = {("a", "BlackJAX SGLD"): 15.0, ("b", "notebook style"): 40.0}
+    for name, rs in ratios.items():
+        for peer, r in rs.items():
+            goal = goals.get((name, peer))
+            note = f"  (goal >= {goal:g}x: {'met' if r >= goal else 'not met'})" if goal else ""
+            print(f"ratio JAX simulate (defaults) / {peer} ({name}): {r:.1f}x{note}")
 
 
 if __name__ == "__main__":

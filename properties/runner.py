@@ -50,7 +50,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
 
     The file gets the mode an ordinary ``open(path, "w")`` would give it (``0o666 & ~umask``), not
-    ``mkstemp``'s private 0600 (tester3 #12: reports must be readable by a CI or a shared folder).
+    ``mkstemp``'s private 0600: reports must be readable by a CI job or in a shared folder.
 
     Raises:
       OSError: the folder cannot be created or the file cannot be written (disk full, read-only).
@@ -168,9 +168,10 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
         any check runs); an existing results.json is not ours (with ``resume``).
       OSError: writing results.json failed during the run (disk full, folder removed).
     """
+    from contrastive_bounds.numerics.langevin.runlog import recorded_runs, summarize_runs
     from contrastive_bounds.numerics.precision import enable_x64
 
-    ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after it (tester3 #6)
+    ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after the work is done
     enable_x64()  # the main job compares bounds in float64 (DESIGN.md, Precision); our entry point
     checks = registered_checks()
     path = out_dir / "results.json"
@@ -193,12 +194,15 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
             on_start(sc, i, len(scenarios))
         t0 = time.perf_counter()
         error = None
-        try:
-            outcome = spec.fn(dict(sc.params), sc.seed)
-        except Exception as exc:  # a crashing check is reported, never swallowed
-            error = f"{type(exc).__name__}: {exc}"
-            outcome = Outcome("inconclusive", f"check raised {error}",
-                              details={"traceback": traceback.format_exc(limit=8)})
+        with recorded_runs() as runs:  # which noise generator / devices the check's simulations used
+            try:
+                outcome = spec.fn(dict(sc.params), sc.seed)
+            except Exception as exc:  # a crashing check is reported, never swallowed
+                error = f"{type(exc).__name__}: {exc}"
+                outcome = Outcome("inconclusive", f"check raised {error}",
+                                  details={"traceback": traceback.format_exc(limit=8)})
+        if runs:
+            outcome.details.setdefault("simulator", summarize_runs(runs))
         rec = CheckResult(sc.check, spec.theorem, spec.statement, sc.name, dict(sc.params), sc.seed, outcome,
                           time.perf_counter() - t0, vers, profile, error=error)
         results.append(rec)

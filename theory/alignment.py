@@ -27,6 +27,8 @@ from .bound import Bound, Constraint, Reparametrisation, Vacuity
 from .domains import Interval, Param, check_int, check_probability, check_real
 from .registry import register
 from .source import LOSS_GAP_PAPER, PAPER_B, Source
+from .special import Softplus
+from .step_sizes import eta_sum_from_learning_rates  # noqa: F401  (public here too: alignment.eta_sum_from_learning_rates)
 
 INF = math.inf
 
@@ -39,7 +41,9 @@ PI_MAX = Param("pi_max", Interval(0, 1), description="largest class prior (balan
 NUM_CLASSES = Param("num_classes", Interval(2, INF, lo_closed=True), integer=True, description="number of classes C (balanced)")
 N_MAX = Param("n_max", Interval(1, INF, lo_closed=True), integer=True, description="largest class count in the population")
 NUM_SAMPLES = Param("num_samples", Interval(2, INF, lo_closed=True), integer=True, description="population size N")
-ETA_SUM = Param("eta_sum", Interval(0, INF), description="S = sum of step sizes eta_t over the T steps", units="step-size units")
+ETA_SUM = Param("eta_sum", Interval(0, INF), description="S = sum of the similarity-descent step sizes eta_t over the T "
+                "steps (a network's learning rates times its first-order response: docs/alignment-theory.md)",
+                units="similarity units")
 ETA = Param("eta", Interval(0, INF), description="one step size eta_t", units="step-size units")
 DISTANCE = Param("distance", Interval(0, INF, lo_closed=True), description="d_t = ||Sigma_CL_t - Sigma_NSCL_t||_F")
 RHO = Param("rho", Interval(0, INF, lo_closed=True), description="rho_T = ||K_CL - K_NSCL||_F / ||K_CL||_F")
@@ -94,13 +98,6 @@ FROBENIUS = register(Bound(
     constraints=(_TB_CONSTRAINT,), reparametrisations=(_BALANCED,),
     trivial=(2 * sp.sqrt(m * (m - 1)), (M_ROWS,), "2*sqrt(m(m-1)) (entries in [-1, 1], zero diagonal difference)"),
 ))
-
-
-class Softplus(sp.Function):
-    """softplus(x) = log(1 + e^x); lambdified to ``logaddexp(0, x)`` (no overflow)."""
-
-    def _eval_rewrite_as_log(self, x: sp.Expr, **kwargs: Any) -> sp.Expr:  # pragma: no cover - sympy hook
-        return sp.log(1 + sp.exp(x))
 
 
 _LOSS_GAP_EXPR = sp.log(1 + sp.exp(2 / tau) * pi / (1 - pi))
@@ -416,3 +413,4 @@ def trivial_frobenius(m: int) -> float:
     """2 sqrt(m (m - 1)): ||Sigma - Sigma'||_F for entries in [-1, 1] with equal (unit) diagonals."""
     mm = check_int("m", m, 2)
     return 2.0 * math.sqrt(mm * (mm - 1))
+

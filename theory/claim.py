@@ -24,6 +24,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from .backends import compiled
 from .intervals import arb_eval, arb_interval
 from .source import Source
 
@@ -166,7 +167,7 @@ def _point(syms: list[sp.Symbol], values: Any) -> dict[str, Any]:
 
 def _mp_value(expr: sp.Expr, syms: list[sp.Symbol], point: np.ndarray) -> Any:
     with mpmath.workdps(40):
-        return sp.lambdify(syms, expr, "mpmath")(*[mpmath.mpf(float(v)) for v in point])
+        return compiled(tuple(syms), expr, "mpmath")(*[mpmath.mpf(float(v)) for v in point])
 
 
 def _integer_witness(target: sp.Expr, syms: list[sp.Symbol], box: Mapping[str, tuple[float, float]],
@@ -228,7 +229,7 @@ def sign_claim_check(spec: SignCheckSpec) -> Callable[[bool], Verdict]:
             return Verdict("proved", f"sympy: sign is determined by the symbols' assumptions (all parameters positive); "
                                      f"simplified expression: {sp.sstr(simplified)}")
         pts = _sample_points(spec.box, syms, spec.samples, spec.seed)
-        fn = sp.lambdify(syms, target, "numpy")
+        fn = compiled(tuple(syms), target, "numpy")
         with np.errstate(all="ignore"):
             vals = np.asarray(fn(*pts.T), dtype=float) * np.ones(len(pts))
         for idx in np.argsort(vals):

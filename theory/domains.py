@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["Interval", "Param", "check_real", "check_int", "check_seed", "check_probability", "check_finite_array",
-           "MAX_SEED"]
+           "MAX_SEED", "exact_rational"]
 
 
 @dataclass(frozen=True)
@@ -238,6 +238,30 @@ def _check_exact(name: str, value: Any, domain: Interval) -> None:
             with mpmath.workdps(30):
                 shown = mpmath.nstr(mpmath.mpf(q.p) / q.q, 25)
         raise ValueError(f"{name}={shown} is outside its domain {domain}")
+
+
+def exact_rational(value: Any) -> sp.Rational:
+    """A finite real number as an exact sympy Rational: ints, floats (their exact binary value),
+    numpy scalars, ``Fraction``, ``Decimal``, sympy numbers and mpmath ``mpf``.
+
+    Raises:
+      ValueError: NaN, inf or not a real number.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is a bool, not a number")
+    value = _stdlib_exact("value", value)
+    if isinstance(value, (np.integer, np.floating)):
+        value = value.item()
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{value!r} is not finite")
+        return sp.Rational(value)
+    q = _exact(value) if isinstance(value, (mpmath.mpf, sp.Float)) else value
+    if isinstance(q, sp.Rational):
+        return q
+    raise ValueError(f"{value!r} is not a finite real number")
 
 
 @dataclass(frozen=True)

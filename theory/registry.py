@@ -16,7 +16,7 @@ __all__ = ["register", "get", "get_bound", "get_claim", "bounds", "claims", "loa
 
 _REGISTRY: dict[str, Union[Bound, Claim]] = {}
 
-THEORY_MODULES = ("alignment", "alignment_claims", "annealing", "kramers")
+THEORY_MODULES = ("alignment", "alignment_claims", "annealing", "kramers", "annealing_bounds")
 
 
 def register(obj: Union[Bound, Claim]) -> Union[Bound, Claim]:

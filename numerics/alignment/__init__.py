@@ -3,5 +3,8 @@
 Modules: :mod:`.losses` (CL, NSCL, SupCon), :mod:`.similarity` (CKA, RSA), :mod:`.descent` (the
 O(B²) similarity-descent step), :mod:`.descent_run` (its chunked driver with proof-link records),
 :mod:`.data` (scikit-learn's digits and augmentations), :mod:`.training` (CL/NSCL training under
-shared randomness).
+shared randomness), :mod:`.sgd` (plain-SGD CL/NSCL runs with Sigma on a reference set), :mod:`.eta_eff`
+(the effective step of the proxy), :mod:`.proxy` and :mod:`.proxy_result` (similarity descent vs SGD),
+:mod:`.batch_scaling` and :mod:`.batch_scaling_report` (the batch-size x learning-rate grid),
+:mod:`.compare` (two users' embeddings in feature form), :mod:`.checkpoint` (atomic run checkpoints).
 """

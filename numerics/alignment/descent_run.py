@@ -362,9 +362,10 @@ def check_run_inputs(sigma0: np.ndarray, labels: np.ndarray, config: DescentConf
     Callers that show progress (the CLI) call this first, so bad input is reported before any output.
     Same arguments as :func:`run_similarity_descent`.
 
-    Raises: ValueError naming the first argument outside its domain (the same checks, in the same
-      order, as :func:`run_similarity_descent`; the data-dependent empty-negatives check needs the
-      batches and is made during the run).
+    Raises:
+      ValueError: naming the first argument outside its domain (the same checks, in the same
+        order, as :func:`run_similarity_descent`; the data-dependent empty-negatives check needs
+        the batches and is made during the run).
     """
     _prepare(sigma0, labels, config)
 
@@ -417,9 +418,10 @@ def run_similarity_descent(
 
     Returns: :class:`DescentResult` (bounds from ``theory.alignment``; vacuous runs give inf bounds).
 
-    Raises: ValueError for a bad config or inputs (naming the argument), a checkpoint of another run,
-      a checkpoint folder that cannot be created or written (checked before the first chunk), or
-      (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
+    Raises:
+      ValueError: for a bad config or inputs (naming the argument), a checkpoint of another run,
+        a checkpoint folder that cannot be created or written (checked before the first chunk), or
+        (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
 
     Source: THEOREMS.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
     """

@@ -40,7 +40,7 @@ _REL_TOL = 1e-12  # relative scale below which a norm or a spread counts as zero
 _EPS = float(np.finfo(np.float64).eps)
 # An input is constant when its centred part is rounding noise *of its own scale*: a few hundred ulps
 # relative to the same input's uncentred norm. CKA and RSA are invariant to rescaling each input, so
-# no absolute or joint tolerance is used anywhere (tester3 #5).
+# no absolute or joint tolerance is used anywhere (one would turn small or large inputs "constant").
 _ULPS = 256 * _EPS
 
 

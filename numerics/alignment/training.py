@@ -248,8 +248,9 @@ def check_train_config(config: TrainConfig) -> None:
 
     Callers that show progress (the CLI) call this first, so bad input is reported before any output.
 
-    Raises: ValueError naming the first field outside its domain, including ``batch_size`` above the
-      training-set size of the chosen classes (80 % of their digits).
+    Raises:
+      ValueError: naming the first field outside its domain, including ``batch_size`` above the
+        training-set size of the chosen classes (80 % of their digits).
     """
     _checked_split(config)
 
@@ -297,9 +298,10 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
       whether each gap is within the bound. Results are what is measured: nothing is tuned toward
       the paper's ordering (NSCL > CE > SCL).
 
-    Raises: ValueError for out-of-domain config values (naming the field), a batch size above the
-      training-set size, or a model whose float32 training breaks down (non-finite loss, parameters
-      or Adam moments after an epoch: the message names tau and learning_rate).
+    Raises:
+      ValueError: for out-of-domain config values (naming the field), a batch size above the
+        training-set size, or a model whose float32 training breaks down (non-finite loss,
+        parameters or Adam moments after an epoch: the message names tau and learning_rate).
     Source: THEOREMS.md B8 (stand-in for Luthra, Mishra, Galanti, arXiv 2510.08852, Figs. 3-5).
     """
     split = _checked_split(config)

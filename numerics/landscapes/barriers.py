@@ -56,8 +56,8 @@ class MinimumRecord:
 
     Attributes:
       vertex: grid/mesh index; value: V there; depth: barrier to a strictly lower minimum
-      (``inf`` for global minima); saddle_vertex / saddle_value: where and at what height its
-      component first meets a strictly lower one (-1 / inf for global minima).
+        (``inf`` for global minima); saddle_vertex / saddle_value: where and at what height its
+        component first meets a strictly lower one (-1 / inf for global minima).
     """
 
     vertex: int
@@ -220,7 +220,7 @@ class BarrierResult:
       resolution: grid points per circle / mesh vertices; spacing: h.
       v_min: global minimum value; minima: list of dicts {theta or vertex, value, depth};
       saddles: list of dicts {theta or vertex, value}; method: text; cross_check: union-find H* on
-      the same grid (must equal the gudhi value).
+        the same grid (must equal the gudhi value).
       warnings: one line per failed internal agreement (gudhi vs union-find beyond rounding; on S¹
         Fourier landscapes the grid value vs the exact H* beyond ``error_bound + grid_error_bound``,
         i.e. the grid does not resolve every extremum); empty when everything agrees.

@@ -1,6 +1,6 @@
 """Reusable annealing experiments on S¹ landscapes: trap, start states, Kramers band, schedule runs.
 
-Joins the simulator (:mod:`.driver`, :mod:`.langevin`) with the escape theory
+Joins the simulator (:mod:`.driver`, :mod:`.kernel`) with the escape theory
 (:mod:`contrastive_bounds.theory.kramers`, :mod:`.escape`) for the checks of Paper A
 (THEOREMS.md A4, A5, A8) and the ``anneal`` command:
 
@@ -27,7 +27,7 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 from contrastive_bounds.theory.kramers import expected_escapes
 
-from contrastive_bounds.numerics.langevin.driver import EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
 from contrastive_bounds.numerics.landscapes.registry import Landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.numerics.sphere import uniform
@@ -229,7 +229,8 @@ class ScheduleRun:
         (``chains − reached`` never escaped: the trapped count).
       potential: ``(chains,)`` final V; hit_time: ``(chains,)`` (inf: never);
       energy_trace: ``(records, chains)`` V at ``record_times`` ``(records,)``.
-      t_end, step_size, num_steps, wall_time.
+      t_end, step_size, num_steps, wall_time: the time reached, h, the steps and the seconds taken.
+      prng_impl: the noise generator that ran; devices: how many devices the chains were split over.
     """
 
     chains: int
@@ -245,6 +246,8 @@ class ScheduleRun:
     step_size: float
     num_steps: int
     wall_time: float
+    prng_impl: str = "threefry2x32"
+    devices: int = 1
 
     @property
     def trapped(self) -> int:
@@ -262,7 +265,7 @@ def default_delta(landscape: Landscape, trap: CircleTrap | None) -> float:
 def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: float, step_size: float, seed: int,
                  start: str = "trap", delta: float | None = None, noise_factor: float = 1.0,
                  record_every: int | None = None, anisotropy: Any = None, integrator: str = "euler",
-                 progress: bool = False) -> ScheduleRun:
+                 progress: bool = False, checkpoint: Any = None, resume: bool = False) -> ScheduleRun:
     """Run ``chains`` annealed Langevin chains (float64) and count successes and escapes.
 
     Args:
@@ -272,7 +275,8 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
       :func:`default_delta`); noise_factor: 1 for the correct simulator, anything else injects a
       mis-scaled noise (:func:`misscaled_temperature`); record_every: energy-trace spacing in steps;
       anisotropy: passed to :func:`.langevin.langevin_kernel` (A8.5 variant); integrator: ``"euler"``
-      (projected Euler-Maruyama) or ``"geodesic"``; progress: rich progress bar between chunks.
+      (projected Euler-Maruyama) or ``"geodesic"``; progress: rich progress bar between chunks;
+      checkpoint, resume: passed to :func:`.driver.simulate` (save the run / continue a saved one).
 
     Returns:
       :class:`ScheduleRun`.
@@ -280,6 +284,7 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
     Raises:
       ValueError: bad arguments (named), unknown ``v_min``, a schedule invalid on [0, t_end] (C12),
         or a trap start inside the target set.
+      SimulationInterrupted: Ctrl-C during the run (see :func:`.driver.simulate`).
 
     Requires JAX x64 (the run is float64).
     """
@@ -300,6 +305,8 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
     kernel = langevin_kernel(landscape, temperature=temp, step_size=h, anisotropy=anisotropy, integrator=integrator)
     pos = start_positions(landscape, start, chains, seed, trap)
     target = EnergyBelow(landscape.v_min + d)
-    res = simulate(kernel, pos, num_steps=n, seed=seed, target=target, record_every=record_every, progress=progress)
+    res = simulate(kernel, pos, num_steps=n, seed=seed, target=target, record_every=record_every, progress=progress,
+                   checkpoint=checkpoint, resume=resume)
     return ScheduleRun(chains, target.level, d, int(np.sum(res.potential < target.level)), int(np.sum(res.hit)),
-                       res.potential, res.hit_time, res.energy_trace, res.record_times, res.t_end, h, n, res.wall_time)
+                       res.potential, res.hit_time, res.energy_trace, res.record_times, res.t_end, h, n, res.wall_time,
+                       res.prng_impl, res.devices)

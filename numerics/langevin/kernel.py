@@ -38,10 +38,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_finite_array, check_real
+from contrastive_bounds.theory.domains import check_real
 
 from contrastive_bounds.numerics.fastmath import rsqrt
 from contrastive_bounds.numerics.sphere import exp_map, project_tangent, retract
+from contrastive_bounds.numerics.langevin.specs import as_temperature_fn, resolve_potential, sqrt_spd
 
 __all__ = [
     "LangevinState",
@@ -68,56 +69,6 @@ class LangevinState(NamedTuple):
     position: jax.Array
     potential: jax.Array
     grad: jax.Array
-
-
-def as_temperature_fn(temperature: Any) -> Callable[[jax.Array], jax.Array]:
-    """Turn a temperature specification into a pure function t -> T(t) for use under jit.
-
-    Args:
-      temperature: a positive finite float (fixed T); an object with a method
-        ``temperature(t, xp=...)`` (a :class:`contrastive_bounds.theory.annealing.Schedule`); or a
-        callable ``f(t, xp)`` taking continuous time and an array namespace.
-
-    Returns:
-      ``fn(t)`` evaluating T elementwise with ``jax.numpy``.
-
-    Raises:
-      ValueError: a fixed temperature that is not finite and > 0, or an unsupported object.
-    """
-    if isinstance(temperature, (int, float, np.floating, np.integer)) and not isinstance(temperature, bool):
-        value = check_real("temperature", temperature, 0.0, math.inf)
-
-        def fixed(t: jax.Array) -> jax.Array:
-            return jnp.full_like(t, value)
-
-        return fixed
-    method = getattr(temperature, "temperature", None)
-    if callable(method):
-        return lambda t: method(t, xp=jnp)
-    if callable(temperature):
-        return lambda t: temperature(t, jnp)
-    raise ValueError(
-        f"temperature={temperature!r} must be a positive float, a Schedule, or a callable f(t, xp)"
-    )
-
-
-def _sqrt_spd(name: str, a: Any, d: int) -> np.ndarray:
-    """Symmetric square root of an SPD (d, d) matrix or a positive (d,) diagonal; validates."""
-    arr = check_finite_array(name, np.asarray(a, dtype=np.float64))
-    if arr.ndim == 1:
-        if arr.shape != (d,):
-            raise ValueError(f"{name} must have shape ({d},) or ({d}, {d}), got {arr.shape}")
-        if np.any(arr <= 0):
-            raise ValueError(f"{name} must be positive on the diagonal, got {arr.tolist()}")
-        return np.diag(np.sqrt(arr))
-    if arr.shape != (d, d):
-        raise ValueError(f"{name} must have shape ({d},) or ({d}, {d}), got {arr.shape}")
-    if not np.allclose(arr, arr.T, rtol=1e-12, atol=1e-12):
-        raise ValueError(f"{name} must be symmetric")
-    w, v = np.linalg.eigh(arr)
-    if np.any(w <= 0):
-        raise ValueError(f"{name} must be positive definite; smallest eigenvalue {w.min():g}")
-    return (v * np.sqrt(w)) @ v.T
 
 
 class StepSizeWarning(RuntimeWarning):
@@ -355,25 +306,6 @@ def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax
     return -step_size * grad + noise_scale(temperature, step_size) * noise
 
 
-def _resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, Callable, str]:
-    """Return (V, ∇V, value_and_grad, name). Without an explicit ``grad``: a landscape's own fused
-    ``value_and_grad`` (hand-written for S¹ Fourier landscapes and U0, else autodiff), or one
-    ``jax.value_and_grad`` pass of a plain callable."""
-    name = getattr(potential, "__name__", "potential")
-    if hasattr(potential, "potential") and callable(getattr(potential, "potential")):
-        name = str(getattr(potential, "name", type(potential).__name__))
-        fused = getattr(potential, "value_and_grad", None)
-        if grad is None and callable(fused):
-            return potential.potential, potential.grad, fused, name
-        potential = potential.potential
-    elif not callable(potential):
-        raise ValueError(f"potential={potential!r} must be a Landscape or a callable (N, d) -> scalar")
-    if grad is None:
-        vg = jax.value_and_grad(potential)
-        return potential, jax.grad(potential), vg, name
-    return potential, grad, (lambda z: (potential(z), grad(z))), name
-
-
 def langevin_kernel(
     potential: Any,
     grad: Callable[[jax.Array], jax.Array] | None = None,
@@ -416,13 +348,13 @@ def langevin_kernel(
     series = getattr(potential, "fourier", None)
     if grad is None and series is not None and (potential.num_points, potential.dim) == (1, 2):
         circle = series.value_and_derivative_z  # (x, y) -> (V, V'(θ)): the driver's complex S¹ path
-    v, g, vg, name = _resolve_potential(potential, grad)
+    v, g, vg, name = resolve_potential(potential, grad)
     temp_fn = as_temperature_fn(temperature)
     noise_sqrt = None
     if anisotropy is not None:
         a = np.asarray(anisotropy, dtype=np.float64)
         d = a.shape[-1] if a.ndim >= 1 else 0
-        noise_sqrt = _sqrt_spd("anisotropy", a, d)
+        noise_sqrt = sqrt_spd("anisotropy", a, d)
     if hasattr(temperature, "describe"):
         temp_desc = temperature.describe()
     elif callable(temperature):

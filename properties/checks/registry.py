@@ -17,6 +17,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "contrastive_bounds.properties.checks.alignment_bounds",
     "contrastive_bounds.properties.checks.alignment_descent",
     "contrastive_bounds.properties.checks.alignment_digits",
+    "contrastive_bounds.properties.checks.alignment_training",
     "contrastive_bounds.properties.checks.annealing_sampling",
     "contrastive_bounds.properties.checks.annealing_schedules",
     "contrastive_bounds.properties.checks.annealing_theory",

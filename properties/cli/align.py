@@ -11,7 +11,8 @@ from rich.table import Table
 
 from contrastive_bounds.properties.cli.common import command, console, emit_json
 
-align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simulation and digits training.",
+align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simulation, digits training, proxy vs SGD, "
+                        "batch-size scaling, comparing your embeddings.",
                         no_args_is_help=True)
 
 
@@ -256,5 +257,9 @@ def _plot(res, path: str) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    """Add the ``align`` sub-app (``simulate``, ``train``) to ``app``."""
+    """Add the ``align`` sub-app (``simulate``, ``train``, ``proxy``, ``batch-scaling``, ``compare``) to ``app``."""
+    from contrastive_bounds.properties.cli import align_compare, align_proxy
+
+    align_proxy.register(align_app)
+    align_compare.register(align_app)
     app.add_typer(align_app, name="align")

@@ -1,8 +1,9 @@
 """Command ``anneal``: simulate annealed Langevin chains and put the theory's prediction beside them.
 
 ``contrastive-bounds anneal LANDSCAPE --schedule FORM c=VALUE [t0=..] [--chains N --time T_END
---step-size H --seed S --delta D --start trap|uniform|global] [--json]`` runs the simulator of
-:mod:`contrastive_bounds.numerics.langevin.driver` (float64) and reports
+--step-size H --seed S --delta D --start trap|uniform|global] [--checkpoint FILE [--resume]]
+[--yes] [--json]`` runs the simulator of :mod:`contrastive_bounds.numerics.langevin` (float64, its
+default configuration: ``jax.random.normal`` noise, chains split over the local devices) and reports
 
 * the success fraction P(V(Z_T) < V_min + delta) with a Clopper–Pearson interval (95 %);
 * the hitting time of {V < V_min + delta}: fraction reached (the complement is the trapped fraction),
@@ -10,23 +11,34 @@
 * the theory: the schedule's asymptotic verdict (``Schedule.converges(H*)``, THEOREMS.md A4) and,
   for S¹ landscapes started in their deepest trap, the Kramers probability of never escaping by
   T_END, exp(−∫ dt/τ(T(t))) (THEOREMS.md A5; an Eyring–Kramers approximation, accurate when
-  T(t) ≪ barrier over most of the run).
+  T(t) ≪ barrier over most of the run);
+* how it ran: the noise generator, the device count and the cost (chain-steps, memory).
+
+Cost: a run beyond :data:`MAX_CHAIN_STEPS` chain-steps or half the machine's memory is refused
+unless ``--yes``; a big one prints its cost on stderr first. Ctrl-C stops the run within seconds,
+saves its state (to ``--checkpoint``, else to ``anneal-interrupted-<id>.ckpt.npz`` here) and prints
+the command that resumes it; exit code 130.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
+import shlex
 import sys
 import time
 import warnings
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.table import Table
 
+from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, default_record_every, \
+    deferred_interrupts, estimate_run_cost
 from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
 from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
-from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 from contrastive_bounds.theory.annealing import make_schedule
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
@@ -37,6 +49,37 @@ START_MODES = ("trap", "uniform", "global")
 ANNEAL_LANDSCAPES = ("barrier-H", "double-well", "triple-well", "vmf", "infonce-toy", "infonce-toy-soft")
 """Built-in landscapes with a known global minimum value (success = V < V_min + delta needs it);
 ``fourier`` takes its coefficients from a file. Kept equal to the registry by a test."""
+MAX_CHAIN_STEPS = 2 * 10**10
+"""Runs beyond this many chain-steps (chains × steps; about 2-4 minutes per 10^10 on a 2-core CPU in
+float64 on S¹, far longer elsewhere) need ``--yes``."""
+BIG_CHAIN_STEPS = 10**9
+"""Runs from this many chain-steps (or 1 GiB of memory) print their cost on stderr before starting."""
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _resume_command(checkpoint: str) -> str:
+    """The command line of this process with ``--checkpoint FILE --resume`` (replacing any given)."""
+    argv = list(sys.argv[1:])
+    if "anneal" not in argv:
+        return f"contrastive-bounds anneal <the same arguments> --checkpoint {shlex.quote(checkpoint)} --resume"
+    kept, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "--checkpoint":
+            skip = True
+            continue
+        if a.startswith("--checkpoint=") or a == "--resume":
+            continue
+        kept.append(a)
+    return shlex.join(["contrastive-bounds", *kept, "--checkpoint", checkpoint, "--resume"])
 
 
 def anneal(
@@ -53,6 +96,11 @@ def anneal(
     start: str = typer.Option("trap", "--start", help="initial state: trap (deepest non-global S¹ minimum), uniform, global"),
     integrator: str = typer.Option("euler", "--integrator", help="euler (projected Euler-Maruyama) or geodesic"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar (not with --json)"),
+    checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="save the run's state to this .npz file "
+                                             "(every 30 s, at the end, and on Ctrl-C)"),
+    resume: bool = typer.Option(False, "--resume", help="continue the run saved in --checkpoint (same arguments)"),
+    yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_CHAIN_STEPS:.0e} chain-steps or half "
+                                                  "the machine's memory"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
@@ -78,10 +126,30 @@ def anneal(
         sched.validate_range(0.0, t_end)
     except ValueError as err:  # say which range: anneal always starts at t = 0 (e.g. the generator form can't)
         raise ValueError(f"--schedule {schedule} on anneal's range [0, --time={t_end:g}]: {err}") from None
-    with warnings.catch_warnings(record=True) as caught:  # simulate's step-size warning goes in the output
+    if resume and checkpoint is None:
+        raise ValueError("--resume needs --checkpoint FILE (the file to continue from)")
+    cost = estimate_run_cost(chains, n_steps, land.num_points, land.dim, 8, n_steps // default_record_every(n_steps))
+    memory = _physical_memory()
+    too_big = [why for why in (
+        f"{cost.chain_steps:.3g} chain-steps > the limit {MAX_CHAIN_STEPS:.0e}" if cost.chain_steps > MAX_CHAIN_STEPS else "",
+        f"about {cost.memory_bytes / 2**30:.3g} GiB > half the machine's memory ({memory / 2**31:.3g} GiB)"
+        if memory and cost.memory_bytes > memory / 2 else "") if why]
+    if too_big and not yes:
+        raise ValueError(f"this run is too big ({'; '.join(too_big)}); fewer --chains or a shorter --time, or --yes to run it")
+    with deferred_interrupts(), warnings.catch_warnings(record=True) as caught:
+        # Ctrl-C from here on stops the run at a chunk boundary with its state saved; simulate's
+        # step-size warning goes in the output
+        if too_big or cost.chain_steps >= BIG_CHAIN_STEPS or cost.memory_bytes >= 2**30:
+            print(f"cost: {cost.describe()}; Ctrl-C stops the run within seconds and saves it", file=sys.stderr,
+                  flush=True)
         warnings.simplefilter("always", StepSizeWarning)
-        run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
-                           delta=delta, integrator=integrator, progress=progress and not as_json)
+        try:
+            run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
+                               delta=delta, integrator=integrator, progress=progress and not as_json,
+                               checkpoint=checkpoint, resume=resume)
+        except SimulationInterrupted as stop:
+            _report_interrupt(stop)
+            raise typer.Exit(130) from None
     notes = [str(w.message) for w in caught if issubclass(w.category, StepSizeWarning)]
     for w in caught:
         if not issubclass(w.category, StepSizeWarning):
@@ -108,6 +176,9 @@ def anneal(
         "start": start,
         "integrator": integrator,
         "dtype": "float64",
+        "noise_generator": run.prng_impl,
+        "devices": run.devices,
+        "cost": {"chain_steps": cost.chain_steps, "memory_bytes": cost.memory_bytes},
         "delta": delta,
         "success": {"fraction": success.estimate, "ci95": [success.lo, success.hi], "method": success.method},
         "trapped": {"fraction": trapped.estimate, "ci95": [trapped.lo, trapped.hi],
@@ -131,7 +202,8 @@ def anneal(
     if as_json:
         emit_json(out)
         return
-    table = Table(title=f"anneal {land.name} ({sched.describe()}), {chains} chains to t = {t_end:g}, h = {h:g}, float64")
+    table = Table(title=f"anneal {land.name} ({sched.describe()}), {chains} chains to t = {t_end:g}, h = {h:g}, float64, "
+                        f"noise {run.prng_impl}, {run.devices} device{'s' if run.devices > 1 else ''}")
     table.add_column("quantity")
     table.add_column("simulation (95% CI)")
     table.add_column("theory")
@@ -147,6 +219,22 @@ def anneal(
         console.print(verdict.reason, highlight=False)
     console.print(f"start: {start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
                   f"{time.perf_counter() - started:.1f} s", highlight=False)
+
+
+def _report_interrupt(stop: SimulationInterrupted) -> None:
+    """Ctrl-C: make sure the state is saved, say where, and print the command that resumes."""
+    res = stop.result
+    path = stop.checkpoint
+    if path is None:
+        ident = hashlib.sha256(json.dumps(res.config, sort_keys=True).encode()).hexdigest()[:12]
+        try:
+            path = stop.save(f"anneal-interrupted-{ident}.ckpt.npz")
+        except (ValueError, OSError) as err:
+            print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {res.t_end:g}); the state could not "
+                  f"be saved ({err}); nothing to resume", file=sys.stderr)
+            return
+    print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {res.t_end:g}); state saved to {path}\n"
+          f"resume with: {_resume_command(str(path))}", file=sys.stderr, flush=True)
 
 
 def register(app: typer.Typer) -> None:

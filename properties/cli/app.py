@@ -6,6 +6,7 @@ assembles them and enables float64 in JAX for the process (our own entry point, 
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -25,9 +26,11 @@ for _module in (theory, annealing, anneal, align, check):
 
 
 def main() -> None:
-    """Console-script entry point: enable float64 in JAX, then run the app."""
+    """Console-script entry point: one JAX CPU device per core, float64 in JAX, then run the app."""
+    from contrastive_bounds.numerics.devices import use_host_devices
     from contrastive_bounds.numerics.precision import enable_x64
 
+    use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
     enable_x64()
     try:
         code = app(standalone_mode=False)
@@ -43,6 +46,10 @@ def main() -> None:
         print(f"error: {message()}", file=sys.stderr)
         sys.exit(exit_code)
     if isinstance(code, int) and code:
+        if code == 130:  # interrupted, the state saved and the resume command printed: leave at once
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)  # JAX's teardown of its CPU client takes seconds on a loaded machine
         sys.exit(code)
 
 

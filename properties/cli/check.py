@@ -24,7 +24,8 @@ _COLOURS = {"holds": "green", "violated": "bold red", "vacuous": "yellow", "inco
 @contextmanager
 def _write_errors(out: Path) -> Iterator[None]:
     """Turn a failed write into --out (disk full, folder removed mid-run) into a one-line ValueError,
-    so the command exits 2 instead of printing a traceback with exit code 1 (tester3 #6)."""
+    so the command exits 2 (bad input) instead of printing a traceback with exit code 1, the code for a
+    violated bound."""
     try:
         yield
     except OSError as exc:
@@ -88,7 +89,7 @@ def check_cmd(
         raise typer.Exit(suite.exit_code)
     chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
     chosen = select(chosen, only)
-    # before any check runs: a bad --out is bad input (exit 2), not a violated bound (tester3 #6)
+    # before any check runs: a bad --out is bad input (exit 2), not a violated bound (exit 1)
     ensure_writable_folder(out, "--out")
     if resume and (out / "results.json").exists():
         from contrastive_bounds.properties.runner import load_results

@@ -1,13 +1,19 @@
-"""Commands ``list``, ``bound`` and ``claims``: the theorems as objects, from the shell."""
+"""Commands ``list``, ``bound`` and ``claims``: the theorems as objects, from the shell.
+
+``bound NAME --help`` lists every parameter NAME accepts (domain, meaning, units, role), like
+``list`` and the unknown-parameter message; ``bound NAME ... --solve PARAM`` answers with the range
+of PARAM over which the bound is non-vacuous and informative, its ends certified with python-flint.
+"""
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
+import click
 import sympy as sp
 import typer
 from rich.table import Table
+from typer.core import TyperCommand
 
 from contrastive_bounds.theory import registry
 from contrastive_bounds.theory.bound import Bound
@@ -42,8 +48,45 @@ def _fmt_log10(x: Optional[float]) -> str:
     return "-" if x is None else f"{x:.6g}"
 
 
+def bound_help_text(name: str) -> str:
+    """The parameter section ``bound NAME --help`` appends for the bound ``name`` (plain text)."""
+    try:
+        obj = registry.get(name)
+    except KeyError as err:
+        return f"\n{err.args[0]}\n"
+    if not isinstance(obj, Bound):
+        return f"\n{name!r} is a claim, not a bound; use `contrastive-bounds claims`\n"
+    lines = [f"\n{obj.name} ({obj.kind}): {obj.title}", "Parameters (give each as key=value):"]
+    lines += [f"  {line}" for line in obj.parameter_help()]
+    if obj.trivial is not None:
+        needs = ", ".join(p.name for p in obj.trivial[1]) or "nothing more"
+        lines.append(f"Informativeness is judged against the trivial bound {obj.trivial[2]} (needs {needs}).")
+    for v in obj.vacuity:
+        lines.append(f"Vacuous where {v.reason}")
+    lines.append(f"--solve accepts any of: {', '.join(a.param.name for a in obj.accepted())}")
+    lines.append(f"Source: {obj.source.cite()}")
+    return "\n".join(lines) + "\n"
+
+
+class BoundCommand(TyperCommand):
+    """``bound``: with a bound's NAME before ``--help``, the help ends with NAME's parameters."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if any(a in ("--help", "-h") for a in args):
+            names = [a for a in args if not a.startswith("-") and "=" not in a]
+            if names:
+                ctx.meta["contrastive_bounds.bound_name"] = names[0]
+        return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        name = ctx.meta.get("contrastive_bounds.bound_name")
+        if name:
+            formatter.write(bound_help_text(name))
+
+
 def list_cmd(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
-    """Every bound and claim with its source."""
+    """Every bound and claim with its source; every parameter a bound accepts, with domain and meaning."""
     bounds = registry.bounds()
     claims = registry.claims()
     if as_json:
@@ -51,14 +94,13 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Machine-readabl
                    "claims": [{"name": c.name, "statement": c.statement, "expected": c.expected,
                                "tags": list(c.tags), "source": c.source.to_dict()} for c in claims]})
         return
-    t = Table(title="Bounds", show_lines=False)
-    for col in ("name", "bounds", "parameters", "source"):
-        t.add_column(col, overflow="fold")
+    console.print("[bold]Bounds[/bold] (every parameter each accepts: domain, meaning, \\[units])")
     for b in bounds:
-        params = ", ".join(p.name for p in b.params)
-        alts = "; ".join(rp.description.split(":")[0] for rp in b.reparametrisations)
-        t.add_row(b.name, b.title, params + (f" (or {alts})" if alts else ""), _short(b.source))
-    console.print(t)
+        kind = {"upper": "upper bound", "lower": "lower bound", "estimate": "estimate"}[b.kind]
+        console.print(f"[bold]{b.name}[/bold] ({kind}): {b.title}", soft_wrap=True, highlight=False)
+        for line in b.parameter_help():
+            console.print(f"    {line}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"    source: {_short(b.source)}", soft_wrap=True, markup=False, highlight=False)
     t = Table(title="Claims")
     for col in ("name", "toolkit asserts", "statement", "source"):
         t.add_column(col, overflow="fold")
@@ -67,23 +109,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Machine-readabl
     console.print(t)
 
 
-def bound_cmd(
-    name: str = typer.Argument(..., help="Bound name, e.g. alignment.frobenius (see `list`)."),
-    assignments: Optional[list[str]] = typer.Argument(None, help="Parameters as key=value."),
-    digits: int = typer.Option(30, "--digits", help="Significant digits for mpmath evaluation (>= 5)."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-) -> None:
-    """Evaluate a bound at one point (exact input, mpmath at --digits; never overflows)."""
-    obj = registry.get(name)
-    if not isinstance(obj, Bound):
-        raise CLIError(f"{name!r} is a claim, not a bound; use `contrastive-bounds claims`")
-    raw = parse_assignments(assignments)
-    values = {k: parse_exact(k, v) for k, v in raw.items()}
-    res = obj.evaluate(digits=digits, **values)
-    if as_json:
-        d = res.to_dict()
-        emit_json(d)
-        return
+def _print_value(obj: Bound, res: Any, digits: int) -> None:
     console.print(f"[bold]{obj.name}[/bold]: {obj.title}")
     if res.vacuous:
         console.print(f"[yellow]vacuous[/yellow]: {res.reason}")
@@ -95,9 +121,18 @@ def bound_cmd(
             log_shown = (f"{res.log10:.12g}" if res.log10 is not None
                          else f"{res.log10_exact} (beyond float64 even in log space)")
             console.print(f"value = {shown}   log10 = {log_shown}")
-            console.print(f"exact ({digits} digits) = {res.to_dict()['exact']}")
+            if res.log10 is not None:
+                console.print(f"exact ({digits} digits) = {res.to_dict()['exact']}")
+            else:  # the decimal exponent alone would have hundreds of digits
+                console.print(f"exact ({digits} digits) = 10^({res.log10_exact})")
         if res.uninformative:
             console.print(f"[yellow]{res.reason}[/yellow]")
+        elif res.uninformative is None:
+            console.print(f"[yellow]{res.informativeness_note}[/yellow]")
+        elif res.informativeness == "informative":
+            console.print(f"[green]{res.informativeness_note}[/green]")
+        for note in res.notes:
+            console.print(f"[yellow]note[/yellow]: {note}")
         t = Table(title="factors (log10)")
         t.add_column("factor")
         t.add_column("log10", justify="right")
@@ -111,6 +146,60 @@ def bound_cmd(
     console.print(f"source: {res.source.cite()}")
     if res.source.reading:
         console.print(f"reading: {res.source.reading}")
+
+
+def _print_solution(obj: Bound, sol: Any) -> None:
+    what = "inside its regime" if obj.kind == "estimate" else (
+        "non-vacuous and informative" if sol.informativeness_judged and obj.trivial is not None else "non-vacuous")
+    console.print(f"[bold]{obj.name}[/bold]: {obj.title}")
+    if sol.status == "refused":
+        console.print(f"[red]refused[/red]: {sol.reason}")
+    elif sol.status == "empty":
+        console.print(f"[yellow]no {sol.param}[/yellow] makes it {what}: {sol.reason}")
+    else:
+        console.print(f"{what} for [bold]{sol.describe()}[/bold]" + (" (the whole window)" if sol.status == "whole window" else ""))
+        for lo, hi in sol.intervals:
+            for side, e in (("lower", lo), ("upper", hi)):
+                if e.kind in ("root", "integer"):
+                    enc = e.lower if e.lower == e.upper else f"[{e.lower}, {e.upper}]"
+                    console.print(f"  {side} end {sol.param} = {enc}  ({e.kind}; limited by: {e.condition})")
+                    console.print(f"    certified: {e.evidence}")
+    for c in sol.conditions:
+        mono = f"; {c.monotone} in {sol.param} (arb)" if c.monotone else ""
+        console.print(f"  condition: {c.meaning}{mono}")
+    for note in sol.notes:
+        console.print(f"  [dim]{note}[/dim]")
+
+
+def bound_cmd(
+    name: str = typer.Argument(..., help="Bound name, e.g. alignment.frobenius (see `list`); "
+                                         "`bound NAME --help` lists NAME's parameters."),
+    assignments: Optional[list[str]] = typer.Argument(None, help="Parameters as key=value."),
+    digits: int = typer.Option(30, "--digits", help="Significant digits for mpmath evaluation (>= 5); "
+                                                   "with --solve, digits of each certified end (at most 60)."),
+    solve: Optional[str] = typer.Option(None, "--solve", help="Give the range of this parameter over which the "
+                                        "bound is non-vacuous and informative, ends certified by interval "
+                                        "arithmetic (python-flint); the other parameters fixed."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Evaluate a bound at one point (exact input, mpmath at --digits; never overflows), or solve it for one parameter."""
+    obj = registry.get(name)
+    if not isinstance(obj, Bound):
+        raise CLIError(f"{name!r} is a claim, not a bound; use `contrastive-bounds claims`")
+    raw = parse_assignments(assignments)
+    values = {k: parse_exact(k, v) for k, v in raw.items()}
+    if solve is not None:
+        sol = obj.solve(solve.strip().replace("-", "_"), digits=min(digits, 60), **values)
+        if as_json:
+            emit_json(sol.to_dict())
+        else:
+            _print_solution(obj, sol)
+        return
+    res = obj.evaluate(digits=digits, **values)
+    if as_json:
+        emit_json(res.to_dict())
+        return
+    _print_value(obj, res, digits)
 
 
 def claims_cmd(
@@ -149,7 +238,5 @@ def claims_cmd(
 def register(app: typer.Typer) -> None:
     """Add ``list``, ``bound`` and ``claims`` to ``app``."""
     app.command("list")(command(list_cmd))
-    app.command("bound")(command(bound_cmd))
+    app.command("bound", cls=BoundCommand)(command(bound_cmd))
     app.command("claims")(command(claims_cmd))
-
-

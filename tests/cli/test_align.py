@@ -1,7 +1,8 @@
-"""Regressions of ``contrastive-bounds align`` found by a new-user test (THEOREMS.md B4, B8).
+"""The ``contrastive-bounds align`` commands (``simulate``, ``train``; THEOREMS.md B4, B5, B8).
 
-The rule checked here: bad input exits 2 with exactly one line naming the argument; in-domain input
-gives a result in which no -inf/inf/NaN is shown as a number (JSON has no Infinity/NaN either).
+Bad input exits 2 with exactly one line naming the argument; in-domain input gives a result in which
+no -inf/inf/NaN is shown as a number (JSON has no Infinity/NaN either), and a vacuous corollary bound
+is reported as vacuous, never as a live bound.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from contrastive_bounds.numerics.alignment.descent_run import (
 from contrastive_bounds.properties.cli import align as cli_align
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.theory import alignment
+from contrastive_bounds.theory.registry import get
 
 runner = CliRunner()
 SMALL = ["align", "simulate", "--num-samples", "100", "--steps", "20"]
@@ -132,3 +134,82 @@ def test_no_blank_line_when_stdout_is_not_a_terminal():
                               "--steps", "5"])
     assert res.exit_code == 0, res.output
     assert res.stdout.lstrip(" ").startswith("CL vs NSCL"), repr(res.stdout[:80])
+
+
+def test_simulate_json_reports_links_that_bound_d_T():
+    """align simulate --json reports m, the step count, every link's bound above d_T with non-negative slack,
+    and CKA/RSA above their corollary bounds."""
+    res = runner.invoke(app, ["align", "simulate", "--num-samples", "100", "--num-classes", "5", "--batch-size", "16",
+                              "--steps", "40", "--tau", "0.5", "--eta", "1.0", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["m"] == 200 and out["steps"] == 40
+    assert all(out["holds"].values())
+    for link in ("triangle", "L1", "L2", "L3", "theorem1"):
+        assert out["d_T"] <= out["bounds"][link] * (1 + 1e-9)
+        assert out["slack_log10"][link] >= -1e-12
+    assert out["cka"] >= out["cka_lower"] and out["rsa"] >= out["rsa_lower"]
+
+
+def test_simulate_and_train_bad_input_exit_2():
+    """A negative tau (simulate) and an unknown dataset (train) exit 2 naming the argument."""
+    res = runner.invoke(app, ["align", "simulate", "--tau", "-1"])
+    assert res.exit_code == 2 and "tau=-1.0" in res.output
+    res = runner.invoke(app, ["align", "train", "--dataset", "cifar10"])
+    assert res.exit_code == 2 and "dataset='cifar10'" in res.output
+
+
+def test_train_json_and_plot(tmp_path):
+    """align train --json reports one history entry per epoch and the loss-gap verdict, and --plot writes a
+    PNG."""
+    png = tmp_path / "align.png"
+    res = runner.invoke(app, ["align", "train", "--num-classes", "2", "--epochs", "1", "--batch-size", "64",
+                              "--plot", str(png), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert len(out["history"]) == 1 and out["loss_gap_within_bound_every_epoch"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_simulate_marks_a_vacuous_cka_bound_as_vacuous():
+    """At rho = 1.034 the CKA corollary is marked vacuous in text and JSON with the reason the registered
+    bound gives (as `bound alignment.cka_lower rho=...` does) instead of being printed as a bound; the
+    existing keys keep their values and the RSA bound (r < 1) stays live."""
+    args = ["align", "simulate", "--num-samples", "100", "--steps", "50", "--eta", "1e6"]
+    res = runner.invoke(app, args + ["--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["rho"] == pytest.approx(1.034, abs=5e-4) and out["r"] < 1
+    assert out["cka_lower"] == pytest.approx((1 - out["rho"]) / (1 + out["rho"]), rel=1e-12)
+    reason = get("alignment.cka_lower").evaluate(rho=out["rho"]).reason
+    assert reason and "rho >= 1" in reason
+    assert out["cka_lower_vacuous"] == reason
+    assert out["rsa_lower_vacuous"] is None
+    assert out["rsa_lower"] == pytest.approx((1 - out["r"]) / (1 + out["r"]), rel=1e-12)
+    assert out["cka_lower_prior"] <= 0 and "no guarantee" in out["cka_lower_prior_vacuous"]
+    text = runner.invoke(app, args, env={"COLUMNS": "400"})
+    assert text.exit_code == 0, text.output
+    line = next(ln for ln in text.stdout.splitlines() if ln.startswith("CKA = "))
+    assert f"corollary bound {out['cka_lower']:.6f} is vacuous: {reason}" in line
+    assert f">= {out['cka_lower']:.6f}" not in line
+    assert f"RSA = {out['rsa']:.6f} >= {out['rsa_lower']:.6f}" in line
+
+
+def test_simulate_live_bounds_have_no_vacuity():
+    """With rho, r < 1 both corollaries are live: *_vacuous is null and the text says >=."""
+    res = runner.invoke(app, ["align", "simulate", "--num-samples", "100", "--steps", "20", "--json"])
+    out = json.loads(res.stdout)
+    assert out["rho"] < 1 and out["r"] < 1
+    assert out["cka_lower_vacuous"] is None and out["rsa_lower_vacuous"] is None
+    assert out["cka"] >= out["cka_lower"] > 0
+
+
+def test_simulate_help_states_pi_max():
+    """The help says classes are as balanced as n allows, pi_max = ceil(n/C)/n (not 1/C), and the run with C =
+    3, n = 100 reports exactly 0.34."""
+    h = runner.invoke(app, ["align", "simulate", "--help"], env={"COLUMNS": "400"})
+    assert "ceil(n/C)/n" in h.stdout and "pi_max = 1/C)" not in h.stdout
+    res = runner.invoke(app, ["align", "simulate", "--num-samples", "100", "--num-classes", "3", "--steps", "5",
+                              "--json"])
+    assert json.loads(res.stdout)["pi_max"] == math.ceil(100 / 3) / 100
+

@@ -30,12 +30,15 @@ def test_anneal_json_slow_and_fast_schedules_beside_theory():
 
 
 def test_anneal_table_output():
+    """anneal without --json prints the table with the success fraction and the Kramers column."""
     res = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "2", "--no-progress")
     assert res.exit_code == 0, res.output
     assert "success" in res.output and "Kramers" in res.output
 
 
 def test_anneal_bad_input_exits_2_with_one_line():
+    """Invalid schedules, negative constants, a time that is not a multiple of the step and a landscape
+    without a trap exit 2 naming the argument."""
     res = _run("double-well", "c=2.0", "--schedule", "temperature", "t0=1", "--chains", "8", "--time", "1")
     assert res.exit_code == 2 and "t0" in res.output
     res = _run("double-well", "c=-1", "--schedule", "temperature", "--time", "1")
@@ -83,7 +86,7 @@ def test_a_step_size_too_large_for_the_landscape_is_warned_about():
 
 
 def test_anneal_takes_a_fourier_file_like_barrier_and_kramers(tmp_path):
-    """tester3 #3: the help offered Fourier files but anneal refused them. The double well written as a
+    """anneal takes S¹ Fourier files as its help says (it had refused them): the double well written as a
     file gives the same JSON numbers as the built-in (same seed)."""
     f = tmp_path / "dw.json"
     f.write_text('{"cos": {"1": -0.5, "2": -1.0}}')
@@ -98,8 +101,8 @@ def test_anneal_takes_a_fourier_file_like_barrier_and_kramers(tmp_path):
 
 
 def test_anneal_errors_name_its_own_options():
-    """tester3 #10/#13: the generator form cannot start at t = 0 (anneal always does): say so; a step
-    count beyond the range names --time and --step-size, not internal names."""
+    """The generator form cannot start at t = 0 (anneal always does), and the error says so; a step count
+    beyond the range names --time and --step-size, not internal names."""
     res = _run("double-well", "c=2", "--schedule", "generator", "--time", "10")
     assert res.exit_code == 2 and "--schedule generator on anneal's range [0, --time=10]: t_start=0.0" in res.output
     res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1e9")
@@ -108,8 +111,9 @@ def test_anneal_errors_name_its_own_options():
 
 
 def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
-    """tester3 #2: barrier-H with H = 1e6 (inside its domain) failed because the optional Kramers column
-    could not be computed; it now runs and the band is taken at the quadrature's smallest temperature."""
+    """barrier-H with H = 1e6 (inside its domain) runs although the exact quadrature cannot reach the run's
+    temperature: the Kramers band is taken at the quadrature's smallest temperature, with a warning (the
+    optional Kramers column had made the command fail)."""
     res = _run("barrier-H", "--param", "H=1e6", "c=2", "--schedule", "temperature", "--chains", "8", "--time", "1",
                "--json")
     assert res.exit_code == 0, res.output
@@ -118,7 +122,8 @@ def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
 
 
 def test_anneal_help_lists_exactly_the_landscapes_it_can_run():
-    """tester3 #11: vmf-mixture and infonce were listed but always fail (no known global minimum)."""
+    """The help lists only landscapes anneal can run: vmf-mixture and infonce (no known global minimum) had
+    been listed although they always fail."""
     from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes
     from contrastive_bounds.properties.cli.anneal import ANNEAL_LANDSCAPES
 
@@ -131,3 +136,14 @@ def test_anneal_help_lists_exactly_the_landscapes_it_can_run():
     assert sorted(ANNEAL_LANDSCAPES) == sorted(runnable)
     res = _run("vmf-mixture", "c=2", "t0=2", "--schedule", "temperature", "--start", "uniform", "--time", "1")
     assert res.exit_code == 2 and "no known global minimum" in res.output
+
+
+def test_anneal_reports_the_step_size_warning_once_in_its_output():
+    """anneal reports simulate's step-size warning once, in its JSON warnings, instead of a Python warning
+    line."""
+    res = CliRunner().invoke(app, ["anneal", "barrier-H", "--param", "H=1000", "c=1", "t0=2", "--schedule", "temperature",
+                                   "--chains", "4", "--time", "0.04", "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert len(out["warnings"]) == 1 and "h * sup|V''| can reach" in out["warnings"][0]
+

@@ -19,6 +19,8 @@ def _json(args):
 
 
 def test_barrier_double_well_json():
+    """barrier --json gives the double well's H* = 1.53125 within its stated error bound, by exact critical
+    points and by the grid, and the cross-check agrees with the grid."""
     out = _json(["barrier", "double-well", "--json"])
     assert abs(out["critical_height"] - 1.53125) <= out["error_bound"]
     assert abs(out["grid_critical_height"] - 1.53125) <= out["grid_error_bound"]
@@ -26,6 +28,8 @@ def test_barrier_double_well_json():
 
 
 def test_barrier_triple_well_and_param_and_file(tmp_path):
+    """barrier takes built-ins with parameters (barrier-H H=5 gives 5) and Fourier files (the double well as a
+    file gives 1.53125); the triple well gives 1.5215."""
     assert _json(["barrier", "triple-well", "--json"])["critical_height"] == pytest.approx(1.5215, abs=5e-5)
     assert _json(["barrier", "barrier-H", "H=5", "--json"])["critical_height"] == pytest.approx(5.0, rel=1e-13)
     p = tmp_path / "dw.json"
@@ -34,6 +38,8 @@ def test_barrier_triple_well_and_param_and_file(tmp_path):
 
 
 def test_schedule_consistent_across_conventions():
+    """One schedule written in each convention gives the same HKS constant and verdict in every convention,
+    and started at t = 0 where T is infinite it exits 2 instead of being clamped (C12)."""
     for args in (["author", "c=0.5"], ["temperature", "c=2", "t0=1"], ["noise", "c=4", "t0=1"], ["generator", "c=2"]):
         out = _json(["schedule", *args, "--critical-height", "1.53125", "--t-start", "1", "--json"])
         assert out["hks_constant"] == pytest.approx(2.0) and out["converges"] is True
@@ -47,6 +53,8 @@ def test_schedule_consistent_across_conventions():
 
 
 def test_kramers_double_well():
+    """kramers at T = 0.1 gives the double well's exact mean first-passage time to 10 digits and an
+    exact/Kramers ratio within 5 % of 1."""
     out = _json(["kramers", "double-well", "--temperature", "0.1", "--json"])
     (rec,) = out["minima"]
     assert abs(rec["ratio"] - 1) < 0.05 and rec["barrier"] == 1.53125
@@ -64,17 +72,20 @@ def test_kramers_double_well():
     ],
 )
 def test_bad_input_exits_2(args, needle):
+    """Out-of-domain temperatures, unknown landscapes, schedules invalid on the range, non-numeric and
+    negative parameters exit 2 naming the argument."""
     res = runner.invoke(app, args)
     assert res.exit_code == 2
     assert needle in res.output
 
 
 def test_human_output():
+    """kramers without --json prints the exact/Kramers comparison."""
     res = runner.invoke(app, ["kramers", "double-well", "--temperature", "0.2"])
     assert res.exit_code == 0 and "exact/Kramers" in res.output
 
 
-# ------------------------------------------------------------- new-user report: one line, exit 2
+# ------------------------------------------------------------- bad input: one line, exit 2
 def _bad(args):
     res = runner.invoke(app, args)
     assert res.exit_code == 2, res.output
@@ -83,17 +94,21 @@ def _bad(args):
 
 
 def test_barrier_folder_or_missing_file_exits_2_with_builtins(tmp_path):
+    """A folder or a missing file as LANDSCAPE exits 2 saying which and listing the built-in landscapes."""
     out = _bad(["barrier", str(tmp_path)])
     assert "is a folder" in out and "built-in landscapes: barrier-H, double-well" in out
     assert "no such built-in landscape or file" in _bad(["barrier", "nothere.json"])
 
 
 def test_barrier_resolution_zero_is_rejected():
+    """--resolution 0, negative or below the minimum is refused with its domain, never taken as a sentinel."""
     for bad in ("0", "-5", "3"):
         assert f"resolution={bad} is outside its domain" in _bad(["barrier", "double-well", "--resolution", bad])
 
 
 def test_barrier_huge_height_is_rejected_with_range_and_json_is_finite():
+    """H = 1e308 is refused with its range (0, 1e6], and the JSON and text of an ordinary run hold no inf or
+    NaN (the global minimum's depth is null)."""
     assert "H=1e+308 is outside its domain (0, 1e+06]" in _bad(["barrier", "barrier-H", "H=1e308"])
     res = runner.invoke(app, ["barrier", "double-well", "--json"])
     assert res.exit_code == 0 and "Infinity" not in res.stdout and "NaN" not in res.stdout
@@ -112,6 +127,7 @@ def test_barrier_huge_height_is_rejected_with_range_and_json_is_finite():
     ],
 )
 def test_malformed_fourier_file_exits_2_naming_file_and_key(tmp_path, text, needle):
+    """A malformed Fourier file exits 2 naming the file and the offending key."""
     p = tmp_path / "x.json"
     p.write_text(text)
     out = _bad(["barrier", str(p)])
@@ -119,6 +135,8 @@ def test_malformed_fourier_file_exits_2_naming_file_and_key(tmp_path, text, need
 
 
 def test_wrong_landscape_parameter_lists_the_parameters():
+    """An unknown landscape parameter is refused listing the parameters the landscape takes (or none), without
+    internal function names, in barrier and anneal alike."""
     out = _bad(["barrier", "double-well", "H=-1"])
     assert "takes no parameters" in out and "_double_well" not in out
     assert "takes H in (0, 1e+06]" in _bad(["barrier", "barrier-H", "foo=1"])
@@ -127,6 +145,8 @@ def test_wrong_landscape_parameter_lists_the_parameters():
 
 
 def test_schedule_invalid_on_range_exits_2_like_anneal():
+    """A schedule whose T is infinite or negative on the range exits 2 with one line suggesting t0 > 1, like
+    anneal; on a valid range the generator row says why it cannot be expressed."""
     for args in (["temperature", "c=2", "t0=0"], ["temperature", "c=2", "t0=1"], ["author", "c=2", "t0=0"],
                  ["author", "c=2", "t0=1"]):
         out = _bad(["schedule", *args, "--critical-height", "1.53125"])
@@ -141,6 +161,8 @@ def test_schedule_invalid_on_range_exits_2_like_anneal():
 
 
 def test_kramers_temperature_range_and_regime_flag():
+    """kramers refuses temperatures below the exact quadrature's range naming the range, and flags
+    temperatures outside the Kramers regime with a warning."""
     assert "temperature must be in [0.00262, inf)" in _bad(["kramers", "double-well", "--temperature", "1e-6"])
     out = _json(["kramers", "double-well", "--temperature", "1e6", "--json"])
     assert out["minima"][0]["regime"] == "outside" and "outside the Kramers regime" in out["warnings"][0]

@@ -16,6 +16,7 @@ REGENERATE = "typer contrastive_bounds.properties.cli.app utils docs --name cont
 
 
 def test_cli_page_is_up_to_date(tmp_path: Path) -> None:
+    """docs/cli.md equals what typer generates from the current command line."""
     out = tmp_path / "cli.md"
     proc = subprocess.run([sys.executable, "-m", "typer", "contrastive_bounds.properties.cli.app", "utils", "docs",
                            "--name", "contrastive-bounds", "--output", str(out)],
@@ -25,6 +26,7 @@ def test_cli_page_is_up_to_date(tmp_path: Path) -> None:
 
 
 def test_cli_page_lists_every_command() -> None:
+    """docs/cli.md names every command and command group."""
     from contrastive_bounds.properties.cli.app import app
 
     text = (ROOT / "docs" / "cli.md").read_text()

@@ -9,6 +9,8 @@ from contrastive_bounds.theory import alignment
 
 
 def test_outcome_html_shows_verdict_numbers_and_escapes() -> None:
+    """An Outcome's notebook HTML shows the verdict and numbers, escapes HTML, and leaves out absent numbers
+    instead of printing None."""
     o = compare_upper(2.0, 1.5, (1.2, 1.8), samples=400, what="a<b", false_alarm=1e-3)
     o.slack = {"L1": 3.25}
     h = o._repr_html_()
@@ -21,6 +23,7 @@ def test_outcome_html_shows_verdict_numbers_and_escapes() -> None:
 
 
 def test_outcome_latex_forms() -> None:
+    """An Outcome's LaTeX shows holds / violated / vacuous and a bound beyond float64 as a power of ten."""
     assert compare_upper(2.0, 1.5)._repr_latex_() == (
         r"$\text{holds}:\ \text{empirical}=1.5,\ \text{bound}=2,\ \text{ratio}=0.75$")
     assert compare_lower(None, 1.0, reason="rho >= 1")._repr_latex_() == r"$\text{vacuous}$"
@@ -30,6 +33,8 @@ def test_outcome_latex_forms() -> None:
 
 
 def test_check_result_displays_wrap_the_outcome() -> None:
+    """A CheckResult's displays name the check, scenario, seed and time, show an error, and wrap the Outcome's
+    display."""
     o = compare_upper(2.0, 1.5)
     r = CheckResult("B4.theorem1", "alignment.frobenius", "stmt", "builtin", {}, 3, o, 1.5, {}, "quick",
                     error="ValueError: x")
@@ -40,6 +45,7 @@ def test_check_result_displays_wrap_the_outcome() -> None:
 
 
 def test_bound_and_value_displays() -> None:
+    """A Bound displays as its LaTeX statement, a BoundValue as a table with one row per factor."""
     b = alignment.FROBENIUS
     assert b._repr_latex_() == f"${b.latex()}$" and r"\le" in b._repr_latex_()
     v = b.evaluate(tau=0.5, batch_size=256, num_classes=100, delta=0.05, steps=1000, eta_sum=10)

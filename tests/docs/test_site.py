@@ -18,6 +18,7 @@ def _nav_targets() -> set[str]:
 
 
 def test_nav_points_at_existing_pages() -> None:
+    """Every nav entry points at an existing page and the main pages are in the nav."""
     pages = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
     nav = _nav_targets()
     assert {"index.md", "getting-started.md", "tutorial.md", "report.md", "cli.md", "conventions.md"} <= nav
@@ -27,6 +28,7 @@ def test_nav_points_at_existing_pages() -> None:
 @pytest.mark.skipif(shutil.which("mkdocs", path=str(Path(sys.executable).parent)) is None,
                     reason="mkdocs not installed (pip install -e '.[docs]')")
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
+    """The site builds with --strict, LaTeX goes to MathJax and the API pages render the docstrings."""
     proc = subprocess.run([str(Path(sys.executable).parent / "mkdocs"), "build", "--strict", "--site-dir",
                            str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True, timeout=300,
                           env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"})

@@ -47,6 +47,7 @@ PAGES = sorted(p for p in DOCS.glob("*.md") if any(lang in ("python", "bash") fo
 
 
 def test_fence_parser_sees_the_tutorial_files() -> None:
+    """The fence parser finds the tutorial's three files by their titles."""
     titles = {t for _, t, _ in blocks(DOCS / "tutorial.md") if t}
     assert titles == {"my_checks.py", "test_my_checks.py", "scenarios.toml"}
 
@@ -75,6 +76,8 @@ def isolated_registries():
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_registries) -> None:
+    """Every code block of a docs page runs (Python blocks in one namespace, titled files written, shell steps
+    run) in a fresh folder."""
     text = page.read_text()
     if SKIP_PYTHON in text:
         assert "```console" in text or "```text" in text, f"{page.name}: skip-python is only for pages showing shell output"
@@ -110,7 +113,7 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_tutorial_check_writes_a_passing_report(tmp_path: Path) -> None:
-    """The tutorial's end state, as a newcomer reaches it: results.json with two 'holds' records."""
+    """The tutorial's end state, as a reader who follows it reaches it: results.json with two 'holds' records."""
     import json
 
     page = DOCS / "tutorial.md"

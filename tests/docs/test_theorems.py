@@ -1,6 +1,6 @@
 """Every section of THEOREMS.md that the code or the docs cite exists in the published copy,
-docs/theorems.md (tester5 #6: docstrings cited "THEOREMS.md B8" but the file was not in the repo or
-on the site)."""
+docs/theorems.md (docstrings cite "THEOREMS.md B8"; the statements had been neither in the repository
+nor on the site)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_cited_sections_exist_in_the_published_statements():
+    """Every THEOREMS.md section cited in code or docs is a heading of docs/theorems.md."""
     page = (ROOT / "docs" / "theorems.md").read_text(encoding="utf-8")
     headings = set(re.findall(r"^### ([A-C]\d+)\.", page, flags=re.M))
     cited = set()

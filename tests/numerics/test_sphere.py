@@ -1,6 +1,8 @@
 """Sphere geometry (numerics/sphere.py): identities against float64 numpy references; C07 zero vectors."""
 
 import math
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -28,6 +30,8 @@ def points_and_vectors(draw):
 
 @given(points_and_vectors())
 def test_projection_is_tangent_idempotent_and_matches_matrix_form(zv):
+    """Property: project_tangent equals the explicit (I - z zᵀ) v per factor (A1), is tangent and is
+    idempotent."""
     z, v = zv
     p = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
     # P(z) = I - z z^T, per factor (A1), as an explicit matrix product in float64.
@@ -40,6 +44,7 @@ def test_projection_is_tangent_idempotent_and_matches_matrix_form(zv):
 
 @given(points_and_vectors())
 def test_exp_map_stays_on_sphere_and_travels_the_geodesic_length(zv):
+    """Property: exp_map stays on the sphere and moves a geodesic distance |v| for |v| < π."""
     z, v = zv
     v = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
     v = np.clip(np.linalg.norm(v, axis=-1, keepdims=True), 0, 3.0) * v / np.maximum(
@@ -54,6 +59,7 @@ def test_exp_map_stays_on_sphere_and_travels_the_geodesic_length(zv):
 
 @given(points_and_vectors())
 def test_retraction_agrees_with_exp_map_to_second_order(zv):
+    """Property: the retraction differs from exp_map by |v|³/3 + O(|v|⁵), i.e. agrees to second order."""
     z, v = zv
     v = np.asarray(sphere.project_tangent(jnp.asarray(z), jnp.asarray(v)))
     eps = 1e-3
@@ -65,6 +71,8 @@ def test_retraction_agrees_with_exp_map_to_second_order(zv):
 
 
 def test_geodesic_distance_is_stable_near_equal_and_antipodal_points():
+    """geodesic_distance keeps full relative precision at 1e-9 from equal and from antipodal points (arccos of
+    a dot product would not), and product_distance combines the factors' distances in quadrature."""
     x = jnp.asarray([1.0, 0.0, 0.0])
     y = jnp.asarray([math.cos(1e-9), math.sin(1e-9), 0.0])
     assert abs(float(sphere.geodesic_distance(x, y)) - 1e-9) < 1e-20
@@ -77,6 +85,8 @@ def test_geodesic_distance_is_stable_near_equal_and_antipodal_points():
 
 
 def test_C07_zero_vector_raises_and_traced_zero_gives_no_nan():
+    """C07: normalising a zero or non-finite vector raises naming its index; under jit a zero row maps to zero
+    with a finite gradient."""
     with pytest.raises(ValueError, match="zero vector at index \\(1,\\)"):
         sphere.normalize(jnp.asarray([[1.0, 0.0], [0.0, 0.0]]))
     with pytest.raises(ValueError, match="zero vector"):
@@ -107,7 +117,57 @@ def test_uniform_sampler_moments_z_test():
 
 
 def test_uniform_rejects_bad_shapes():
+    """uniform refuses d = 1 and an empty shape."""
     with pytest.raises(ValueError, match="d=1"):
         sphere.uniform(jax.random.key(0), (3, 1))
     with pytest.raises(ValueError, match="empty shape"):
         sphere.uniform(jax.random.key(0), ())
+
+
+def test_geodesic_distance_gradient_is_zero_not_nan_at_coincident_and_antipodal_points():
+    """geodesic_distance has a zero (not NaN) gradient at coincident and antipodal points, where arccos is not
+    differentiable, and its value there is exact."""
+    x = jnp.array([[0.0, 0.0, 1.0], [0.6, 0.8, 0.0]])
+    g = lambda y: jax.grad(lambda v: sphere.geodesic_distance(x, v).sum())(y)  # noqa: E731
+    np.testing.assert_array_equal(np.asarray(g(x)), 0.0)
+    np.testing.assert_array_equal(np.asarray(g(-x)), 0.0)
+    np.testing.assert_allclose(np.asarray(sphere.geodesic_distance(x, -x)), math.pi, rtol=1e-15)
+
+
+def test_geodesic_distance_value_and_gradient_away_from_the_singular_points():
+    """Away from those points d(x, y) is the angle and its Riemannian gradient in y is the unit tangent
+    pointing away from x, -(x - (x.y) y)/sin d."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 4))
+    y = rng.standard_normal((5, 4))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    c = np.sum(x * y, axis=1)
+    np.testing.assert_allclose(np.asarray(sphere.geodesic_distance(x, y)), np.arccos(c), rtol=1e-13)
+    g = np.asarray(jax.grad(lambda v: sphere.geodesic_distance(jnp.asarray(x), v).sum())(jnp.asarray(y)))
+    tangent = -(x - c[:, None] * y) / np.sqrt(1 - c**2)[:, None]
+    # the ambient gradient may have a radial part; its tangent part is the Riemannian gradient
+    g_tan = g - np.sum(g * y, axis=1, keepdims=True) * y
+    np.testing.assert_allclose(g_tan, tangent, atol=1e-12)
+
+
+def test_uniform_refuses_float64_without_x64_and_non_float_dtypes():
+    """uniform refuses a non-float dtype, and float64 while x64 is off (it had silently returned float32),
+    naming enable_x64; the default dtype stays float32."""
+    with pytest.raises(ValueError, match="dtype=int32 must be a float dtype"):
+        sphere.uniform(jax.random.key(0), (2, 3), dtype=np.int32)
+    out = sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float32)
+    assert out.dtype == jnp.float32
+    np.testing.assert_allclose(np.linalg.norm(np.asarray(out), axis=1), 1.0, rtol=1e-6)
+    code = (
+        "import jax, jax.numpy as jnp\n"
+        "from contrastive_bounds.numerics import sphere\n"
+        "try:\n    sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float64)\nexcept ValueError as e:\n    print(e)\n"
+        "print(sphere.uniform(jax.random.key(0), (2, 3)).dtype)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    msg, dflt = out.stdout.strip().splitlines()
+    assert "dtype=float64" in msg and "jax_enable_x64 is off" in msg and "enable_x64()" in msg
+    assert dflt == "float32"
+

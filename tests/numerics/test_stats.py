@@ -9,6 +9,7 @@ from contrastive_bounds.numerics import stats as st
 
 
 def test_clopper_pearson_closed_forms():
+    """Clopper-Pearson intervals equal their closed forms at k = 0 and k = n."""
     # k = 0: upper = 1 - (alpha/2)^(1/n); k = n: lower = (alpha/2)^(1/n)
     ci = st.clopper_pearson(0, 20, 0.95)
     assert ci.lo == 0.0 and ci.hi == pytest.approx(1 - 0.025 ** (1 / 20), rel=1e-12)
@@ -18,6 +19,7 @@ def test_clopper_pearson_closed_forms():
 
 
 def test_wilson_matches_formula():
+    """The Wilson interval equals its formula written out."""
     k, n, conf = 37, 120, 0.99
     z = 2.5758293035489004
     p = k / n
@@ -28,6 +30,7 @@ def test_wilson_matches_formula():
 
 
 def test_mean_and_exponential_intervals():
+    """The Student-t mean interval and the exponential-mean (chi-square) interval equal their closed forms."""
     x = np.array([1.0, 2.0, 3.0, 4.0])
     ci = st.mean_ci(x, 0.95)
     se = np.std(x, ddof=1) / 2
@@ -38,13 +41,14 @@ def test_mean_and_exponential_intervals():
 
 
 def test_hitting_time_summary_counts_censoring():
+    """Hitting-time summaries count runs that never hit as censored and average only the hits."""
     t = np.array([1.0, 2.0, np.inf, 3.0, np.inf])
     s = st.hitting_time_summary(t, horizon=10.0)
     assert s.censored == 2 and s.hit.successes == 3 and s.mean.mean == 2.0 and s.median == 2.0
 
 
 def test_hitting_time_interval_never_below_zero():
-    """New-user report (round 3): 10 skewed hitting times gave a mean interval [-0.49, 4.12]. The mean
+    """Ten skewed hitting times had given a mean interval [-0.49, 4.12]. The mean
     of a time is >= 0, so the t-interval is intersected with [0, inf) (coverage kept); the upper end and
     the point estimate are the plain Student-t ones."""
     t = np.array([0.02] * 9 + [20.0])
@@ -60,6 +64,8 @@ def test_hitting_time_interval_never_below_zero():
 
 
 def test_arrhenius_recovers_barrier_from_exact_data():
+    """The Arrhenius fit recovers the barrier and prefactor from exact data, and within its error from noisy
+    data with stated errors."""
     temps = np.array([0.2, 0.25, 0.3, 0.4])
     tau = 3.0 * np.exp(1.53125 / temps)
     fit = st.arrhenius_fit(temps, tau)
@@ -70,6 +76,8 @@ def test_arrhenius_recovers_barrier_from_exact_data():
 
 
 def test_bad_input_names_the_argument():
+    """Impossible counts, a confidence of 1, one sample, repeated temperatures and unknown methods are refused
+    naming the argument."""
     with pytest.raises(ValueError, match="successes"):
         st.clopper_pearson(5, 4)
     with pytest.raises(ValueError, match="confidence"):

@@ -26,6 +26,8 @@ def _fresh_descent_cache():
 
 
 def test_correct_bounds_hold():
+    """The Paper B checks hold for the correct bounds (B4 reference values and Theorem 1 with its slack
+    budget, B2, B6, B5)."""
     assert _run("B4.reference_values").verdict == "holds"
     out = _run("B4.theorem1", SMALL_DESCENT)
     assert out.verdict == "holds" and out.ratio < 1
@@ -45,12 +47,14 @@ def test_theorem1_divided_by_10_is_caught(monkeypatch):
 
 
 def test_per_step_theorem1_numerics_fault_is_caught(monkeypatch):
+    """A per-step Theorem 1 bound made 10x too small is caught by B4.theorem1."""
     real = A.theorem1_log10
     monkeypatch.setattr(A, "theorem1_log10", lambda etas, **kw: real(etas, **kw) - 1.0)
     assert _run("B4.theorem1", SMALL_DESCENT).verdict == "violated"
 
 
 def test_loss_gap_bound_divided_by_10_is_caught(monkeypatch):
+    """A loss-gap bound divided by 10 is caught by B2."""
     real = A.loss_gap_value
     monkeypatch.setattr(A, "loss_gap_value", lambda tau, pi_max: real(tau, pi_max) / 10)
     out = _run("B2.loss_gap", {"examples": 30})
@@ -64,6 +68,7 @@ def test_wrong_cka_corollary_is_caught(monkeypatch):
 
 
 def test_batch_event_with_too_small_epsilon_is_caught(monkeypatch):
+    """An epsilon of 0 in the batch event of B4 is caught with p < 1e-6."""
     monkeypatch.setattr(A, "epsilon_value", lambda b, t, d: 0.0)
     out = _run("B4.batch_event", {"runs": 200})
     assert out.verdict == "violated" and out.p_value < 1e-6

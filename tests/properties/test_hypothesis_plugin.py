@@ -13,6 +13,7 @@ from contrastive_bounds.properties import hypothesis_plugin
 
 @pytest.mark.parametrize("first", ["hypothesis", "contrastive_bounds.properties.profiles"])
 def test_either_import_order_registers_the_profiles(first):
+    """The profiles are registered whether hypothesis or the profiles module is imported first."""
     code = (f"import {first}\n"
             "import hypothesis.entry_points, importlib.metadata as md\n"
             "eps = [e.value for e in md.entry_points(group='hypothesis')]\n"
@@ -25,6 +26,8 @@ def test_either_import_order_registers_the_profiles(first):
 
 
 def test_a_failing_registration_is_a_warning_not_an_error(monkeypatch):
+    """A registration that fails is a RuntimeWarning naming the error, never an exception that would break
+    `import hypothesis`."""
     import contrastive_bounds.properties.profiles as profiles
 
     def broken():

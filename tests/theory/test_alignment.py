@@ -12,11 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contrastive_bounds.theory import alignment as A
+from contrastive_bounds.theory.alignment import epsilon_value
 from contrastive_bounds.theory.bound import Bound
 from contrastive_bounds.theory.domains import Interval, Param
 from contrastive_bounds.theory.source import Source
 
 R = sp.Rational
+BIG = 10**400
 
 C02 = [  # C, B, T, delta, tau, S, epsilon, Delta, bound (or log10)
     (100, 256, 1000, R(5, 100), R(1, 2), 10, "0.17370427116883531183", "24.574214968310783817", "33.213827245521360427", None),
@@ -33,6 +35,8 @@ def _close(x, ref: str, rel: float = 1e-18) -> bool:
 
 @pytest.mark.parametrize("row", C02)
 def test_C02_theorem1_reference_values(row):
+    """C02: epsilon, Delta and the Frobenius bound equal the 20-digit reference values, and a bound beyond
+    float64 is reported by its log10 (value None), not as inf."""
     C, B, T, dl, tau, S, eps, delta, bound, log10 = row
     with mpmath.workdps(40):
         e = A.EPSILON.evaluate(batch_size=B, steps=T, delta=dl).mp_value
@@ -50,6 +54,8 @@ def test_C02_theorem1_reference_values(row):
 
 
 def test_C02_vacuous_row_reports_reason():
+    """C02's vacuous row (1 - pi_max - epsilon <= 0) is reported vacuous with that reason, value and log10
+    None, never NaN."""
     f = A.FROBENIUS.evaluate(num_classes=2, batch_size=16, steps=100000, delta=R(5, 100), tau=R(1, 2), eta_sum=10)
     assert f.vacuous and f.value is None and f.log10 is None
     assert "1 - pi_max - epsilon <= 0" in f.reason
@@ -59,6 +65,8 @@ def test_C02_vacuous_row_reports_reason():
 
 
 def test_C02_vectorised_log_space_matches_mpmath():
+    """The vectorised log10 evaluation equals the C02 references to 1e-12 and marks the vacuous row +inf and
+    vacuous, with no NaN."""
     la = A.FROBENIUS.evaluate_log10(
         num_classes=np.array([100, 1000, 200, 2]), batch_size=np.array([256, 4096, 1024, 16]),
         steps=np.array([1000, 1000, 100000, 100000]), delta=0.05, tau=np.array([0.5, 1.0, 0.1, 0.5]),
@@ -87,6 +95,8 @@ def test_C01_log_space_at_tiny_tau():
 @pytest.mark.parametrize("C,tau,ref", [(10, 1, "0.59938922370200505131"), (1000, 1, "0.0073692329329828110838"),
                                        (10, R(1, 5), "7.8031839385776533298")])
 def test_C03_loss_gap_balanced(C, tau, ref):
+    """C03: the loss-gap bound for balanced classes equals its reference values in both implementations and
+    lies below B2's simpler e^{2/tau}/(C - 1)."""
     assert _close(A.LOSS_GAP.evaluate(num_classes=C, tau=tau).mp_value, ref, 1e-19)
     assert A.loss_gap_value(float(tau), 1 / C) == pytest.approx(float(ref), rel=1e-14)
     # the simpler e^{2/tau}/(C-1) upper bound of THEOREMS.md B2
@@ -94,6 +104,8 @@ def test_C03_loss_gap_balanced(C, tau, ref):
 
 
 def test_loss_gap_from_counts_equals_pi_form():
+    """The loss gap from class counts (n_max, num_samples) equals the pi_max form, and counts without
+    num_samples are refused naming it."""
     a = A.LOSS_GAP.evaluate(tau=R(1, 2), n_max=30, num_samples=100).mp_value
     b = A.LOSS_GAP.evaluate(tau=R(1, 2), pi_max=R(3, 10)).mp_value
     assert a == b
@@ -109,6 +121,8 @@ def test_loss_gap_from_counts_equals_pi_form():
     (dict(eta_sum=float("inf")), "eta_sum=inf"), (dict(num_classes=1, pi_max=None), "num_classes=1"),
 ])
 def test_C04_domain_errors_name_the_argument(bad, needle):
+    """C04: every out-of-domain argument (zero, negative, NaN, inf, non-integer) is a ValueError naming the
+    argument and its domain."""
     params = dict(pi_max=R(1, 100), batch_size=256, steps=1000, delta=R(1, 20), tau=R(1, 2), eta_sum=10)
     params.update(bad)
     params = {k: v for k, v in params.items() if v is not None}
@@ -118,6 +132,8 @@ def test_C04_domain_errors_name_the_argument(bad, needle):
 
 
 def test_C04_plain_functions_validate():
+    """C04: the plain functions and the Bound objects refuse bad arguments, conflicting parameters and unknown
+    parameters, naming them, also in log space."""
     with pytest.raises(ValueError, match="delta"):
         A.epsilon_value(256, 1000, 1.5)
     with pytest.raises(ValueError, match="tau"):
@@ -131,6 +147,8 @@ def test_C04_plain_functions_validate():
 
 
 def test_C05_mpmath_path_keeps_full_precision():
+    """C05: the mpmath path keeps 32 digits through evaluate and lambdify, far below the float path's 1e-16
+    rounding."""
     px = Param("x", Interval(0, 10))
     x = px.symbol
     b = Bound("test.sqrt2", "sqrt(2) - x", (px,), {"f": sp.sqrt(2) - x + 1},
@@ -146,6 +164,8 @@ def test_C05_mpmath_path_keeps_full_precision():
 
 
 def test_uninformative_against_trivial_bound():
+    """A bound above the trivial 2·sqrt(m(m-1)) is reported uninformative (not vacuous) with the reason; a
+    large m keeps it informative."""
     f = A.FROBENIUS.evaluate(num_classes=100, batch_size=256, steps=1000, delta=R(1, 20), tau=R(1, 2), eta_sum=10, m=4)
     assert f.uninformative and "trivial" in f.reason and not f.vacuous
     f = A.FROBENIUS.evaluate(num_classes=100, batch_size=256, steps=1000, delta=R(1, 20), tau=R(1, 2), eta_sum=10, m=2000)
@@ -154,6 +174,8 @@ def test_uninformative_against_trivial_bound():
 
 
 def test_cka_rsa_lower_bounds():
+    """The CKA and RSA corollary bounds equal (1 - rho)/(1 + rho) exactly, are vacuous at rho = 1, and the
+    a-priori CKA bound equals its closed form at 30 digits."""
     assert _close(A.CKA_LOWER.evaluate(rho=R(1, 3)).mp_value, "0.5", 1e-35)
     assert A.CKA_LOWER.evaluate(rho=1).vacuous
     assert A.RSA_LOWER.evaluate(r=0).mp_value == 1
@@ -166,6 +188,7 @@ def test_cka_rsa_lower_bounds():
 
 
 def test_weight_divergence_log_space_stable():
+    """The weight-divergence bound's log space evaluation equals the mpmath value from tiny to huge eta_sum."""
     kw = dict(num_classes=100, batch_size=256, steps=1000, delta=0.05, tau=0.5, grad_norm=1, smoothness=1)
     for s in (1e-6, 1.0, 5000.0):
         exact = A.WEIGHT_DIVERGENCE.evaluate(eta_sum=s, **kw)
@@ -174,6 +197,7 @@ def test_weight_divergence_log_space_stable():
 
 
 def test_latex_renders():
+    """The bounds render to LaTeX with the paper's symbols (and in notebooks through _repr_latex_)."""
     tex = A.FROBENIUS.latex()
     assert r"\|\Sigma^{CL}_T - \Sigma^{NSCL}_T\|_F \le" in tex and r"\tau" in tex and r"\pi_{max}" in tex
     assert A.CKA_LOWER.latex().startswith(r"\mathrm{CKA}_T \ge")
@@ -191,6 +215,8 @@ def thm1_points(draw):
 
 @given(thm1_points())
 def test_bound_objects_match_plain_numpy_and_log_space(p):
+    """Property: the Frobenius bound's mpmath value, its log10 evaluation and the plain numpy functions agree
+    at random points, and agree on vacuity."""
     exact = A.FROBENIUS.evaluate(**p)
     eps = A.epsilon_value(p["batch_size"], p["steps"], p["delta"])
     assert float(A.EPSILON.evaluate(batch_size=p["batch_size"], steps=p["steps"], delta=p["delta"]).mp_value) == pytest.approx(eps, rel=1e-13)
@@ -208,6 +234,8 @@ def test_bound_objects_match_plain_numpy_and_log_space(p):
 @given(st.lists(st.floats(1e-4, 5.0), min_size=1, max_size=40), st.floats(0.1, 2.0), st.integers(1, 512),
        st.floats(0.01, 1e3))
 def test_links_l2_l3_theorem1_ordered_and_exact(etas, tau, b, dv):
+    """Property: the proof links are ordered L2 <= L3 <= Theorem 1 at every step, L2 equals the recursion
+    computed independently in mpmath, and one L2 step equals the Bound object's."""
     l2 = A.link_l2_log10(etas, tau=tau, batch_size=b, delta_value=dv)
     l3 = A.link_l3_log10(etas, tau=tau, batch_size=b, delta_value=dv)
     t1 = A.theorem1_log10(etas, tau=tau, batch_size=b, delta_value=dv)
@@ -239,3 +267,11 @@ def test_log10_beyond_float64_is_reported_exactly_not_as_inf():
     with pytest.raises(ValueError, match="beyond float64"):
         A.FROBENIUS.evaluate_log10(tau=np.array([0.5, 1e-300]), batch_size=256, num_classes=100, delta=0.05,
                                    steps=1000, eta_sum=10)
+
+
+def test_epsilon_with_huge_steps_is_the_closed_form():
+    """epsilon_value takes a step count beyond float64 (10**400) and returns the closed form sqrt((log steps +
+    log(B/delta)) / (2B)) instead of an OverflowError."""
+    got = epsilon_value(256, BIG, 0.05)
+    assert got == pytest.approx(math.sqrt((400 * math.log(10) + math.log(256 / 0.05)) / 512), rel=1e-14)
+

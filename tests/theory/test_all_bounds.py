@@ -19,6 +19,7 @@ BOX = {"tau": (0.05, 5.0), "eta_sum": (1e-3, 1e3), "eta": (1e-3, 10.0), "steps":
 
 
 def test_registry_has_every_paper_b_bound():
+    """The registry holds every Paper B bound."""
     names = {b.name for b in BOUNDS}
     assert {"alignment.epsilon", "alignment.delta", "alignment.frobenius", "alignment.loss_gap",
             "alignment.cka_lower", "alignment.rsa_lower", "alignment.weight_divergence",
@@ -31,6 +32,8 @@ def test_registry_has_every_paper_b_bound():
 @settings(max_examples=15)
 @given(data=st.data())
 def test_mpmath_and_log_space_agree(bound, data):
+    """Property: every registered bound's mpmath evaluation and vectorised log-space evaluation agree on value
+    and vacuity at random in-domain points."""
     p = data.draw(cbst.bound_params(bound, box={k: v for k, v in BOX.items() if k in {q.name for q in bound.params}}))
     exact = bound.evaluate(**p)
     la = bound.evaluate_log10(**p)

@@ -1,4 +1,4 @@
-"""evaluate_log10 validates like evaluate and its two backends agree (tester4 #2, #3, #4): bools,
+"""evaluate_log10 validates like evaluate and its two backends agree: bools,
 complex numbers and strings are refused naming the argument; mismatched shapes name the
 parameters; ints beyond float64 are evaluated (pointwise, exactly); the optional trivial-bound
 parameter m gives an uninformative mask; the JAX backend vectorises over Piecewise (jit, vmap) and,
@@ -41,12 +41,15 @@ def _wd():
     ({"tau": 0.5, "steps": [10, 10**400, sp.Rational(5, 2)]}, "steps=5/2 must be an integer"),
 ])
 def test_bad_inputs_are_refused_naming_the_argument(kw, message):
+    """Complex numbers, bools, strings, None, out-of-domain and non-integral values are refused naming the
+    argument and its domain, as evaluate does."""
     with pytest.raises(ValueError) as err:
         _frob().evaluate_log10(**{**FROB, **kw})
     assert str(err.value) == message
 
 
 def test_mismatched_shapes_name_the_parameters():
+    """Arrays that do not broadcast are refused listing every parameter's shape."""
     with pytest.raises(ValueError) as err:
         _frob().evaluate_log10(**{**FROB, "tau": [0.5, 1.0, 2.0], "batch_size": [256, 512]})
     assert str(err.value) == ("alignment.frobenius: the parameters' shapes do not broadcast together: "
@@ -54,6 +57,8 @@ def test_mismatched_shapes_name_the_parameters():
 
 
 def test_ints_beyond_float64_are_evaluated_like_evaluate():
+    """Integers beyond float64 (steps = 10**400) are evaluated exactly point by point, equal to evaluate and
+    to an independent mpmath transcription of Theorem 1, and vacuity is flagged like evaluate's."""
     kw = {**FROB, "batch_size": 10**6, "tau": np.array([0.5, 2.0])}
     la = _frob().evaluate_log10(**{**kw, "steps": [1000, 10**400]})
     for i, steps in enumerate([1000, 10**400]):
@@ -76,17 +81,21 @@ def test_ints_beyond_float64_are_evaluated_like_evaluate():
 
 
 def test_exact_inputs_that_fit_float64_use_the_float_path():
+    """Exact inputs that fit float64 give the float path's numbers."""
     la = _frob().evaluate_log10(**{**FROB, "tau": [sp.Rational(1, 2), mpmath.mpf(1)]})
     ref = _frob().evaluate_log10(**{**FROB, "tau": [0.5, 1.0]})
     np.testing.assert_array_equal(la.log10, ref.log10)
 
 
 def test_high_precision_tiny_input_points_to_evaluate():
+    """A high-precision input below float64's range is refused pointing to evaluate."""
     with pytest.raises(ValueError, match=r"beyond float64 .*index \(\).*use evaluate\(\)"):
         _frob().evaluate_log10(**{**FROB, "tau": mpmath.mpf("1e-400")})
 
 
 def test_optional_trivial_parameter_gives_the_uninformative_mask():
+    """The optional trivial-bound parameter m gives the uninformative mask that evaluate gives point by point;
+    m = 0 is refused."""
     taus, ms = [0.5, 1.0, 5.0, 0.5], [10, 10**6, 10**6, 2]
     la = _frob().evaluate_log10(**{**FROB, "tau": taus, "m": ms})
     for i, (tau, m) in enumerate(zip(taus, ms)):
@@ -98,7 +107,6 @@ def test_optional_trivial_parameter_gives_the_uninformative_mask():
     assert _frob().evaluate_log10(**{**FROB, "tau": taus}).uninformative is None
     with pytest.raises(ValueError, match=r"^m=0 is outside its domain"):
         _frob().evaluate_log10(**{**FROB, "tau": 0.5, "m": 0})
-
 
 
 def test_jax_backend_vectorises_over_piecewise_and_matches_numpy():
@@ -117,6 +125,7 @@ def test_jax_backend_vectorises_over_piecewise_and_matches_numpy():
 
 
 def test_jax_lambdify_jits_and_vmaps():
+    """lambdify('jax') traces under jit and vmap and equals the numpy backend across the Piecewise breakpoint."""
     names = [p.name for p in _wd().params]
     point = {**{k: v for k, v in WD.items() if k != "num_classes"}, "pi_max": 0.1}
     f_jax, f_np = _wd().lambdify("jax"), _wd().lambdify("numpy")
@@ -150,12 +159,14 @@ def test_jax_without_x64_raises_instead_of_inf():
 
 
 def test_unknown_backend_is_refused():
+    """An unknown backend is refused naming it."""
     with pytest.raises(ValueError, match="backend='torch' must be one of 'numpy', 'jax'"):
         _frob().evaluate_log10(backend="torch", **{**FROB, "tau": 0.5})
 
 
 def test_evaluate_log10_under_jit_says_to_use_lambdify():
-    """tester5 #5: under jax.jit the error said "is not an array of real numbers"."""
+    """Under jax.jit, evaluate_log10 says to use lambdify("jax") (it validates concrete values) instead of
+    "is not an array of real numbers"."""
     import jax
     import jax.numpy as jnp
 

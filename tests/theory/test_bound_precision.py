@@ -1,8 +1,8 @@
-"""Bound.evaluate keeps its digits when a factor cancels (tester4 #1): exp(x) - 1 and log(1 + x) at
-small x used to come back 8 % or 21 % off, or as a silent 0.0 upper bound. References are written
-here independently: mpmath's expm1/log1p formulas at 80 digits on the exact float inputs, and
-evaluate_log10 (which uses the bounds' log_factors). Also: exact Fraction/Decimal inputs (tester4
-#9), reliable vacuity signs, and claim counterexamples at integer points (tester4 #6)."""
+"""Bound.evaluate keeps its digits when a factor cancels: exp(x) - 1 and log(1 + x) at small x used to
+come back 8 % or 21 % off, or as a silent 0.0 upper bound. References are written here independently:
+mpmath's expm1/log1p formulas at 80 digits on the exact float inputs, and evaluate_log10 (which uses the
+bounds' log_factors). Also: exact Fraction/Decimal inputs, reliable vacuity signs, and claim
+counterexamples at integer points of integer parameters."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ def _weight_divergence_ref(eta_sum, smoothness, tau=0.5, num_classes=10, batch_s
     (40.0, 1.0),     # large growth, no cancellation
 ])
 def test_weight_divergence_has_all_its_digits(eta_sum, smoothness):
+    """The weight-divergence bound has all 15 digits where its exp(x) - 1 factor cancels (it had been 8 % off
+    at 1e-20 and 0.0 at 1e-300), and the log-space path agrees."""
     bound = registry.get_bound("alignment.weight_divergence")
     res = bound.evaluate(eta_sum=eta_sum, smoothness=smoothness, **W_KW)
     ref = _weight_divergence_ref(eta_sum, smoothness)
@@ -59,6 +61,7 @@ def test_weight_divergence_has_all_its_digits(eta_sum, smoothness):
 
 
 def test_digits_beyond_the_precision_cap_still_work():
+    """reliable_value delivers more digits than the precision cap when asked (5000 digits of e)."""
     x = sp.Symbol("x", positive=True)
     v, _ = reliable_value(sp.exp(x), {"x": 1}, 5000)
     with mpmath.workdps(5010):
@@ -66,6 +69,7 @@ def test_digits_beyond_the_precision_cap_still_work():
 
 
 def test_more_digits_are_honoured():
+    """digits=60 gives 60 correct digits of a cancelling factor."""
     bound = registry.get_bound("alignment.weight_divergence")
     res = bound.evaluate(digits=60, eta_sum=1e-20, smoothness=1e-20, **W_KW)
     with mpmath.workdps(120):
@@ -139,6 +143,8 @@ def test_cancellation_beyond_the_precision_cap_is_reported_never_zero():
 
 
 def test_reliable_value_takes_the_fast_path_on_ordinary_inputs():
+    """Ordinary inputs are accepted after the two cheap evaluations; only cancelling ones escalate the
+    precision."""
     x = sp.Symbol("x", positive=True)
     v, how = reliable_value(sp.exp(x) - 1, {"x": 1.5}, 30)
     assert how == "mpmath@80"  # accepted after the two cheap evaluations (40 and 80 digits)
@@ -167,11 +173,13 @@ def test_vacuity_sign_is_decided_reliably():
     assert edge.evaluate(x=0.5).vacuous and not edge.evaluate(x=0.4999999999).vacuous
 
 
-# ---------------------------------------------------------------- exact stdlib inputs (tester4 #9)
+# ---------------------------------------------------------------- exact stdlib inputs (Fraction, Decimal)
 FROB_KW = dict(batch_size=256, num_classes=100, delta=sp.Rational(1, 20), steps=1000, eta_sum=10)
 
 
 def test_fraction_and_decimal_are_exact():
+    """fractions.Fraction and decimal.Decimal inputs are kept exact (as the equivalent sympy Rational), never
+    rounded through float64."""
     frob = registry.get_bound("alignment.frobenius")
     exact = frob.evaluate(tau=sp.Rational(1, 3), **FROB_KW).mp_value
     via_float = frob.evaluate(tau=1 / 3, **FROB_KW).mp_value
@@ -194,13 +202,17 @@ def test_fraction_and_decimal_are_exact():
     ({"delta": Fraction(21, 20)}, "delta=1.05 is outside its domain (0, 1)"),
 ])
 def test_bad_fraction_and_decimal_inputs_are_named(kw, message):
+    """Non-integral, NaN and out-of-domain Fraction and Decimal inputs are refused naming the argument
+    exactly."""
     with pytest.raises(ValueError) as err:
         registry.get_bound("alignment.frobenius").evaluate(tau=0.5, **{**FROB_KW, **kw})
     assert str(err.value) == message
 
 
-# ---------------------------------------------------------------- claim counterexamples (tester4 #6)
+# ---------------------------------------------------------------- claim counterexamples at integer points
 def test_refuted_claim_counterexample_is_an_integer_point_that_replays():
+    """A refuted claim's counterexample has integer values for integer parameters and replays as a violation
+    (batch_size=3207.39 had been reported)."""
     box = {"tau": (0.05, 10.0), "batch_size": (2, 4096)}
     deriv = sp.diff(NTXENT_FLOOR.expr, _tau)
     wrong = Claim("test.decreasing_in_tau", "the floor decreases with tau", _SRC,

@@ -9,6 +9,7 @@ from contrastive_bounds.theory.claim import SignCheckSpec, sign_claim_check
 
 
 def test_every_b7_claim_is_certified_or_proved_and_agrees():
+    """Every B7 claim comes out certified or proved, as the registry expects."""
     seen = 0
     for c in registry.claims():
         if "B7" not in c.tags:
@@ -24,12 +25,14 @@ def test_every_b7_claim_is_certified_or_proved_and_agrees():
 
 
 def test_fixed_epoch_finding_is_registered():
+    """The fixed-epoch learning-rate finding is registered and certified."""
     c = registry.get_claim("alignment.lr_scaling_fixed_epochs_a1")
     assert "FALLS" in c.statement and c.expected == "holds"
     assert c.run(True).status == "certified"
 
 
 def test_sign_check_refutes_a_false_claim_with_counterexample():
+    """A false sign claim is refuted with a counterexample point that violates it."""
     x, y = sp.symbols("x y", positive=True)
     check = sign_claim_check(SignCheckSpec(expr=x - y, box={"x": (1.0, 2.0), "y": (0.5, 1.5)}, sign=1))
     v = check(True)
@@ -39,6 +42,7 @@ def test_sign_check_refutes_a_false_claim_with_counterexample():
 
 
 def test_sign_check_certifies_with_arb():
+    """A true sign claim is 'supported' by sampling and 'certified' by arb interval arithmetic."""
     x = sp.Symbol("x", real=True)
     check = sign_claim_check(SignCheckSpec(expr=sp.exp(x) - 1 - x + sp.Rational(1, 1000), box={"x": (-3.0, 3.0)}))
     assert check(False).status == "supported"

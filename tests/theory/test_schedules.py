@@ -39,6 +39,8 @@ def test_c12_log_forms_reject_non_positive_log(form):
 
 
 def test_c12_other_forms():
+    """C12: every non-logarithmic form refuses a range where it is undefined or underflows (generator at t =
+    0, linear at t_end, exponential underflow, reversed or NaN ranges), naming the argument."""
     with pytest.raises(ValueError, match="t_start"):
         make_schedule("generator", c=1.0).validate_range(0.0, 1.0)
     with pytest.raises(ValueError, match="t_end=5"):
@@ -54,11 +56,13 @@ def test_c12_other_forms():
 
 @pytest.mark.parametrize("bad", [dict(c=-1.0), dict(c=float("nan")), dict(c=float("inf")), dict(c=1.0, t1=2.0), {}])
 def test_bad_parameters(bad):
+    """Negative, NaN or infinite constants, unknown parameters and a missing c are refused."""
     with pytest.raises(ValueError):
         make_schedule("temperature", **bad)
 
 
 def test_unknown_form_and_gamma_domain():
+    """An unknown form is refused naming it, and exponential needs gamma < 1."""
     with pytest.raises(ValueError, match="form='cosine'"):
         make_schedule("cosine", c=1.0)
     with pytest.raises(ValueError, match="gamma"):
@@ -66,6 +70,7 @@ def test_unknown_form_and_gamma_domain():
 
 
 def test_closed_forms():
+    """Every form's T(t) or beta(t) equals its closed form at a point to 1e-15."""
     assert make_schedule("temperature", c=2.0, t0=2.0).temperature(1.0) == pytest.approx(2 / math.log(3), rel=1e-15)
     assert make_schedule("author", c=3.0, t0=1.0).beta(4.0) == pytest.approx(3 * math.log(5), rel=1e-15)
     assert make_schedule("noise", c=3.0, t0=2.0).temperature(1.0) == pytest.approx(1.5 / math.log(3), rel=1e-15)
@@ -92,6 +97,8 @@ def test_conversions_round_trip(c, t0):
 
 
 def test_generator_conversion_needs_t0_one():
+    """Conversion to the generator convention keeps T(t) when t0 = 1 and is refused otherwise; non-logarithmic
+    forms cannot be converted to a logarithmic convention."""
     s = make_schedule("temperature", c=2.0, t0=1.0)
     g = s.to_convention("generator")
     np.testing.assert_allclose(g.temperature(T_GRID), s.temperature(T_GRID), rtol=1e-14)
@@ -123,11 +130,15 @@ H = 1.53125
     ],
 )
 def test_converges(form, params, expected, regime):
+    """The HKS verdict and regime of each form against H* = 1.53125 (slow enough, too fast, boundary, fixed,
+    finite horizon), always with a reason."""
     v = make_schedule(form, **params).converges(H)
     assert v.converges is expected and v.regime == regime and v.reason
 
 
 def test_converges_no_barrier_and_fixed_always_false():
+    """Without a barrier a log schedule converges and an exponential one is undecided, a fixed temperature
+    never converges, and a negative critical height is refused."""
     assert make_schedule("exponential", c=1.0, gamma=0.5).converges(0.0).converges is None
     assert make_schedule("temperature", c=0.01).converges(0.0).converges is True
     assert make_schedule("fixed", c=1e-6).converges(0.0).converges is False
@@ -137,6 +148,8 @@ def test_converges_no_barrier_and_fixed_always_false():
 
 @pytest.mark.parametrize("form", FORMS)
 def test_jax_matches_numpy_under_jit(form):
+    """Each form's JAX temperature under jit equals numpy's, beta·T = 1, schedules hash by value and their
+    parameters are immutable."""
     params = {"linear": dict(c=2.0, t_end=1e4), "exponential": dict(c=2.0, gamma=0.9),
               "polynomial": dict(c=2.0, alpha=0.7)}.get(form, dict(c=2.0))
     s = make_schedule(form, **params)
@@ -150,6 +163,7 @@ def test_jax_matches_numpy_under_jit(form):
 
 
 def test_describe_names_constants():
+    """describe() writes the schedule with its constants, and the log forms are among the forms."""
     assert "0.5 · log(t + 1)" in make_schedule("author", c=0.5).describe()
     assert set(LOG_FORMS) <= set(FORMS)
 

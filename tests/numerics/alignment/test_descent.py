@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 
 import jax
@@ -11,10 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from contrastive_bounds.numerics import filemode
 from contrastive_bounds.numerics.alignment import descent as SD
 from contrastive_bounds.numerics.alignment.descent_run import (
     LINKS, DescentConfig, _run_chunk, make_problem, run_similarity_descent,
 )
+from contrastive_bounds.theory.domains import MAX_SEED
+
+TOO_BIG = MAX_SEED + 1
 
 
 def _problem(n=10, c=3, seed=0):
@@ -72,6 +77,8 @@ def _numpy_dense_step(sigma_cl, sigma_nscl, batch, labels, tau, eta, anchors, co
 @pytest.mark.parametrize("anchors,coupled,symmetrize", [("first", False, False), ("both", True, False),
                                                         ("first", True, True)])
 def test_step_equals_dense_numpy_update(anchors, coupled, symmetrize, unique):
+    """One descent step (general and row-local paths, every anchor/coupling/symmetrisation mode) equals a
+    dense numpy transcription of B3's update and its record."""
     sigma, labels = _problem(n=12, c=3, seed=1)
     batch = np.array([2, 7, 11, 0, 5, 9])
     st0 = SD.DescentState(sigma, sigma, jnp.zeros(()))
@@ -147,6 +154,8 @@ def test_step_cost_is_independent_of_m(unique):
 
 
 def test_sampling_shared_and_stratified():
+    """Batches are a function of the key alone (shared by both runs), and stratified batches cover the classes
+    as evenly as the batch size allows."""
     labels = jnp.asarray(np.arange(30) % 3)
     b1 = SD.sample_batch(jax.random.key(4), labels, 7, stratified=True, num_classes=3)
     counts = np.bincount(np.asarray(labels)[np.asarray(b1)], minlength=3)
@@ -208,6 +217,8 @@ def test_vacuous_case_reported_with_reason():
 
 
 def test_checkpoint_resume_is_identical(tmp_path):
+    """A descent stopped at a checkpoint and resumed equals the uninterrupted run, and a checkpoint of another
+    configuration is refused."""
     s0, lab = make_problem(40, 4, seed=3)
     cfg = DescentConfig(batch_size=10, steps=30, tau=0.7, step_size=1.5, seed=9, chunk_size=10)
     full = run_similarity_descent(s0, lab, cfg)
@@ -228,6 +239,8 @@ def test_checkpoint_resume_is_identical(tmp_path):
 
 
 def test_empty_nscl_denominator_rejected_before_computing_c06():
+    """C06: a batch of one class (no NSCL negatives) is refused naming the step, unless
+    empty_negatives='exclude', which counts and skips those anchors with finite results."""
     s0, lab = make_problem(4, 2, seed=0)
     cfg = DescentConfig(batch_size=2, steps=50, replace=True, chunk_size=50, delta=0.5)
     with pytest.raises(ValueError, match=r"step \d+: every sample of the batch has class"):
@@ -238,6 +251,8 @@ def test_empty_nscl_denominator_rejected_before_computing_c06():
 
 
 def test_bad_inputs():
+    """A batch larger than the data, non-positive tau, NaN step size, Sigma outside [-1, 1], mismatched labels
+    and a single class are refused naming the argument."""
     s0, lab = make_problem(10, 2, seed=0)
     with pytest.raises(ValueError, match="batch_size=11"):
         run_similarity_descent(s0, lab, DescentConfig(batch_size=11))
@@ -260,3 +275,27 @@ def test_chunk_jit_does_not_recompile_across_tau_and_eta():
     before = _run_chunk._cache_size()
     run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.9, step_size=3.0))
     assert _run_chunk._cache_size() == before
+
+
+def _deny(*args, **kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied")
+
+
+def test_unwritable_checkpoint_folder_fails_before_any_chunk(tmp_path, monkeypatch):
+    """run_similarity_descent refuses a checkpoint folder where files cannot be created, naming checkpoint=,
+    before any chunk runs (it had failed with OSError after the first chunk's work)."""
+    sigma0, labels = make_problem(8, 2, seed=0)
+    monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
+    with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
+        run_similarity_descent(sigma0, labels, DescentConfig(batch_size=4, steps=2, tau=0.5, step_size=0.1),
+                               checkpoint=str(tmp_path / "run.npz"))
+
+
+def test_make_problem_and_config_refuse_a_seed_jax_would_alias():
+    """make_problem and DescentConfig refuse seed 2**32, which jax.random.key would alias to seed 0 without
+    x64 (they had taken any non-negative integer)."""
+    with pytest.raises(ValueError, match=r"^seed=4294967296 is outside"):
+        make_problem(8, 2, seed=TOO_BIG)
+    with pytest.raises(ValueError, match=r"^seed=4294967296 is outside"):
+        DescentConfig(batch_size=4, steps=2, tau=0.5, step_size=0.1, seed=TOO_BIG).validate(8)
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tracemalloc
 import warnings
 
@@ -28,6 +29,7 @@ def test_debiased_and_biased_cka_c08(method):
 
 
 def test_unbiased_hsic_parts_c08():
+    """C08: the unbiased HSIC terms equal their reference values."""
     k, l = X8 @ X8.T, Y8 @ Y8.T
     assert S.hsic_gram(k, k, debiased=True) == pytest.approx(88 / 45, rel=1e-12)
     assert S.hsic_gram(l, l, debiased=True) == pytest.approx(77 / 24, rel=1e-12)
@@ -35,6 +37,7 @@ def test_unbiased_hsic_parts_c08():
 
 
 def test_debiased_needs_four_samples_c08():
+    """C08: the debiased estimator needs n >= 4 and says so naming n, in both forms."""
     with pytest.raises(ValueError, match="n=3"):
         S.linear_cka(X8[:3], Y8[:3], debiased=True)
     with pytest.raises(ValueError, match="n=3"):
@@ -42,6 +45,7 @@ def test_debiased_needs_four_samples_c08():
 
 
 def test_biased_warns_at_small_n():
+    """The biased estimator warns that it is positively biased at small n."""
     with pytest.warns(UserWarning, match="positively biased"):
         S.linear_cka(X8, Y8, debiased=False)
 
@@ -71,6 +75,8 @@ def test_feature_form_has_no_n_by_n_allocation_c09():
 
 
 def test_constant_inputs_raise_c10():
+    """C10: constant features, RDMs and rows, a constant similarity matrix, a zero row of a cosine Gram and
+    NaN input raise naming what is wrong instead of returning NaN."""
     z = np.ones((5, 3))
     with pytest.raises(ValueError, match="constant"):
         S.linear_cka(z, np.random.default_rng(0).standard_normal((5, 2)), debiased=True)
@@ -188,6 +194,7 @@ def test_corollaries_fail_beyond_rho_one():
 
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 40), d1=st.integers(1, 6), d2=st.integers(1, 6))
 def test_feature_gram_forms_agree_property(seed, n, d1, d2):
+    """Property: the feature and Gram forms of linear CKA agree on random shapes, biased and debiased."""
     rng = np.random.default_rng(seed)
     x, y = rng.standard_normal((n, d1)), rng.standard_normal((n, d2))
     with warnings.catch_warnings():
@@ -206,3 +213,83 @@ def test_pearson_rsa_can_be_negative():
     e = e + e.T
     assert S.rsa(d, e) == pytest.approx(-1.0, abs=1e-14)
     assert S.rsa(d, e, method="spearman") == pytest.approx(stats.spearmanr(v, S.upper_triangle(e))[0], abs=1e-14)
+
+
+# ------------------------------------------------------------------------------ input validation
+def test_complex_input_raises_naming_the_argument():
+    """Complex input raises a ValueError naming the argument instead of silently taking the real part (with a
+    ComplexWarning)."""
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal((10, 3)), rng.standard_normal((10, 2))
+    d = S.rdm(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a ComplexWarning would be the old behaviour
+        with pytest.raises(ValueError, match=r"^x has complex dtype"):
+            S.linear_cka(x + 1j * x, y, debiased=False)
+        with pytest.raises(ValueError, match=r"^y has complex dtype"):
+            S.linear_cka(x, y.astype(complex), debiased=True)
+        with pytest.raises(ValueError, match=r"^l has complex dtype"):
+            S.linear_cka_gram(x @ x.T, (x @ x.T).astype(complex), debiased=False)
+        with pytest.raises(ValueError, match=r"^rdm_a has complex dtype"):
+            S.rsa(d + 0j, d)
+        with pytest.raises(ValueError, match=r"^sigma_b has complex dtype"):
+            S.cosine_gram_cka(1 - d, (1 - d) * 1j)
+        with pytest.raises(ValueError, match=r"^z has complex dtype"):
+            S.rdm(x * 1j)
+
+
+def test_rsa_zero_tol_is_validated_and_relative():
+    """rsa's zero_tol must be finite and in [0, 1) and is relative to each RDM's largest distance, so the
+    canonicalised result does not depend on the inputs' scale."""
+    rng = np.random.default_rng(6)
+    d = S.rdm(rng.standard_normal((6, 3)))
+    for bad, msg in ((-1, r"zero_tol=-1 is outside its domain \[0, 1\)"), (math.nan, "zero_tol=nan"),
+                     (math.inf, "zero_tol=inf must be finite"), (1.0, "zero_tol=1.0 is outside")):
+        with pytest.raises(ValueError, match=msg):
+            S.rsa(d, d, zero_tol=bad)
+    # relative tolerance: distances below 0.3 * max|d| become 0 -> Pearson on the canonicalised triangles
+    e = d.copy()
+    e[0, 1] = 1e-3 * d.max()
+    a = S.upper_triangle(d)
+    b = S.upper_triangle(e)
+    ref = np.corrcoef(np.where(a <= 0.3 * a.max(), 0, a), np.where(b <= 0.3 * b.max(), 0, b))[0, 1]
+    assert S.rsa(d, e, zero_tol=0.3) == pytest.approx(ref, rel=1e-13)
+    assert S.rsa(1e-50 * d, 1e50 * e, zero_tol=0.3) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", [None, "yes", 1, 0.0])
+def test_debiased_must_be_a_bool(bad):
+    """linear_cka, linear_cka_gram and hsic_gram refuse a non-bool debiased (None, 'yes', 1, 0.0 had been
+    taken by truthiness), naming it; numpy's bool_ is accepted."""
+    x = np.random.default_rng(0).standard_normal((6, 3))
+    for call in (lambda: S.linear_cka(x, x, debiased=bad), lambda: S.linear_cka_gram(x @ x.T, x @ x.T, debiased=bad),
+                 lambda: S.hsic_gram(x @ x.T, x @ x.T, debiased=bad)):
+        with pytest.raises(ValueError, match=f"debiased={bad!r} must be True"):
+            call()
+    assert S.linear_cka(x, x, debiased=np.bool_(True)) == pytest.approx(1.0, rel=1e-14)
+
+
+def test_zero_feature_input_says_no_features():
+    """Input with zero features raises saying it has no features (with its shape) instead of a 'constant'
+    error."""
+    y = np.random.default_rng(0).standard_normal((5, 2))
+    with pytest.raises(ValueError, match=r"x has no features \(shape \(5, 0\)\)"):
+        S.linear_cka(np.zeros((5, 0)), y, debiased=True)
+    with pytest.raises(ValueError, match=r"y has no features"):
+        S.linear_cka(y, np.zeros((5, 0)), debiased=False)
+
+
+def test_upper_triangle_values_and_validation():
+    """upper_triangle returns the strict upper triangle row by row and refuses non-square or non-2-D input
+    naming a and its shape."""
+    a = np.arange(16.0).reshape(4, 4)
+    np.testing.assert_array_equal(S.upper_triangle(a), [1.0, 2.0, 3.0, 6.0, 7.0, 11.0])
+    assert S.upper_triangle(np.ones((1, 1))).shape == (0,)
+    for bad in (np.zeros((3, 4)), np.zeros(3), np.zeros((2, 2, 2))):
+        with pytest.raises(ValueError, match=rf"a must be a square 2-D matrix .*{re_shape(bad.shape)}"):
+            S.upper_triangle(bad)
+
+
+def re_shape(shape):
+    return str(shape).replace("(", r"\(").replace(")", r"\)")
+

@@ -1,8 +1,8 @@
-"""Digits data, augmentations, shared-randomness training and the CLI of ``align`` (THEOREMS.md B2, B8)."""
+"""Digits data, augmentations and shared-randomness training of CL/NSCL/SupCon/CE (THEOREMS.md B2, B8).
+
+The ``align train`` command is tested in tests/cli/test_align.py."""
 
 from __future__ import annotations
-
-import json
 
 import jax
 import jax.numpy as jnp
@@ -10,17 +10,15 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from contrastive_bounds.numerics.alignment.data import augment, load_digits_subset
 from contrastive_bounds.numerics.alignment.training import MODELS, TrainConfig, population_loss_gap, train_alignment
-from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.theory.alignment import loss_gap_value
-
-runner = CliRunner()
 
 
 def test_digits_subset():
+    """The digits subset holds the asked classes, scaled to [0, 1], all samples split between train and test;
+    11 classes are refused."""
     split = load_digits_subset(4, seed=1)
     assert split.x_train.shape[1] == 64 and set(np.unique(split.y_train)) == {0, 1, 2, 3}
     assert 0.0 <= split.x_train.min() and split.x_train.max() <= 1.0
@@ -31,6 +29,8 @@ def test_digits_subset():
 
 
 def test_augment_shared_keys_and_identity():
+    """Augmentation is a function of the key (shared randomness), the identity without noise or shift, and a
+    shift moves a pixel by at most max_shift."""
     x = jnp.asarray(load_digits_subset(2).x_train[:5])
     k = jax.random.key(0)
     np.testing.assert_array_equal(np.asarray(augment(k, x)), np.asarray(augment(k, x)))  # same key, same view
@@ -61,6 +61,8 @@ def small_run():
 
 
 def test_training_records_per_epoch(small_run):
+    """Training records one history entry per epoch, and a linear probe beats chance by far on three digit
+    classes."""
     h = small_run.history
     assert [e["epoch"] for e in h] == [1, 2]
     for e in h:
@@ -74,36 +76,6 @@ def test_training_records_per_epoch(small_run):
         assert e["loss_gap_bound"] == pytest.approx(loss_gap_value(0.5, e["loss_gap_bound_pi_max"]), rel=1e-12)
     # 3 easy digit classes: a linear probe on any of the trained encoders beats chance (1/3) by far
     assert min(h[-1]["probe_accuracy"].values()) > 0.8
-
-
-def test_cli_simulate_json():
-    res = runner.invoke(app, ["align", "simulate", "--num-samples", "100", "--num-classes", "5", "--batch-size", "16",
-                              "--steps", "40", "--tau", "0.5", "--eta", "1.0", "--json"])
-    assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
-    assert out["m"] == 200 and out["steps"] == 40
-    assert all(out["holds"].values())
-    for link in ("triangle", "L1", "L2", "L3", "theorem1"):
-        assert out["d_T"] <= out["bounds"][link] * (1 + 1e-9)
-        assert out["slack_log10"][link] >= -1e-12
-    assert out["cka"] >= out["cka_lower"] and out["rsa"] >= out["rsa_lower"]
-
-
-def test_cli_bad_input_exits_2():
-    res = runner.invoke(app, ["align", "simulate", "--tau", "-1"])
-    assert res.exit_code == 2 and "tau=-1.0" in res.output
-    res = runner.invoke(app, ["align", "train", "--dataset", "cifar10"])
-    assert res.exit_code == 2 and "dataset='cifar10'" in res.output
-
-
-def test_cli_train_json_and_plot(tmp_path):
-    png = tmp_path / "align.png"
-    res = runner.invoke(app, ["align", "train", "--num-classes", "2", "--epochs", "1", "--batch-size", "64",
-                              "--plot", str(png), "--json"])
-    assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout)
-    assert len(out["history"]) == 1 and out["loss_gap_within_bound_every_epoch"]
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_model_subset_and_shared_compilation_across_tau():

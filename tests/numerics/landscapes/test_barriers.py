@@ -51,6 +51,7 @@ def test_c13_triple_well():
 
 @pytest.mark.parametrize("h", [1.0, 5.0, 10.0])
 def test_barrier_h_family(h):
+    """barrier-H's computed H* equals H within the stated error bound."""
     land = get_landscape("barrier-H", H=h)
     r = circle_barrier(land)
     assert land.critical_height == h
@@ -106,6 +107,8 @@ def test_persistence_equals_union_find_on_random_fourier(a, b):
 
 
 def test_union_find_ties_are_not_depths():
+    """Two equal global minima get no depth (a tie, not a barrier), while a non-global minimum gets its depth
+    and saddle, in union-find and in gudhi persistence alike."""
     # cycle: two equal global minima (0 and 0) separated by 2 and 1; a non-global min 0.5 next to the 3
     vals = np.array([0.0, 2.0, 0.0, 1.0, 0.5, 3.0])
     recs = {r.vertex: r for r in union_find_depths(vals, cycle_edges(6))}
@@ -116,6 +119,8 @@ def test_union_find_ties_are_not_depths():
 
 
 def test_fourier_file_matches_brute_force(tmp_path):
+    """A Fourier file in JSON or TOML gives the same H*, equal to a 200 000-point brute-force scan within its
+    grid bound."""
     data = {"cos": {"1": -0.3, "3": 0.8}, "sin": {"2": 0.45}}
     pj = tmp_path / "v.json"
     pj.write_text(json.dumps(data))
@@ -131,6 +136,7 @@ def test_fourier_file_matches_brute_force(tmp_path):
 
 
 def test_fourier_file_errors(tmp_path):
+    """A bad frequency, an unknown table and a missing file are refused naming the problem."""
     p = tmp_path / "bad.json"
     p.write_text('{"cos": {"x": 1}}')
     with pytest.raises(ValueError, match="frequency"):
@@ -157,6 +163,8 @@ def test_torus_separable_double_wells():
 
 
 def test_sphere_mesh_gudhi_equals_union_find():
+    """On S² meshes gudhi persistence equals union-find and the vMF mixture's H* equals its closed form within
+    the grid bound; a single vMF has H* = 0."""
     r = sphere_barrier(get_landscape("vmf-mixture"), num_vertices=3000)
     assert r.cross_check == pytest.approx(r.critical_height, abs=1e-12)
     # two antipodal wells (rotationally symmetric): V(z3) = −log(0.7e^{4(z3−1)} + 0.3e^{−4(z3+1)}) is highest
@@ -168,12 +176,15 @@ def test_sphere_mesh_gudhi_equals_union_find():
 
 
 def test_non_circle_rejected():
+    """circle_barrier refuses a landscape that is not on S¹."""
     with pytest.raises(ValueError, match="not on S¹"):
         circle_barrier(get_landscape("vmf"))
 
 
-# ------------------------------------------------------------- new-user report: barrier edge cases
+# ------------------------------------------------------------- barrier edge cases: finite, exact, or refused
 def test_landscape_barrier_validates_resolution_zero_is_no_sentinel():
+    """resolution 0, negative or below the minimum is refused with its domain (None means the default), on S¹
+    and on spheres."""
     from contrastive_bounds.numerics.landscapes.barriers import landscape_barrier
 
     land = get_landscape("double-well")
@@ -187,6 +198,8 @@ def test_landscape_barrier_validates_resolution_zero_is_no_sentinel():
 
 
 def test_barrier_json_has_no_inf_global_minimum_flagged():
+    """The barrier JSON holds no inf or NaN: the global minimum is flagged with depth null, the other minimum
+    has depth H*."""
     r = circle_barrier(get_landscape("double-well"), resolution=512)
     d = r.to_dict()
     text = json.dumps(d, allow_nan=False)  # raises on inf/NaN
@@ -218,7 +231,7 @@ def test_grid_mismatch_beyond_bound_is_reported():
 
 
 def test_high_frequency_series_is_analysed_quickly_and_exactly():
-    """tester3 #9: a frequency of 1e5 ran for minutes (a Python loop over 256·k grid cells) and 1e6 ended in
+    """A frequency of 1e5 had run for minutes (a Python loop over 256·k grid cells) and 1e6 had ended in
     scipy's 'f(a) and f(b) must have different signs'. The grid is now classified with numpy and only
     sign-change cells are refined; frequencies above MAX_FREQUENCY are refused naming the frequency.
     V = cos(kθ) has exactly k minima at (2j+1)π/k and k maxima at 2jπ/k."""

@@ -19,6 +19,8 @@ def _z(theta):
 
 @pytest.mark.parametrize("name", ["double-well", "triple-well"])
 def test_circle_potential_and_gradient(name):
+    """On S¹ the potential in z equals the θ form, the gradient is V'(θ) times the unit tangent, and V''
+    matches a finite difference."""
     land = get_landscape(name)
     for th in (0.3, 2.0, -2.5):
         assert float(land.potential(_z(th))) == pytest.approx(float(land.potential_theta(th)), abs=1e-14)
@@ -31,6 +33,7 @@ def test_circle_potential_and_gradient(name):
 
 
 def test_double_well_metadata_c13():
+    """C13: the double well's H* = 1.53125, V_min = -1.5, saddle value 33/32 and minima at θ = 0 and π."""
     land = get_landscape("double-well")
     assert land.critical_height == 1.53125 and land.v_min == -1.5
     assert float(land.potential_theta(math.acos(-1 / 8))) == pytest.approx(33 / 32, rel=1e-15)
@@ -38,6 +41,7 @@ def test_double_well_metadata_c13():
 
 
 def test_barrier_h_scales_exactly():
+    """barrier-H has H* = H exactly and its minimum scales with H; a negative H is refused naming it."""
     land = get_landscape("barrier-H", H=10.0)
     assert land.critical_height == 10.0
     assert land.v_min == pytest.approx(-1.5 * 10 / 1.53125, rel=1e-14)
@@ -46,6 +50,7 @@ def test_barrier_h_scales_exactly():
 
 
 def test_float32_preserved_and_jit():
+    """Potentials and gradients keep float32 under jit."""
     land = get_landscape("double-well")
     z = _z(0.4).astype(jnp.float32)
     assert jax.jit(land.potential)(z).dtype == jnp.float32
@@ -85,6 +90,7 @@ def test_infonce_finite_tau_limits_and_coupled():
 
 
 def test_vmf_and_scaled():
+    """vMF's potential is -kappa·z3, and scaled(landscape, c) multiplies the potential and H* by c."""
     v = get_landscape("vmf", kappa=2.0)
     assert float(v.potential(jnp.array([[0.0, 0.6, 0.8]]))) == pytest.approx(-1.6)
     s = scaled(get_landscape("double-well"), 3.0)
@@ -92,6 +98,8 @@ def test_vmf_and_scaled():
 
 
 def test_errors():
+    """Unknown landscapes, parameters a landscape does not take, wrong shapes and θ forms of non-S¹ landscapes
+    are refused naming the problem."""
     with pytest.raises(ValueError, match="landscape='nope'"):
         get_landscape("nope")
     with pytest.raises(ValueError, match="is not accepted: landscape 'double-well' takes no parameters"):
@@ -113,13 +121,14 @@ def test_high_dimensional_estimates_on_double_well():
 
 
 def test_minima_lowest_first():
+    """The first listed minimum is a global one (its value is V_min)."""
     for name in ("double-well", "triple-well"):
         land = get_landscape(name)
         first = land.minima[0][0]
         assert float(land.potential_theta(math.atan2(first[1], first[0]))) == pytest.approx(land.v_min, abs=1e-14)
 
 
-# ------------------------------------------------------------- new-user report: bad landscapes
+# ------------------------------------------------------------- bad landscapes: errors name the argument
 def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
     """A folder or a missing path as LANDSCAPE: ValueError naming it and listing the built-ins."""
     from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
@@ -147,6 +156,8 @@ def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
     ],
 )
 def test_malformed_fourier_file_names_file_key_and_range(tmp_path, text, message):
+    """A malformed Fourier file (non-number, bool, list, out-of-range coefficient, negative frequency, not a
+    table) is a ValueError naming the file, the key and the allowed range."""
     from contrastive_bounds.numerics.landscapes.registry import load_fourier
 
     p = tmp_path / "x.json"
@@ -156,6 +167,7 @@ def test_malformed_fourier_file_names_file_key_and_range(tmp_path, text, message
 
 
 def test_read_fourier_file_missing_or_folder_named(tmp_path):
+    """A missing Fourier file or a folder is named in the error."""
     from contrastive_bounds.numerics.landscapes.circle import read_fourier_file
 
     with pytest.raises(FileNotFoundError, match=r"fourier file '.*nothere.json': no such file"):
@@ -181,6 +193,7 @@ def test_wrong_landscape_parameter_lists_what_it_takes():
 
 
 def test_landscape_parameters_match_the_builders():
+    """landscape_parameters lists what each builder takes and refuses an unknown landscape naming it."""
     from contrastive_bounds.numerics.landscapes.registry import landscape_parameters
 
     assert landscape_parameters("double-well") == {}

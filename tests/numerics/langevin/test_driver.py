@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.langevin.driver import Arc, EnergyBelow, default_record_every, simulate
+from contrastive_bounds.numerics.langevin import Arc, EnergyBelow, default_record_every, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning, langevin_kernel
 from contrastive_bounds.theory.annealing import make_schedule
@@ -65,6 +65,7 @@ def test_observables_agree_with_the_full_energy_trace():
 
 
 def test_chunking_does_not_change_results():
+    """The chunk length does not change a run's results (same seed, same records), and another seed does."""
     a = simulate(KERNEL, _start(), num_steps=500, seed=9, record_every=50, chunk_steps=500, target=Arc(-0.5, 0.5))
     b = simulate(KERNEL, _start(), num_steps=500, seed=9, record_every=50, chunk_steps=100, target=Arc(-0.5, 0.5))
     _assert_same(a, b)
@@ -73,6 +74,8 @@ def test_chunking_does_not_change_results():
 
 
 def test_resume_from_checkpoint_is_identical_to_an_uninterrupted_run(tmp_path):
+    """A run stopped at a checkpoint and resumed equals the uninterrupted run bit for bit, a finished
+    checkpoint resumes without stepping, and a checkpoint of another configuration is refused."""
     kw = dict(num_steps=600, seed=4, record_every=20, chunk_steps=100, target=Arc(-0.5, 0.5), basins=(Arc(-1.6, 1.6),))
     full = simulate(KERNEL, _start(), **kw)
     ck = tmp_path / "run.npz"
@@ -91,12 +94,15 @@ def test_resume_from_checkpoint_is_identical_to_an_uninterrupted_run(tmp_path):
 
 
 def test_float32_runs_and_reports_its_dtype():
+    """A float32 run stays float32 and says so in its result."""
     res = simulate(KERNEL, _start().astype(np.float32), num_steps=100, seed=1, record_every=100)
     assert res.dtype == "float32" and res.positions.dtype == np.float32
     assert np.max(np.abs(np.linalg.norm(res.positions, axis=-1) - 1)) < 1e-6
 
 
 def test_C12_schedules_are_validated_over_the_time_span():
+    """C12: a schedule undefined at the run's start (T infinite or zero there) is refused over the simulated
+    time span, and accepted once the run starts later."""
     bad = langevin_kernel(LAND, temperature=make_schedule("temperature", c=2.0, t0=1.0), step_size=0.01)
     with pytest.raises(ValueError, match="t0"):
         simulate(bad, _start(), num_steps=10, seed=0)
@@ -111,6 +117,8 @@ def test_C12_schedules_are_validated_over_the_time_span():
 
 
 def test_input_validation_names_the_argument():
+    """Bad num_steps, record_every, off-sphere or mis-shaped positions, unknown generators, arcs on non-S¹
+    landscapes, reversed arcs and zero chains are refused naming the argument."""
     with pytest.raises(ValueError, match="num_steps"):
         simulate(KERNEL, _start(), num_steps=0, seed=0)
     with pytest.raises(ValueError, match="record_every=7 must divide"):
@@ -146,6 +154,7 @@ def test_an_overflowing_step_is_an_error_not_nan(generic):
 
 
 def test_arc_wraps_around_pi():
+    """An arc across θ = π contains the angles on both sides of it and not those outside."""
     arc = Arc(math.pi - 0.2, math.pi + 0.2)
     for theta, inside in [(math.pi, True), (-math.pi + 0.1, True), (math.pi - 0.3, False), (0.0, False)]:
         z = jnp.asarray([[math.cos(theta), math.sin(theta)]])
@@ -153,6 +162,7 @@ def test_arc_wraps_around_pi():
 
 
 def test_default_record_every_divides():
+    """default_record_every divides the step count and gives at most ~100 records per run."""
     for n in (1, 7, 100, 1000, 12345, 2**20):
         r = default_record_every(n)
         assert n % r == 0 and 1 <= r <= max(1, n // 100)

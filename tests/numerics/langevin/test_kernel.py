@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin.driver import simulate
+from contrastive_bounds.numerics.langevin import simulate
 from contrastive_bounds.numerics.langevin.kernel import (
     LangevinState,
     euler_maruyama_increment,
@@ -29,6 +29,7 @@ VMF_EXACT = 1.0 / math.tanh(2.0) - 0.5  # E[z3] for kappa/T = 2 on S^2 (A1)
 
 
 def test_vmf_reference_value():
+    """The vMF reference E[z3] = coth 2 - 1/2 used below is the known 0.5373147207..."""
     assert VMF_EXACT == pytest.approx(0.537314720727548, abs=1e-15)
 
 
@@ -142,6 +143,8 @@ def test_kernel_noise_scale_on_the_circle_is_sqrt_2Th():
 
 
 def test_step_is_vmappable_and_equals_step_with_noise():
+    """kernel.step vmaps and jits, keeps chains on the sphere, and equals step_with_noise with the same
+    normals."""
     land = get_landscape("infonce-toy-soft")
     kernel = langevin_kernel(land, temperature=0.5, step_size=0.01)
     pos = uniform(jax.random.key(0), (5, 4, 3))
@@ -159,6 +162,7 @@ def test_step_is_vmappable_and_equals_step_with_noise():
 
 @pytest.mark.parametrize("integrator", ["euler", "geodesic"])
 def test_norm_is_preserved_to_1e_12_after_long_runs_float64(integrator):
+    """After 50 000 float64 steps every chain's norm is 1 within 1e-12, with either integrator."""
     land = get_landscape("infonce-toy-soft")
     kernel = langevin_kernel(land, temperature=0.2, step_size=0.01, integrator=integrator)
     pos = np.asarray(uniform(jax.random.key(2), (16, 4, 3)))
@@ -168,6 +172,8 @@ def test_norm_is_preserved_to_1e_12_after_long_runs_float64(integrator):
 
 
 def test_kernel_input_validation():
+    """Non-positive or non-finite step sizes, bad temperatures, unknown integrators and bad anisotropy
+    matrices are refused naming the argument."""
     land = get_landscape("vmf", kappa=1.0)
     with pytest.raises(ValueError, match="step_size"):
         langevin_kernel(land, temperature=1.0, step_size=0.0)

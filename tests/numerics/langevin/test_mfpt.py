@@ -19,7 +19,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin.driver import Arc, simulate
+from contrastive_bounds.numerics.langevin import Arc, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.theory.kramers import exact_mfpt_interval
@@ -34,6 +34,8 @@ def _v_sphere(z):
 
 
 def test_polynomial_form_equals_the_registered_landscape():
+    """The polynomial form of the double well used for the independent reference equals the registered
+    landscape."""
     land = get_landscape("double-well")
     for theta in np.linspace(-math.pi, math.pi, 17):
         z = jnp.asarray([[math.cos(theta), math.sin(theta)]])
@@ -79,6 +81,8 @@ def _mfpt(h, seed):
 
 
 def test_mfpt_double_well_T03_matches_exact_quadrature_after_extrapolation():
+    """The simulated mean first-passage time, Richardson-extrapolated from h = 0.04 and 0.02, equals the exact
+    quadrature (itself checked against an independent one to 1e-4) within a 1e-4 false-alarm z-test."""
     exact = _exact()
     assert abs(exact - _independent_exact()) / exact < 1e-4
     m1, s1 = _mfpt(0.04, 21)

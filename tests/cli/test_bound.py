@@ -1,5 +1,5 @@
-"""`contrastive-bounds bound` on a bound whose factor cannot be determined (cancellation beyond
-theory.bound.MAX_DIGITS and no log form) prints "undetermined" with the reason, not "log10 = None"."""
+"""The ``contrastive-bounds bound`` command: exact inputs beyond float64 are evaluated exactly, and a bound
+whose factor cannot be determined is reported as undetermined with the reason."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from contrastive_bounds.theory.source import Source
 
 
 def test_undetermined_factor_is_reported(monkeypatch):
+    """A factor whose cancellation needs more than MAX_DIGITS and has no log form prints "undetermined"
+    with the factor's name, not "log10 = None"; a resolvable point still gives its value."""
     x = Param("x", Interval(0, math.inf))
     bound = Bound("test.cancelling", "exp(x) - 1 without a log form", (x,), {"growth": sp.exp(x.symbol) - 1},
                   Source("test", None, "here"))
@@ -25,3 +27,14 @@ def test_undetermined_factor_is_reported(monkeypatch):
     assert "undetermined" in res.output and "growth" in res.output and "None" not in res.output
     ok = CliRunner().invoke(app, ["bound", "test.cancelling", "x=1e-300", "--digits", "12"])
     assert "value = 1e-300" in ok.output  # exp(x) - 1 = x + x^2/2 + ...: resolved at ~640 digits
+
+
+def test_eta_sum_1e400_is_evaluated_beyond_float64():
+    """`bound ... eta_sum=1e400` evaluates (it had been refused as 'inf must be finite'), names growth as the
+    dominant factor and prints the value beyond float64."""
+    res = CliRunner().invoke(app, ["bound", "alignment.frobenius", "tau=0.5", "batch_size=256", "num_classes=100",
+                                   "delta=0.05", "steps=1000", "eta_sum=1e400", "--digits", "8"])
+    assert res.exit_code == 0, res.output
+    assert "dominant factor: growth" in res.output
+    assert "3.3929256e+397 (beyond float64)" in res.output
+

@@ -1,0 +1,129 @@
+"""Atomic ``.npz`` checkpoints of long alignment runs (temp file + ``os.replace``), tied to their run.
+
+A checkpoint holds named arrays plus a ``fingerprint``: the run's settings as canonical JSON (nested
+settings flattened to dotted keys, input arrays by their SHA-256). Loading a file whose fingerprint
+differs raises instead of silently continuing another run, naming the settings that differ.
+Parameter pytrees are stored leaf by leaf (:func:`flatten_tree`) and rebuilt on the structure of a
+freshly initialised tree (:func:`unflatten_tree`), so nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from typing import Any, Mapping
+
+import jax
+import numpy as np
+
+from contrastive_bounds.numerics.filemode import publish_mode
+
+__all__ = ["fingerprint", "fingerprint_difference", "save_npz_atomic", "load_npz_checked", "flatten_tree",
+           "unflatten_tree"]
+
+
+def _flatten(prefix: str, obj: Any, out: dict[str, Any]) -> None:
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+    else:
+        out[prefix] = list(obj) if isinstance(obj, tuple) else obj
+
+
+def fingerprint(settings: Mapping[str, Any], *arrays: Any) -> str:
+    """Canonical JSON of ``settings`` (nested mappings flattened to dotted keys, sorted) and, when
+    ``arrays`` are given, a ``data_sha256`` of their bytes, dtypes and shapes."""
+    flat: dict[str, Any] = {}
+    _flatten("", settings, flat)
+    if arrays:
+        h = hashlib.sha256()
+        for a in arrays:
+            a = np.ascontiguousarray(np.asarray(a))
+            h.update(f"{a.dtype}{a.shape}".encode())
+            h.update(a.tobytes())
+        flat["data_sha256"] = h.hexdigest()
+    return json.dumps(flat, sort_keys=True, default=str)
+
+
+def fingerprint_difference(found: str, wanted: str, limit: int = 3) -> str:
+    """Which settings differ between two fingerprints: ``"sgd.seed: 0 in the checkpoint, 1 now"`` (at most
+    ``limit`` keys, values shortened); a generic phrase when one is not a fingerprint of this module."""
+    try:
+        a, b = json.loads(found), json.loads(wanted)
+    except (ValueError, TypeError):
+        return "unreadable fingerprint"
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return "unreadable fingerprint"
+
+    def short(v: Any) -> str:
+        text = json.dumps(v)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    parts = [f"{k}: {short(a.get(k))} in the checkpoint, {short(b.get(k))} now" for k in keys[:limit]]
+    more = f"; and {len(keys) - limit} more" if len(keys) > limit else ""
+    return "; ".join(parts) + more if parts else "same settings, different encoding"
+
+
+def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]) -> None:
+    """Write ``arrays`` and ``fingerprint_value`` to ``path`` atomically (temp file in the same folder).
+
+    The file gets the mode an ordinary ``open(path, "w")`` gives (``0o666 & ~umask``). An interrupted
+    write leaves the previous checkpoint intact.
+    Raises:
+      OSError: when the folder is not writable.
+    """
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, fingerprint=np.array(fingerprint_value), **{k: np.asarray(v) for k, v in arrays.items()})
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint") -> dict[str, np.ndarray]:
+    """The arrays of the checkpoint at ``path``.
+
+    Raises:
+      ValueError: naming ``name`` when the file belongs to another run (naming the settings that differ)
+        or is not a readable checkpoint.
+    """
+    try:
+        with np.load(path) as data:
+            if "fingerprint" not in data.files:
+                raise ValueError(f"{name}={path!r} is not a checkpoint of this toolkit (no fingerprint)")
+            found = str(data["fingerprint"])
+            if found != fingerprint_value:
+                raise ValueError(f"{name}={path!r} belongs to a different run (its configuration differs: "
+                                 f"{fingerprint_difference(found, fingerprint_value)}); use another path or resume=False")
+            return {k: data[k] for k in data.files if k != "fingerprint"}
+    except (OSError, EOFError, KeyError) as exc:
+        raise ValueError(f"{name}={path!r} cannot be read as a checkpoint ({exc})") from None
+
+
+def flatten_tree(prefix: str, tree: Any) -> dict[str, np.ndarray]:
+    """``{prefix_i: leaf_i}`` for the leaves of a pytree, in ``jax.tree_util`` order."""
+    return {f"{prefix}_{i}": np.asarray(leaf) for i, leaf in enumerate(jax.tree_util.tree_leaves(tree))}
+
+
+def unflatten_tree(prefix: str, arrays: Mapping[str, np.ndarray], like: Any) -> Any:
+    """Rebuild a pytree with the structure, dtypes and shapes of ``like`` from :func:`flatten_tree` output.
+
+    Raises:
+      ValueError: when a leaf is missing or has another shape.
+    """
+    leaves, treedef = jax.tree_util.tree_flatten(like)
+    out = []
+    for i, leaf in enumerate(leaves):
+        key = f"{prefix}_{i}"
+        if key not in arrays or arrays[key].shape != np.shape(leaf):
+            raise ValueError(f"checkpoint leaf {key!r} is missing or has the wrong shape")
+        out.append(jax.numpy.asarray(arrays[key], dtype=leaf.dtype))
+    return jax.tree_util.tree_unflatten(treedef, out)

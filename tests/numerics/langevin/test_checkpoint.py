@@ -1,0 +1,221 @@
+"""simulate's checkpoints (THEOREMS.md A1 runs; numerics/langevin): a checkpoint that cannot be written fails
+before the first step, one that cannot be read (corrupt, truncated, tampered, a folder) is refused with a
+ValueError naming ``checkpoint=`` instead of numpy's or zipfile's internal errors, a refused resume names the
+settings that differ, and checkpoint files get the user's umask like every other file the toolkit writes."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contrastive_bounds.numerics import filemode
+from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+from contrastive_bounds.theory.annealing import make_schedule
+
+
+def _kernel():
+    land = get_landscape("double-well")
+    return langevin_kernel(land, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.02)
+
+
+KERNEL = _kernel()
+
+
+def _start(chains: int = 8) -> np.ndarray:
+    pos = np.zeros((chains, 1, 2))
+    pos[:, 0, 0] = -1.0  # theta = pi
+    return pos
+
+
+KW = dict(num_steps=200, seed=5, record_every=20, chunk_steps=100)
+
+
+def _mode(p: Path) -> int:
+    return stat.S_IMODE(p.stat().st_mode)
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _deny(*args, **kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied")
+
+
+def test_unwritable_checkpoint_folder_fails_before_any_step(tmp_path, monkeypatch):
+    """A checkpoint folder where files cannot be created is refused, naming checkpoint=, before anything is
+    compiled or run (it had failed with OSError after the first chunk's work)."""
+    kernel = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.01)
+    z = np.tile(np.array([[[1.0, 0.0]]]), (2, 1, 1))
+    calls = []
+    monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
+    monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver.chunk_fn", lambda *a, **k: calls.append(1))
+    with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
+        simulate(kernel, z, num_steps=10, seed=0, checkpoint=tmp_path / "run.npz", progress=False)
+    assert calls == []  # refused before anything was compiled or run
+
+
+def test_checkpoint_file_mode_honours_the_umask(tmp_path, umask_022):
+    """The checkpoint is 0o644 under umask 022 (it was mkstemp's private 0600) and no temporary file is left."""
+    ck = tmp_path / "ck.npz"
+    simulate(KERNEL, _start(), checkpoint=ck, **KW)
+    assert _mode(ck) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["ck.npz"]
+
+
+def _valid_checkpoint(tmp_path: Path) -> Path:
+    ck = tmp_path / "ck.npz"
+    part = simulate(KERNEL, _start(), checkpoint=ck, stop_after_steps=100, **KW)
+    assert part.steps_done == 100
+    return ck
+
+
+def _assert_unreadable(ck: Path, reason: str) -> None:
+    with pytest.raises(ValueError) as info:
+        simulate(KERNEL, _start(), checkpoint=ck, resume=True, **KW)
+    msg = str(info.value)
+    assert msg.startswith(f"checkpoint={str(ck)!r} is not a readable checkpoint of this toolkit"), msg
+    assert reason in msg and "resume=False" in msg, msg
+    assert "allow_pickle" not in msg and "unsafe" not in msg  # never suggest loading it unsafely
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [(b"garbage", "not an .npz archive"), (b"", "not an .npz archive"), (b"\x93NUMPY\x01\x00", "not an .npz archive")],
+    ids=["garbage", "empty", "bare-npy-header"],
+)
+def test_corrupt_checkpoint_names_checkpoint(tmp_path, content, reason):
+    """Garbage, an empty file and a bare .npy header (a pickle message, EOFError) are refused with a
+    ValueError naming checkpoint= that never suggests loading the file unsafely."""
+    ck = tmp_path / "ck.npz"
+    ck.write_bytes(content)
+    _assert_unreadable(ck, reason)
+
+
+def test_truncated_checkpoint_names_checkpoint(tmp_path):
+    """A truncated checkpoint (zipfile.BadZipFile before) is refused with a ValueError naming checkpoint=."""
+    ck = _valid_checkpoint(tmp_path)
+    data = ck.read_bytes()
+    for cut in (len(data) // 2, len(data) - 30, 100):
+        ck.write_bytes(data[:cut])
+        _assert_unreadable(ck, "not an .npz archive")
+
+
+def _rewrite(ck: Path, **changes) -> None:  # noqa: ANN003
+    with np.load(ck) as data:
+        arrays = {k: data[k] for k in data.files}
+    for k, v in changes.items():
+        if v is None:
+            del arrays[k]
+        else:
+            arrays[k] = v(arrays[k]) if callable(v) else v
+    np.savez(ck, **arrays)
+
+
+def _nan_first(a: np.ndarray) -> np.ndarray:
+    a = a.copy()
+    a.reshape(-1)[0] = np.nan
+    return a
+
+
+def test_checkpoint_with_nan_positions_is_refused_not_blamed_on_step_size(tmp_path):
+    """A valid npz with a NaN 'position' is refused up front as an unreadable checkpoint instead of running
+    and blaming step_size."""
+    ck = _valid_checkpoint(tmp_path)
+    _rewrite(ck, position=_nan_first)
+    _assert_unreadable(ck, "'position' has NaN or inf")
+
+
+@pytest.mark.parametrize("key", ["potential", "grad", "running_min", "energy_trace"])
+def test_checkpoint_with_non_finite_arrays_is_refused(tmp_path, key):
+    """NaN in any float array of the saved state is refused, naming the array."""
+    ck = _valid_checkpoint(tmp_path)
+    _rewrite(ck, **{key: _nan_first})
+    _assert_unreadable(ck, f"'{key}' has NaN or inf")
+
+
+def test_checkpoint_hit_time_may_be_inf_but_not_nan(tmp_path):
+    """hit_time = inf means 'not hit' and resumes; NaN is refused."""
+    ck = tmp_path / "ck.npz"
+    simulate(KERNEL, _start(), checkpoint=ck, stop_after_steps=100, target=EnergyBelow(-10.0), **KW)
+    with np.load(ck) as data:
+        assert np.all(np.isinf(data["hit_time"]))  # nobody reaches V < -10: inf entries are legal
+    res = simulate(KERNEL, _start(), checkpoint=ck, resume=True, target=EnergyBelow(-10.0), **KW)
+    assert res.complete
+    _rewrite(ck, hit_time=_nan_first)
+    with pytest.raises(ValueError, match=r"'hit_time' has NaN"):
+        simulate(KERNEL, _start(), checkpoint=ck, resume=True, target=EnergyBelow(-10.0), **KW)
+
+
+def test_checkpoint_missing_key_or_wrong_shape_is_refused(tmp_path):
+    """Missing arrays and arrays of the wrong shape or step are refused naming checkpoint=, while the
+    untouched file still resumes to the complete run."""
+    ck = _valid_checkpoint(tmp_path)
+    data = ck.read_bytes()
+    _rewrite(ck, grad=None)
+    _assert_unreadable(ck, "missing array 'grad'")
+    ck.write_bytes(data)
+    _rewrite(ck, position=lambda a: a[:3])
+    _assert_unreadable(ck, "'position' has shape (3, 1, 2)")
+    ck.write_bytes(data)
+    _rewrite(ck, step=np.asarray(10**6, np.int32))
+    _assert_unreadable(ck, "step")
+    ck.write_bytes(data)
+    _rewrite(ck, energy_trace=lambda a: a[:2])
+    _assert_unreadable(ck, "energy_trace")
+    ck.write_bytes(data)
+    res = simulate(KERNEL, _start(), checkpoint=ck, resume=True, **KW)  # the untouched file still resumes
+    assert res.complete and res.energy_trace.shape == (10, 8)
+
+
+def test_zip_with_other_members_is_refused(tmp_path):
+    """A zip archive that is not an npz of this toolkit is refused as a checkpoint, not with a KeyError."""
+    ck = tmp_path / "ck.npz"
+    with zipfile.ZipFile(ck, "w") as z:
+        z.writestr("hello.txt", "hi")
+    _assert_unreadable(ck, "missing array")
+
+
+def test_checkpoint_that_is_a_folder_is_refused_up_front(tmp_path):
+    """checkpoint=<an existing folder>, or a path under a regular file, is refused naming checkpoint= (not
+    IsADirectoryError or NotADirectoryError later)."""
+    for resume in (False, True):
+        with pytest.raises(ValueError, match=r"^checkpoint='.*' is a folder"):
+            simulate(KERNEL, _start(), checkpoint=tmp_path, resume=resume, **KW)
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(ValueError, match=r"^checkpoint='.*': its folder .* is not a folder"):
+        simulate(KERNEL, _start(), checkpoint=tmp_path / "plain" / "ck.npz", **KW)
+
+
+def test_resume_without_checkpoint_is_refused():
+    """resume=True without checkpoint= is refused instead of being ignored silently."""
+    with pytest.raises(ValueError, match=r"^resume=True needs checkpoint="):
+        simulate(KERNEL, _start(), resume=True, **KW)
+
+
+def test_fingerprint_difference_names_the_settings():
+    """A refused resume names the settings that differ (the first few, then a count) instead of saying only
+    that the configuration differs."""
+    from contrastive_bounds.numerics.langevin.checkpoint import fingerprint_difference
+
+    a = '{"shards": 2, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}'
+    assert fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
+        "shards: 2 in the checkpoint, 1 now"
+    many = fingerprint_difference(a, '{"shards": 1, "prng": "threefry2x32", "seed": 2, "x": 3, "y": 2}')
+    assert many.startswith("prng: \"fused-threefry\" in the checkpoint, \"threefry2x32\" now; seed: 1") and \
+        many.endswith("; and 1 more")
+    assert fingerprint_difference("not json", a) == "unreadable fingerprint"
+

@@ -1,0 +1,84 @@
+"""numerics.filemode: every atomic write publishes its file with ``0o666 & ~umask`` (mkstemp's private 0600
+had made reports and checkpoints unreadable to a CI or a shared folder), the umask is read without changing
+it, and the writability probe names the argument and the system's reason before any work is done."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from contrastive_bounds.numerics import filemode
+from contrastive_bounds.numerics.filemode import ensure_writable_parent
+
+
+def _deny(*args, **kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied")
+
+
+def test_umask_reader_matches_os_umask():
+    """current_umask equals the umask os.umask reports and leaves it unchanged."""
+    old = os.umask(0o027)
+    try:
+        from contrastive_bounds.numerics.filemode import current_umask
+
+        assert current_umask() == 0o027
+    finally:
+        os.umask(old)
+    assert os.umask(old) == old  # unchanged by current_umask
+
+
+def test_every_atomic_writer_publishes_with_the_umask(tmp_path):
+    """publish_mode gives 0o666 & ~umask, and every mkstemp in the similarity-descent checkpoints and the
+    `align train --plot` writer is followed by publish_mode (those two writers had kept mkstemp's 0600)."""
+    import os
+    import stat
+
+    from contrastive_bounds.numerics import filemode
+
+    old = os.umask(0o022)
+    try:
+        assert filemode.current_umask() == 0o022
+        f = tmp_path / "x.bin"
+        f.write_bytes(b"1")
+        os.chmod(f, 0o600)
+        filemode.publish_mode(f)
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o644
+        os.umask(0o027)
+        filemode.publish_mode(f)
+        assert stat.S_IMODE(os.stat(f).st_mode) == 0o640
+    finally:
+        os.umask(old)
+    import inspect
+
+    from contrastive_bounds.numerics.alignment import descent_run as similarity_descent_run
+    from contrastive_bounds.properties.cli import align as cli_align
+
+    for module in (similarity_descent_run, cli_align):
+        src = inspect.getsource(module)
+        assert src.count("mkstemp(") == src.count("publish_mode(tmp)"), module.__name__
+
+
+def test_probe_creates_the_folder_and_leaves_nothing(tmp_path):
+    """ensure_writable_parent creates missing folders and leaves no probe file behind."""
+    target = tmp_path / "a" / "b" / "run.npz"
+    assert ensure_writable_parent(target, "checkpoint") == target
+    assert target.parent.is_dir() and list(target.parent.iterdir()) == []
+
+
+def test_probe_names_the_argument_and_the_reason(tmp_path, monkeypatch):
+    """A folder where files cannot be created is a ValueError naming the argument, the folder and the system's
+    reason."""
+    monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
+    with pytest.raises(ValueError, match=r"^checkpoint='.*run\.npz': its folder '.*' is not writable \(Permission denied\)$"):
+        ensure_writable_parent(tmp_path / "run.npz", "checkpoint")
+
+
+def test_folder_that_cannot_be_created_is_named(tmp_path):
+    """A parent path under a regular file is a ValueError saying the folder cannot be created."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ValueError, match="cannot be created"):
+        ensure_writable_parent(blocker / "sub" / "run.npz", "checkpoint")
+
