@@ -165,3 +165,73 @@ def test_hks_constant_to_form_round_trip(form):
         hks_constant_to_form(form, 0.0)
     with pytest.raises(ValueError, match="form"):
         hks_constant_to_form("linear", 1.0)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: A.epsilon_value(0, 10, 0.05), "batch_size"), (lambda: A.epsilon_value(8, 0, 0.05), "steps"),
+    (lambda: A.epsilon_value(8, 10, 1.5), "delta"), (lambda: A.delta_log10(0.0, 0.1, 0.1), "tau"),
+    (lambda: A.delta_log10(1.0, 1.5, 0.1), "pi_max"), (lambda: A.delta_log10(1.0, 0.1, -1.0), "epsilon"),
+    (lambda: A.link_l2_log10([1.0], tau=0.0, batch_size=4, delta_value=1.0), "tau"),
+    (lambda: A.link_l2_log10([1.0], tau=1.0, batch_size=0, delta_value=1.0), "batch_size"),
+    (lambda: A.link_l2_log10([1.0], tau=1.0, batch_size=4, delta_value=-1.0), "delta_value"),
+    (lambda: A.link_l1_bound(1.0, tau=0.0, batch_size=4, delta_value=1.0), "tau"),
+    (lambda: A.link_l1_bound(1.0, tau=1.0, batch_size=0, delta_value=1.0), "batch_size"),
+    (lambda: A.link_l1_bound(1.0, tau=1.0, batch_size=1, delta_value=-1.0), "delta_value"),
+    (lambda: A.frobenius_log10(0.0, 1.0, 4, 1.0), "eta_sum"), (lambda: A.loss_gap_value(-1.0, 0.1), "tau"),
+    (lambda: A.loss_gap_value(1.0, 2.0), "pi_max"), (lambda: K.arrhenius_log_time(-1.0, 1.0), "barrier"),
+    (lambda: K.arrhenius_log_time(1.0, -1.0), "temperature"), (lambda: A.trivial_frobenius(1), "m")])
+def test_errors_name_the_argument_exactly(call, name):
+    """The house rule: a ValueError whose message starts with 'NAME=value' (not a mangled or missing name)."""
+    with pytest.raises(ValueError, match=rf"^{name}="):
+        call()
+
+
+def test_domain_edges_of_the_plain_formulas():
+    """Edges that are in the domain: batch_size = 1, steps = 1, a zero step size, Delta below 1; NaN rejected."""
+    assert A.epsilon_value(1, 1, 0.5) == pytest.approx(math.sqrt(math.log(2.0) / 2), rel=1e-15)
+    assert A.link_l1_bound(0.0, tau=1.0, batch_size=1, delta_value=0.5) == 0.5
+    out = A.link_l2_log10(np.array([0.0, 1.0]), tau=1.0, batch_size=1, delta_value=0.5)
+    assert out[1] == -math.inf and out[2] == pytest.approx(math.log10(0.5), rel=1e-14)
+    assert A.link_l3_log10(np.array([0.0, 1.0]), tau=1.0, batch_size=1, delta_value=0.5)[1] == -math.inf
+    with pytest.raises(ValueError, match="distance"):
+        A.link_l1_bound(math.nan, tau=1.0, batch_size=1, delta_value=0.5)
+    with pytest.raises(ValueError, match="distance"):
+        A.link_l1_bound(math.inf, tau=1.0, batch_size=1, delta_value=0.5)
+    with pytest.raises(ValueError, match="distance"):
+        A.link_l1_bound(np.array([0.5, -1e-3]), tau=1.0, batch_size=1, delta_value=0.5)
+
+
+def test_delta_value_overflow_threshold_is_where_float64_ends():
+    """Above ln Delta = 709 (float64 ends at 709.78) a ValueError naming the way out, never OverflowError or inf."""
+    pi_max, eps = 0.1, 0.0
+    base = math.log(2.0) + math.log(pi_max + eps) - math.log(1 - pi_max - eps)
+    tau = 2.0 / (709.9 - base)  # ln Delta = 709.9
+    with pytest.raises(ValueError, match="overflows float64"):
+        A.delta_value(tau, pi_max, eps)
+    tau_ok = 2.0 / (708.5 - base)
+    assert A.delta_value(tau_ok, pi_max, eps) == pytest.approx(math.exp(708.5), rel=1e-9)
+
+
+def test_eyring_kramers_validation_edges():
+    """A saddle eigenvalue in (0, 1) is a valid positive one; degenerate or wrongly signed Hessians are refused."""
+    got = K.eyring_kramers_log_time([1.0], [0.5, 4.0], [[-2.0, 0.5]], 0.5)
+    assert got == pytest.approx(-(math.log(2.0 / (2 * math.pi) * math.sqrt(2.0 / 1.0)) - 2.0), rel=1e-14)
+    with pytest.raises(ValueError, match=r"^barriers\[0\]="):
+        K.eyring_kramers_log_time([0.0], [1.0], [[-1.0]], 1.0)
+    for args in (([1.0], [[1.0]], [[-1.0]]), ([1.0], [1.0, -1.0], [[-1.0, 1.0]]), ([1.0], [math.nan], [[-1.0]]),
+                 ([1.0], [1.0], [[-1.0, 2.0]]), ([1.0], [1.0, 1.0], [[-1.0, -1.0]]), ([1.0], [1.0], [[0.0]]), ([], [1.0], [])):
+        with pytest.raises(ValueError):
+            K.eyring_kramers_log_time(args[0], args[1], args[2], 0.5)
+
+
+def test_never_escape_probability_at_huge_and_zero_intensity():
+    """log P(no escape) = -N; -inf once N exceeds float64 (log N >= 709), 0 when nothing can escape."""
+    fixed = make_schedule("fixed", c=1.0)
+    assert K.log_probability_never_escape(fixed, [0.0], [750.0], 0.0, 1.0) == -math.inf
+    assert K.log_probability_never_escape(fixed, [0.0], [700.0], 0.0, 1.0) == pytest.approx(-math.exp(700.0), rel=1e-10)
+    assert K.log_probability_never_escape(fixed, [1.0], [0.0], 0.0, 0.0) == 0.0
+    assert math.exp(K.expected_escapes(fixed, [0.0], [0.0], 0.0, 2.5)) == pytest.approx(2.5, rel=1e-12)
+    with pytest.raises(ValueError, match=r"^barriers\[0\]="):
+        K.expected_escapes(fixed, [-1.0], [0.0], 0.0, 1.0)
+    with pytest.raises(ValueError, match="same positive length"):
+        K.expected_escapes(fixed, [1.0], [0.0, 1.0], 0.0, 1.0)
