@@ -2,7 +2,9 @@
 
 Modules: :mod:`.registry` (the :class:`Landscape` object and the named landscapes), :mod:`.circle`
 (S¹ Fourier potentials and their exact critical points), :mod:`.infonce` (InfoNCE potentials),
-:mod:`.barriers` (critical heights by persistence), :mod:`.escape` (Kramers vs exact escape times).
+:mod:`.barriers` (critical heights by persistence), :mod:`.escape` (Kramers vs exact escape times),
+:mod:`.thomson` (the Thomson problem), :mod:`.network` (minima, transition states and H* by kinetic
+transition networks, A9).
 The registry's public names are re-exported here.
 """
 

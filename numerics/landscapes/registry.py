@@ -21,6 +21,8 @@ Built-in names (``get_landscape(name, **params)``; ``list_landscapes()``):
   (0,1), (2,3); ``infonce-toy-soft`` (param ``beta0``) its soft-max surrogate; ``infonce``
   (params ``tau``, ``num_points``, ``dim``, ``pairs``, ``coupled``) finite-τ InfoNCE
   (see :mod:`.infonce_potentials`).
+* ``thomson`` (params ``num_points >= 2``, ``dim >= 2``, default 3) — Coulomb energy
+  ``Σ_{i<j} 1/|z_i − z_j|`` on ``(S^{dim−1})^N`` (see :mod:`.thomson`; published minima for N = 2..12 on S²).
 
 The β-scaled model of A7 (v0 multiplies the drift by β) is :func:`scaled` applied to a landscape.
 """
@@ -47,6 +49,7 @@ from contrastive_bounds.numerics.landscapes.infonce import (
     infonce_potential,
     soft_hardest_negative_potential,
 )
+from contrastive_bounds.numerics.landscapes.thomson import THOMSON_SOURCE, thomson_potential
 
 __all__ = ["Landscape", "get_landscape", "list_landscapes", "landscape_parameters", "resolve_landscape",
            "load_fourier", "fourier_landscape", "scaled"]
@@ -385,6 +388,18 @@ def _infonce(tau: float = 0.5, num_points: int = 4, dim: int = 3, pairs: Any = _
     )
 
 
+def _thomson(num_points: int = 12, dim: int = 3) -> Landscape:
+    n = check_int("num_points", num_points, 2, None)
+    d = check_int("dim", dim, 2, None)
+    return Landscape(
+        name="thomson", num_points=n, dim=d, potential_fn=thomson_potential(n),
+        description=f"Thomson problem: Coulomb energy Σ 1/|z_i − z_j| of N = {n} unit vectors on S^{d - 1}; "
+                    "invariant under O(d) × all permutations; published global minima (9 decimals) for N = 2..12 on S² "
+                    "in thomson.THOMSON_GLOBAL_MINIMA (v_min is left None: not known exactly)",
+        source=THOMSON_SOURCE, params={"num_points": n, "dim": d},
+    )
+
+
 _REGISTRY: dict[str, Callable[..., Landscape]] = {
     "double-well": _double_well,
     "triple-well": _triple_well,
@@ -395,6 +410,7 @@ _REGISTRY: dict[str, Callable[..., Landscape]] = {
     "infonce-toy": _infonce_toy,
     "infonce-toy-soft": _infonce_toy_soft,
     "infonce": _infonce,
+    "thomson": _thomson,
 }
 
 
@@ -411,6 +427,7 @@ _PARAM_RANGES: dict[str, dict[str, str]] = {
     "infonce-toy-soft": {"beta0": "> 0"},
     "infonce": {"tau": "> 0", "num_points": "integer >= 3", "dim": "integer >= 2", "pairs": "index pairs",
                 "coupled": "bool"},
+    "thomson": {"num_points": "integer >= 2", "dim": "integer >= 2"},
 }
 
 

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from contrastive_bounds.properties.cli import align, anneal, annealing, check, theory
+from contrastive_bounds.properties.cli import align, anneal, annealing, check, landscape, sweep, theory
 
 app = typer.Typer(
     name="contrastive-bounds",
@@ -21,7 +21,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (theory, annealing, anneal, align, check):
+for _module in (theory, annealing, anneal, landscape, align, check, sweep):
     _module.register(app)
 
 

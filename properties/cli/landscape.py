@@ -1,0 +1,166 @@
+"""Command ``landscape``: minima, transition states and H* of a landscape by its transition network (A9)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from contrastive_bounds.numerics.landscapes.network import (
+    LandscapeSpec,
+    NetworkResult,
+    infonce_spec,
+    landscape_network,
+    landscape_spec,
+    thomson_spec,
+)
+from contrastive_bounds.numerics.landscapes.network.store import STATE_FILE
+from contrastive_bounds.numerics.landscapes.registry import list_landscapes, resolve_landscape
+from contrastive_bounds.theory.domains import check_int, check_real
+
+from contrastive_bounds.properties.cli.common import (
+    CLIError,
+    command,
+    console,
+    emit_json,
+    err_console,
+    parse_assignments,
+    parse_number,
+)
+
+DEFAULT_OUT = "contrastive-bounds-landscape"
+EXIT_INTERRUPTED = 130
+
+
+def parse_pairs(text: str) -> list[tuple[int, int]]:
+    """``"0-1,2-3"`` (or ``0:1``) -> ``[(0, 1), (2, 3)]``; CLIError naming ``--pairs`` otherwise."""
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        parts = item.replace(":", "-").split("-")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise CLIError(f"--pairs={text!r}: entry {item!r} is not of the form i-j (point indices, e.g. 0-1,2-3)")
+        out.append((int(parts[0]), int(parts[1])))
+    return out
+
+
+def _spec(name: str, params: list[str] | None, points: int | None, dim: int | None, tau: float | None,
+          pairs: str | None, coupled: bool, radius: float) -> LandscapeSpec:
+    kv = parse_assignments(params)
+    if name == "infonce":
+        if kv:
+            raise CLIError(f"infonce takes --points, --dim, --tau, --pairs, --coupled, not key=value ({sorted(kv)})")
+        n = check_int("--points", 8 if points is None else points, 3, None)
+        d = check_int("--dim", 3 if dim is None else dim, 2, None)
+        t = check_real("--tau", 0.5 if tau is None else tau, 0.0, math.inf)
+        return infonce_spec(n, d, t, None if pairs is None else parse_pairs(pairs), coupled=coupled, radius=radius)
+    if tau is not None or pairs is not None or coupled:
+        raise CLIError(f"--tau, --pairs and --coupled apply to infonce only, not to {name!r}")
+    if name == "thomson":
+        if kv:
+            raise CLIError(f"thomson takes --points and --dim, not key=value ({sorted(kv)})")
+        return thomson_spec(check_int("--points", 12 if points is None else points, 2, None),
+                            check_int("--dim", 3 if dim is None else dim, 2, None))
+    if points is not None or dim is not None:
+        raise CLIError(f"--points and --dim apply to infonce and thomson; {name!r} takes key=value parameters")
+    land = resolve_landscape(name, **{k: parse_number(k, v) for k, v in kv.items()})
+    return landscape_spec(land, radius=radius)
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        return "inf" if math.isinf(x) else f"{x:.10g}"
+    return str(x)
+
+
+def _print(res: NetworkResult) -> None:
+    a = res.analysis
+    head = Table(title=f"transition network of {res.landscape['name']}: {res.landscape.get('description', '')}")
+    head.add_column("quantity")
+    head.add_column("value")
+    rows = [("critical height H*", _fmt(a.critical_height) + ("" if a.complete else " (incomplete)")),
+            ("status", res.status), ("Catoni's D", _fmt(a.catoni_difficulty)), ("V_min", _fmt(a.v_min)),
+            ("global minima", ", ".join(f"m{i}" for i in a.global_minima)), ("search effort", res.effort_text()),
+            ("stopped", "; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items())),
+            ("disconnectivity graph", _fmt(res.disconnectivity_png))]
+    for k, v in rows:
+        head.add_row(k, v)
+    console.print(head)
+    mins = Table(title=f"minima ({len(res.minima)}, up to symmetry)")
+    for col in ("id", "V", "multiplicity", "barrier", "lowest eigenvalue", "verified", "found by"):
+        mins.add_column(col)
+    for m in res.minima[:60]:
+        bar = "global" if m.id in a.global_minima else _fmt(a.barriers.get(m.id, {}).get("barrier", "unconnected"))
+        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity), bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
+                     "yes" if m.verified else f"no ({m.note})", m.found_by)
+    console.print(mins)
+    tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
+    for col in ("id", "V", "joins", "negative eigenvalue", "|grad V|", "found by"):
+        tss.add_column(col)
+    for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
+        tss.add_row(f"t{t.id}", _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
+                    f"{t.gradient_norm:.2e}", t.found_by)
+    console.print(tss)
+    for note in res.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+
+
+def landscape(
+    spec: str = typer.Argument(..., help=f"infonce, thomson, another built-in ({', '.join(list_landscapes())}) or a Fourier file"),
+    params: Optional[list[str]] = typer.Argument(None, help="parameters of a built-in landscape, key=value"),
+    points: Optional[int] = typer.Option(None, "--points", help="N: infonce (>= 3, default 8), thomson (>= 2, default 12)"),
+    dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d >= 2 (points on S^{d-1}; default 3)"),
+    tau: Optional[float] = typer.Option(None, "--tau", help="InfoNCE temperature > 0 (default 0.5)"),
+    pairs: Optional[str] = typer.Option(None, "--pairs", help="positive pairs i-j,k-l (default 0-1,2-3,...)"),
+    coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),
+    radius: float = typer.Option(1.0, "--radius", help="sphere radius R > 0 (InfoNCE: tau -> tau/R^2)"),
+    starts: int = typer.Option(64, "--starts", help="random starts K >= 1"),
+    seed: int = typer.Option(0, "--seed", help="seed >= 0"),
+    hop_rounds: int = typer.Option(30, "--hop-rounds", help="basin-hopping rounds at most (>= 0)"),
+    patience: int = typer.Option(4, "--patience", help="stop hopping after this many rounds without a new minimum (>= 1)"),
+    ts_rounds: int = typer.Option(6, "--ts-rounds", help="transition-state rounds at most (>= 1)"),
+    out: Path = typer.Option(Path(DEFAULT_OUT), "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG"),
+    resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output on stdout"),
+) -> None:
+    """Minima (with multiplicities), verified transition states, H* and Catoni's D by a transition network.
+
+    Results are saved to --out after every batch; after Ctrl-C, the same command with --resume keeps
+    every minimum and transition state found. "barrier-free" means barrier-free within this search
+    (the effort is printed).
+    """
+    r = check_real("--radius", radius, 0.0, math.inf)
+    land = _spec(spec, params, points, dim, tau, pairs, coupled, r)
+    settings = dict(starts=check_int("--starts", starts, 1, None), seed=check_int("--seed", seed, 0, 2**63 - 1),
+                    max_hop_rounds=check_int("--hop-rounds", hop_rounds, 0, None),
+                    patience=check_int("--patience", patience, 1, None),
+                    max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None))
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        task = bar.add_task("search", total=None, info="")
+
+        def progress(phase: str, done: int, total: int | None, info: str) -> None:
+            bar.update(task, description=phase, completed=done, total=total, info=info)
+
+        try:
+            res = landscape_network(land, out=out, resume=resume, progress=progress, **settings)
+        except KeyboardInterrupt:
+            bar.stop()
+            err_console.print(f"interrupted: everything found so far is saved in {out / STATE_FILE}; rerun the same "
+                              "command with --resume to continue", markup=False, highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED)
+    if as_json:
+        emit_json(res.to_dict())
+        return
+    _print(res)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``landscape`` to ``app``."""
+    app.command("landscape")(command(landscape))

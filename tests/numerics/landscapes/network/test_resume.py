@@ -1,0 +1,61 @@
+"""A search saved as it goes survives Ctrl-C: resuming keeps every minimum and transition state (A9)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
+
+SETTINGS = dict(starts=16, hop_batch=8, max_hop_rounds=2, patience=1, chunk=8, max_ts_rounds=2)
+
+
+def _interrupt_at(phase):
+    def progress(name, done, total, info):
+        if name == phase:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+def test_interrupt_then_resume_keeps_every_minimum_and_transition_state(tmp_path, quadratic_spec):
+    """Ctrl-C during the transition-state phase leaves a state file with the minima and the saddles found
+    so far; resuming keeps each with the same id, energy and bit-identical coordinates, does not redo the
+    starts, and ends with the same network as an uninterrupted search."""
+    with pytest.raises(KeyboardInterrupt):
+        landscape_network(quadratic_spec, out=tmp_path, progress=_interrupt_at("transition states"), **SETTINGS)
+    saved = json.loads((tmp_path / "network.json").read_text())
+    assert saved["phase"] == "ts" and len(saved["minima"]) == 2 and saved["transition_states"]
+    res = landscape_network(quadratic_spec, out=tmp_path, resume=True, **SETTINGS)
+    every = {t.id: t for t in res.transition_states + res.unverified}
+    for m in saved["minima"]:
+        assert res.minima[m["id"]].energy == m["energy"]
+        assert np.array_equal(res.minima[m["id"]].z, np.asarray(m["z"]))
+    for t in saved["transition_states"]:
+        assert every[t["id"]].energy == t["energy"] and np.array_equal(every[t["id"]].z, np.asarray(t["z"]))
+    assert res.effort.starts == 16
+    fresh = landscape_network(quadratic_spec, **SETTINGS)
+    assert res.critical_height == fresh.critical_height
+    assert sorted(m.energy for m in res.minima) == sorted(m.energy for m in fresh.minima)
+    assert len(res.transition_states) == len(fresh.transition_states) == 2
+    assert (tmp_path / "disconnectivity.png").stat().st_size > 1000
+
+
+def test_resume_refuses_other_settings_other_landscapes_and_missing_states(tmp_path, quadratic_spec):
+    """Resuming with other settings or another landscape names what differs; nothing saved ->
+    FileNotFoundError; resume without a folder, or an output path that cannot be a folder -> ValueError."""
+    landscape_network(quadratic_spec, out=tmp_path, transition_states=False, **SETTINGS)
+    with pytest.raises(ValueError, match="starts: saved 16, now 32"):
+        landscape_network(quadratic_spec, out=tmp_path, resume=True, **{**SETTINGS, "starts": 32})
+    with pytest.raises(ValueError, match="landscape name"):
+        landscape_network(infonce_spec(4, 3, 0.5), out=tmp_path, resume=True, **SETTINGS)
+    with pytest.raises(FileNotFoundError, match="nothing to resume"):
+        landscape_network(quadratic_spec, out=tmp_path / "empty", resume=True, **SETTINGS)
+    with pytest.raises(ValueError, match="needs out"):
+        landscape_network(quadratic_spec, resume=True, **SETTINGS)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(ValueError, match="out="):
+        landscape_network(quadratic_spec, out=blocker / "sub", **SETTINGS)

@@ -1,0 +1,131 @@
+"""Sweeps on a REAL dask LocalCluster of 2 worker processes (properties/sweeps/engine.py): the rows equal a serial
+in-process run, a killed worker loses nothing, an interrupted sweep resumes to the same table, damaged rows are
+recomputed. One cluster serves the module (its start-up is the slow part)."""
+
+import os
+import shutil
+import signal
+
+import pyarrow.parquet as pq
+import pytest
+
+from contrastive_bounds.properties.sweeps.engine import SweepInterrupted, execute_task, run_sweep, worker_environment
+from contrastive_bounds.properties.sweeps.spec import parse_spec
+
+SPEC = {"name": "cluster-test", "kind": "anneal", "seeds": [0],
+        "params": {"H": 1.0, "chains": 64, "t_end": 2.0, "step_size": 0.01},
+        "grid": {"schedule": ["temperature", "fixed"], "c_over_h": [0.5, 2.0]}}
+IGNORED = ("wall_time_s", "row_digest")  # the only columns allowed to differ between two runs of a task
+
+
+def _comparable(rows):
+    return [{k: v for k, v in r.items() if k not in IGNORED} for r in rows]
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           env=worker_environment())
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return parse_spec(SPEC, label="cluster-test")
+
+
+@pytest.fixture(scope="module")
+def serial(spec):
+    """The rows of the same tasks run one after another in this process (no dask)."""
+    return _comparable([execute_task(t) for t in spec.tasks])
+
+
+@pytest.fixture(scope="module")
+def full(client, spec, tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep") / "full"
+    res = run_sweep(spec, out, client=client)
+    return res, out
+
+
+def test_rows_on_two_worker_processes_equal_a_serial_run(client, full, serial, spec):
+    """Same spec, same rows whichever worker ran each task (versions and float64 mode included); each worker has
+    one JAX device (no chain split inside a worker); the table is in task order and results.parquet is that table."""
+    res, out = full
+    assert res.computed == len(spec.tasks) and res.reused == 0 and res.workers == 2
+    rows = res.table.to_pylist()
+    assert _comparable(rows) == serial
+    assert [r["task_index"] for r in rows] == list(range(len(spec.tasks)))
+    assert '"jax_x64": "True"' in rows[0]["versions_json"]
+    import jax
+
+    assert set(client.run(lambda: len(jax.devices())).values()) == {1}  # one device, one thread per worker
+    assert pq.read_table(out / "results.parquet").equals(res.table)
+    assert len(list((out / "rows").glob("*.parquet"))) == len(spec.tasks)
+
+
+def test_an_interrupted_sweep_resumed_gives_the_uninterrupted_table(client, spec, serial, tmp_path):
+    """Ctrl-C after two rows keeps them; --resume (here through the scheduler's address, as --scheduler does)
+    computes only the others and the table equals a full run's."""
+    def stop_after_two(row, done, total):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    out = tmp_path / "resumed"
+    with pytest.raises(SweepInterrupted) as info:
+        run_sweep(spec, out, client=client, on_row=stop_after_two)
+    assert info.value.done == 2 and len(list((out / "rows").glob("*.parquet"))) == 2
+    assert not (out / "results.parquet").exists()
+    res = run_sweep(spec, out, scheduler=client.scheduler.address, resume=True)  # as --scheduler tcp://...
+    assert res.reused == 2 and res.computed == len(spec.tasks) - 2 and res.workers == 2
+    assert _comparable(res.table.to_pylist()) == serial
+
+
+def test_corrupt_partial_and_missing_rows_are_recomputed_on_resume(client, full, serial, tmp_path):
+    """A truncated row file, one overwritten with garbage, a deleted one and a leftover temporary: resume
+    recomputes exactly those three (naming why) and the table is whole again."""
+    _, out = full
+    copy = tmp_path / "damaged"
+    shutil.copytree(out, copy)
+    keys = [r["task_key"] for r in pq.read_table(copy / "results.parquet").to_pylist()]
+    p0, p1, p2 = (copy / "rows" / f"{k}.parquet" for k in keys[:3])
+    p0.write_bytes(p0.read_bytes()[:100])
+    p1.write_bytes(b"PAR1 not a parquet file")
+    p2.unlink()
+    (copy / "rows" / f".{keys[3]}.parquet.tmp").write_bytes(b"half-written")
+    spec = parse_spec(SPEC, label="cluster-test")
+    res = run_sweep(spec, copy, client=client, resume=True)
+    assert res.computed == 3 and res.reused == len(keys) - 3
+    assert set(res.recomputed) == {keys[0], keys[1]} and all("unreadable" in v for v in res.recomputed.values())
+    assert _comparable(res.table.to_pylist()) == serial
+    assert not list((copy / "rows").glob(".*.tmp"))
+
+
+def test_a_worker_killed_in_the_middle_of_a_task_loses_nothing(client, spec, serial, tmp_path):
+    """os.kill(SIGKILL) of a worker process while it executes a task: the task runs again elsewhere, the sweep
+    completes and every task is in the table exactly once, with the rows of a serial run."""
+    killed = []
+
+    def executing(dask_worker):
+        return [str(k) for k in dask_worker.state.executing]
+
+    def kill_a_busy_worker(row, done, total):
+        if killed:
+            return
+        pids = client.run(os.getpid)
+        busy = {addr: keys for addr, keys in client.run(executing).items() if keys}
+        if busy:
+            addr, keys = next(iter(busy.items()))
+            os.kill(pids[addr], signal.SIGKILL)
+            killed.append(keys)
+
+    res = run_sweep(spec, tmp_path / "killed", client=client, on_row=kill_a_busy_worker, retries=3)
+    assert killed and killed[0], "no worker was executing a task when the first row arrived"
+    rows = res.table.to_pylist()
+    assert sorted(r["task_key"] for r in rows) == sorted(t.key for t in spec.tasks)  # each task exactly once
+    assert all(r["verdict"] != "error" for r in rows)
+    assert _comparable(rows) == serial
