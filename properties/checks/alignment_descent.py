@@ -143,6 +143,7 @@ def theorem1(params: Mapping[str, Any], seed: int) -> Outcome:
     for link, arr in res.bounds_log10.items():
         if np.all(np.isfinite(arr[1:])) and np.max(arr[1:]) < 300:  # larger bounds are not plottable in float64
             series.append(Series(f"bound {link}", t[1:].tolist(), (10.0 ** np.minimum(arr[1:], 300)).tolist(), style="--"))
+    series.append(Series("trivial bound 2 sqrt(m(m-1))", [float(t[1]), float(t[-1])], [s["trivial_bound"]] * 2, style=":"))
     plots = [PlotSpec("Theorem 1 along similarity descent: d_t and each link's bound", "step t",
                       "||Sigma_CL - Sigma_NSCL||_F", series, logy=True)]
     # the per-step numerics and the symbolic Bound object are independent implementations: they must agree
@@ -159,7 +160,7 @@ def theorem1(params: Mapping[str, Any], seed: int) -> Outcome:
         out = compare_upper(None, d_t, reason=s["reason"], what="d_T")
     else:
         bound = 10.0 ** thm_log if thm_log < 300 else None
-        out = compare_upper(bound, d_t, what="d_T", bound_log10=thm_log)
+        out = compare_upper(bound, d_t, what="d_T", bound_log10=thm_log, trivial=s["trivial_bound"])
         if not all(links.values()):
             bad = [k for k, v in links.items() if not v]
             out.verdict = "violated"
@@ -188,8 +189,6 @@ def cka_rsa_along_descent(params: Mapping[str, Any], seed: int) -> Outcome:
                   else f"a-priori CKA bound {s['cka_lower_prior']:.4g}")
     out.summary += (f"; RSA_T {s['rsa']:.4g} >= (1-r)/(1+r) = {s['rsa_lower']:.4g}; {prior_note}")
     out.details = {k: s[k] for k in ("cka", "rho", "cka_lower", "cka_lower_prior", "rsa", "r", "rsa_lower", "rsa_lower_prior")}
-    out.plots = [PlotSpec("CKA/RSA: measured vs lower bounds", "", "value",
-                          [Series(k, [0.0], [float(s[k])]) for k in ("cka", "cka_lower", "rsa", "rsa_lower")], kind="bars")]
     return apply_agreements(out, metric_agreements(res, s) + ind.verify_corollaries([s["rho"]], [s["r"]]))
 
 
@@ -211,7 +210,7 @@ def weight_divergence(params: Mapping[str, Any], seed: int) -> Outcome:
     if val.vacuous:
         return compare_upper(None, d_t, reason=val.reason, what="d_T")
     l2, t1 = float(res.bounds_log10["L2"][-1]), float(res.bounds_log10["theorem1"][-1])
-    out = compare_upper(val.value, d_t, what="d_T", bound_log10=val.log10)
+    out = compare_upper(val.value, d_t, what="d_T", bound_log10=val.log10, trivial=res.summary()["trivial_bound"])
     if not (l2 - 1e-9 <= val.log10 <= t1 + 1e-9):
         out.verdict = "violated"
         out.summary = (f"Theorem-2 form (log10 {val.log10:.6g}) is not between L2 ({l2:.6g}) and Theorem 1 ({t1:.6g}); "
