@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["rsqrt", "log"]
 
@@ -42,6 +43,7 @@ def rsqrt(x: jax.Array) -> jax.Array:
     Raises:
       TypeError: for a dtype other than float32 / float64.
     """
+    require_x64(x, what="fastmath.rsqrt")
     x = jnp.asarray(x)
     spec = _RSQRT.get(jnp.dtype(x.dtype))
     if spec is None:
@@ -81,6 +83,7 @@ def log(x: jax.Array) -> jax.Array:
     Raises:
       TypeError: for a dtype other than float32 / float64.
     """
+    require_x64(x, what="fastmath.log")
     x = jnp.asarray(x)
     if jnp.dtype(x.dtype) == jnp.dtype(jnp.float64):
         return jnp.log(x)

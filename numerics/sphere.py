@@ -26,7 +26,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int
 
-from .precision import x64_enabled
+from .precision import ENABLE_HINT, X64DisabledError, require_x64, x64_enabled
 
 __all__ = [
     "project_tangent",
@@ -76,6 +76,7 @@ def project_tangent(z: jax.Array, v: jax.Array) -> jax.Array:
 
     Source: A1 of THEOREMS.md (P(z) = I − zzᵀ per factor); Absil et al. (2008) eq. (3.37).
     """
+    require_x64(z, v, what="sphere.project_tangent")
     return v - jnp.sum(z * v, axis=-1, keepdims=True) * z
 
 
@@ -100,6 +101,7 @@ def normalize(x: jax.Array) -> jax.Array:
       ValueError: on a concrete input with a zero vector (C07), NaN or inf. Under ``jit`` a zero
         row returns a zero row (no NaN; finite gradient) since tracing cannot raise.
     """
+    require_x64(x, what="sphere.normalize")
     _check_no_zero_rows("x", x)
     n, is_zero = _safe_norm(x)
     safe_n = jnp.where(is_zero, jnp.ones_like(n), n)
@@ -112,6 +114,7 @@ def project_to_sphere(x: Any) -> jax.Array:
     Raises:
       ValueError: a zero vector (C07), NaN or inf in a concrete input.
     """
+    require_x64(x, what="sphere.project_to_sphere")
     return normalize(jnp.asarray(x))
 
 
@@ -126,6 +129,7 @@ def retract(z: jax.Array, v: jax.Array) -> jax.Array:
       never singular; no check is made (pure, jit-safe).
     Source: Absil et al. (2008), Example 4.1.1.
     """
+    require_x64(z, v, what="sphere.retract")
     w = z + v
     return w * jax.lax.rsqrt(jnp.sum(w * w, axis=-1, keepdims=True))
 
@@ -141,6 +145,7 @@ def exp_map(z: jax.Array, v: jax.Array) -> jax.Array:
       The result is renormalised once to remove rounding drift.
     Source: do Carmo, *Riemannian Geometry*, Ch. 3, Example 2.10.
     """
+    require_x64(z, v, what="sphere.exp_map")
     n, is_zero = _safe_norm(v)
     safe_n = jnp.where(is_zero, jnp.ones_like(n), n)
     sinc = jnp.where(is_zero, jnp.ones_like(n), jnp.sin(safe_n) / safe_n)
@@ -168,6 +173,7 @@ def geodesic_distance(x: jax.Array, y: jax.Array) -> jax.Array:
     Source: the half-angle atan2 form of the angle between two vectors (W. Kahan, "How Futile are
     Mindless Assessments of Roundoff in Floating-Point Computation?", 2006).
     """
+    require_x64(x, y, what="sphere.geodesic_distance")
     a = jnp.squeeze(_safe_norm(x - y)[0], -1)
     b = jnp.squeeze(_safe_norm(x + y)[0], -1)
     return 2.0 * jnp.arctan2(a, b)
@@ -179,6 +185,7 @@ def product_distance(x: jax.Array, y: jax.Array) -> jax.Array:
     Args:
       x, y: shape ``(..., N, d)``. Returns shape ``(...)``.
     """
+    require_x64(x, y, what="sphere.product_distance")
     return jnp.sqrt(jnp.sum(geodesic_distance(x, y) ** 2, axis=-1))
 
 
@@ -194,9 +201,9 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
       Array of ``shape`` on the sphere (each factor uniform, all independent).
 
     Raises:
-      ValueError: empty shape or last axis < 2; ``dtype`` not a float dtype; ``dtype`` float64 while
-        JAX's x64 mode is off (JAX would silently return float32; call
-        :func:`contrastive_bounds.numerics.precision.enable_x64` first, or ask for float32).
+      ValueError: empty shape or last axis < 2; ``dtype`` not a float dtype.
+      X64DisabledError: ``dtype`` float64 while JAX's x64 mode is off (JAX would silently return
+        float32; call :func:`contrastive_bounds.numerics.precision.enable_x64` first, or ask for float32).
     Source: Muller (1959), "A note on a method for generating points uniformly on n-dimensional spheres".
     """
     shape = tuple(int(s) for s in shape)
@@ -215,10 +222,9 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
         if not jnp.issubdtype(dt, jnp.floating):
             raise ValueError(f"dtype={dt.name} must be a float dtype (float32 or float64)")
         if dt.itemsize > 4 and not x64_enabled():
-            raise ValueError(
-                f"dtype={dt.name} requested but jax_enable_x64 is off: JAX would return float32. Call "
-                "contrastive_bounds.numerics.precision.enable_x64() first, or pass dtype=float32."
-            )
+            raise X64DisabledError(
+                f"sphere.uniform: dtype={dt.name} requested but jax_enable_x64 is off: JAX would return float32: "
+                f"{ENABLE_HINT}")
     g = jax.random.normal(key, shape, dtype=dtype)
     # A Gaussian vector is zero with probability 0; the retraction-style normalisation is safe.
     return g * jax.lax.rsqrt(jnp.sum(g * g, axis=-1, keepdims=True))
@@ -226,9 +232,11 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
 
 def sphere_angle(z: jax.Array) -> jax.Array:
     """Angle θ = atan2(z[..., 1], z[..., 0]) ∈ (−π, π] of points on S¹ (last axis of size 2)."""
+    require_x64(z, what="sphere.sphere_angle")
     return jnp.arctan2(z[..., 1], z[..., 0])
 
 
 def on_sphere_error(z: jax.Array) -> jax.Array:
     """max | |z_i| − 1 | over all factors: the distance of a state from the manifold (a diagnostic)."""
+    require_x64(z, what="sphere.on_sphere_error")
     return jnp.max(jnp.abs(jnp.sqrt(jnp.sum(z * z, axis=-1)) - 1.0))

@@ -1,24 +1,46 @@
 """The report of the main job: PNG figures, ``report.md`` and a self-contained ``report.html``.
 
-Figures are drawn from the :class:`~.check.PlotSpec` data kept in each record, so a report can be
-re-made from ``results.json`` alone (``contrastive-bounds check --report-only``). All files are
-written atomically.
+Figures are drawn (:mod:`.figures`) from the :class:`~.checks.outcome.PlotSpec` data kept in each
+record, so a report can be re-made from ``results.json`` alone (``contrastive-bounds check
+--report-only``). Both documents carry the same facts per check (verdict, summary, evidence,
+false-alarm probability, p-value, power, samples needed, slack budget, parameters, figures) and end
+with a glossary of the terms they use. Text from records is escaped (Markdown and HTML). All files
+are written atomically; figures of records no longer in the results are removed.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import io
 import re
-import textwrap
 from pathlib import Path
-from contrastive_bounds.properties.checks.framework import CheckResult, PlotSpec
+
+from contrastive_bounds.properties.checks.framework import VERDICTS, CheckResult
+from .figures import render_figure
+from .glossary import GLOSSARY, terms_used
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
+from .stats import DEFAULT_SUITE_ALPHA
 
-__all__ = ["write_report", "render_figure", "fmt_value", "table_cell"]
+__all__ = ["write_report", "render_figure", "fmt_value", "md_escape", "verdict_of", "VERDICT_COLOURS", "HEADERS",
+           "table_cell"]
 
-_VERDICT_MARK = {"holds": "holds", "violated": "VIOLATED", "vacuous": "vacuous", "inconclusive": "inconclusive"}
+#: Colour of each verdict (rich colour names; the HTML report uses the same hues).
+VERDICT_COLOURS = {"holds": "green", "uninformative": "dark_orange", "vacuous": "yellow", "inconclusive": "cyan",
+                   "violated": "bold red", "error": "red"}
+_HTML_COLOURS = {"holds": "#1a7f37", "uninformative": "#b35900", "vacuous": "#9a6700", "inconclusive": "#0969da",
+                 "violated": "#cf222e", "error": "#cf222e"}
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|~])")
+
+HEADERS = ["check", "theorem", "scenario", "bound", "empirical [interval]", "ratio", "verdict", "time"]
+
+
+def md_escape(text: str) -> str:
+    """Escape ``text`` for Markdown: ``H*`` stays an asterisk, ``a_b`` no italics, ``|`` no cell break.
+
+    Backslash-escapes ``\\ ` * _ { } [ ] # | ~`` and writes ``<``, ``>`` and ``&`` as HTML entities.
+    """
+    t = _MD_SPECIAL.sub(r"\\\1", str(text))
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def fmt_value(x: float | None, log10: float | None = None) -> str:
@@ -55,8 +77,8 @@ def _table_md(rows: list[dict]) -> list[str]:
     if not rows:
         return []
     cols = _table_columns(rows)
-    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    out += ["| " + " | ".join(table_cell(r.get(c)).replace("|", "\\|") for c in cols) + " |" for r in rows]
+    out = ["| " + " | ".join(md_escape(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(md_escape(table_cell(r.get(c))) for c in cols) + " |" for r in rows]
     return out + [""]
 
 
@@ -70,48 +92,13 @@ def _table_html(rows: list[dict]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def verdict_of(r: CheckResult) -> str:
+    """The verdict shown for a record: its outcome's verdict, or ``error`` when the check crashed."""
+    return "error" if r.error else r.outcome.verdict
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")
-
-
-def render_figure(spec: PlotSpec) -> bytes:
-    """Draw one :class:`PlotSpec` as PNG bytes (matplotlib, Agg backend)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=100)
-    try:
-        if spec.kind == "bars":
-            labels = [s.label for s in spec.series]
-            vals = [s.y[0] if s.y else 0.0 for s in spec.series]
-            ax.bar(range(len(vals)), vals, color="tab:blue")
-            ax.set_xticks(range(len(vals)), labels, rotation=30, ha="right", fontsize=8)
-        else:
-            for s in spec.series:
-                xs = [float(v) for v in s.x]
-                ys = [float("nan") if v is None else float(v) for v in s.y]
-                ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)
-                if s.lo is not None and s.hi is not None:
-                    lo = [float("nan") if v is None else float(v) for v in s.lo]
-                    hi = [float("nan") if v is None else float(v) for v in s.hi]
-                    ax.fill_between(xs, lo, hi, alpha=0.2)
-            if spec.logx:
-                ax.set_xscale("log")
-            if spec.logy:
-                ax.set_yscale("log")
-            ax.legend(fontsize=8)
-        ax.set_title("\n".join(textwrap.wrap(spec.title, 80)) or spec.title, fontsize=9)
-        ax.set_xlabel(spec.xlabel)
-        ax.set_ylabel(spec.ylabel)
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png")
-        return buf.getvalue()
-    finally:
-        plt.close(fig)
 
 
 def _row(r: CheckResult) -> list[str]:
@@ -119,87 +106,129 @@ def _row(r: CheckResult) -> list[str]:
     emp = fmt_value(o.empirical)
     if o.interval is not None and o.interval[0] != o.interval[1]:
         emp += f" [{fmt_value(o.interval[0])}, {fmt_value(o.interval[1])}]"
-    verdict = "error" if r.error else _VERDICT_MARK.get(o.verdict, o.verdict)
     bound = fmt_value(o.bound, o.bound_log10)
     if o.band is not None:
         bound += f" (band [{fmt_value(o.band[0])}, {fmt_value(o.band[1])}])"
+    if o.trivial_bound is not None:
+        bound += f" (trivial {fmt_value(o.trivial_bound)})"
     return [r.check, r.theorem, r.scenario, bound, emp,
-            fmt_value(o.ratio) if o.ratio is not None else "-", verdict, f"{r.seconds:.1f}s"]
-
-
-HEADERS = ["check", "theorem", "scenario", "bound", "empirical [interval]", "ratio", "verdict", "time"]
+            fmt_value(o.ratio) if o.ratio is not None else "-", verdict_of(r), f"{r.seconds:.1f}s"]
 
 
 def _figures(suite: SuiteResult, out_dir: Path) -> dict[int, list[tuple[str, bytes]]]:
+    """Draw every record's figures, then remove PNGs under ``figures/`` that no record names any more."""
     figs: dict[int, list[tuple[str, bytes]]] = {}
+    written: set[str] = set()
     for i, r in enumerate(suite.results):
+        names = []
         for j, spec in enumerate(r.outcome.plots):
             png = render_figure(spec)
             name = f"figures/{_slug(r.check)}-{_slug(r.scenario)}-{j}.png"
             atomic_write_bytes(out_dir / name, png)
-            if name not in r.figures:
-                r.figures.append(name)
+            names.append(name)
             figs.setdefault(i, []).append((name, png))
+        r.figures = names
+        written.update(names)
+    folder = out_dir / "figures"
+    if folder.is_dir():
+        for png in folder.glob("*.png"):
+            if f"figures/{png.name}" not in written:
+                png.unlink()
     return figs
 
 
 def _summary_line(suite: SuiteResult) -> str:
     counts: dict[str, int] = {}
     for r in suite.results:
-        v = "error" if r.error else r.outcome.verdict
-        counts[v] = counts.get(v, 0) + 1
-    parts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        counts[verdict_of(r)] = counts.get(verdict_of(r), 0) + 1
+    order = [*VERDICTS, "error"]
+    parts = ", ".join(f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: order.index(v) if v in order else 99))
+    strict = "; strict (uninformative and vacuous fail)" if suite.strict else ""
     return (f"{len(suite.results)} checks ({parts}); profile {suite.profile}; suite false-alarm probability "
-            f"<= {suite.alpha:g} (Holm across stochastic checks); exit code {suite.exit_code}")
+            f"<= {suite.alpha:g} (Holm across stochastic checks){strict}; exit code {suite.exit_code}")
+
+
+def _facts(r: CheckResult) -> list[str]:
+    """The per-check lines both documents print (plain text, unescaped)."""
+    o = r.outcome
+    out = []
+    if o.reason:
+        out.append(f"Reason / evidence: {o.reason}")
+    if o.false_alarm:
+        line = f"False-alarm probability of this check: {o.false_alarm:g}"
+        if o.p_value is not None:
+            line += f"; p-value {o.p_value:.3g}"
+        if "holm_rejected" in o.details:
+            line += f"; Holm at suite alpha {o.details.get('suite_alpha', DEFAULT_SUITE_ALPHA):g} " + (
+                "rejects" if o.details["holm_rejected"] else "does not reject")
+        out.append(line)
+    if o.power is not None and o.detect is not None:
+        out.append(f"Power against a deviation of {o.detect:.4g}: {o.power:.3g} (decided when >= 0.5)")
+    if o.samples_needed:
+        out.append(f"About {o.samples_needed} samples would decide it (now {o.samples}).")
+    if o.trivial_bound is not None:
+        out.append(f"Trivial bound of the quantity: {fmt_value(o.trivial_bound)}.")
+    return out
 
 
 def _details_md(r: CheckResult) -> list[str]:
     o = r.outcome
-    lines = [f"### {r.check} ({r.scenario})", "", f"*{r.theorem}*: {r.statement}", "",
-             f"**Verdict: {('error' if r.error else o.verdict)}.** {o.summary}", ""]
-    if o.reason:
-        lines += [f"Reason / evidence: {o.reason}", ""]
+    lines = [f"### {md_escape(r.check)} ({md_escape(r.scenario)})", "",
+             f"*{md_escape(r.theorem)}*: {md_escape(r.statement)}", "",
+             f"**Verdict: {verdict_of(r)}.** {md_escape(o.summary)}", ""]
+    for fact in _facts(r):
+        lines += [md_escape(fact), ""]
     lines += _table_md(list(getattr(o, "table", None) or []))
-    if o.false_alarm:
-        lines += [f"False-alarm probability of this check: {o.false_alarm:g}" +
-                  (f"; p-value {o.p_value:.3g}" if o.p_value is not None else ""), ""]
-    if o.samples_needed:
-        lines += [f"About {o.samples_needed} samples would decide it.", ""]
     if o.slack:
         lines += ["| slack budget (link) | log10 factor |", "|---|---|"]
-        lines += [f"| {k} | {v:.4g} |" for k, v in o.slack.items()]
+        lines += [f"| {md_escape(k)} | {v:.4g} |" for k, v in o.slack.items()]
         lines += [""]
     lines += [f"Parameters: `{r.params}`; seed {r.seed}; {r.seconds:.1f} s.", ""]
     for name in r.figures:
-        lines += [f"![{r.check}]({name})", ""]
+        lines += [f"![{md_escape(r.check)}]({name})", ""]
     if r.error:
         lines += ["```", str(o.details.get("traceback", r.error)), "```", ""]
     return lines
 
 
-def write_report(suite: SuiteResult, out_dir: Path) -> dict[str, Path]:
-    """Write figures, ``report.md`` and ``report.html`` into ``out_dir``; return their paths."""
-    figs = _figures(suite, out_dir)
-    md = ["# contrastive-bounds check report", "", _summary_line(suite), "",
+def _glossary_terms(suite: SuiteResult) -> list[str]:
+    text = " ".join(" ".join([r.theorem, r.statement, r.outcome.summary, r.outcome.reason or "", verdict_of(r)])
+                    for r in suite.results)
+    return terms_used(text + " ratio false alarm p-value Holm slack budget")
+
+
+def _markdown(suite: SuiteResult) -> str:
+    md = ["# contrastive-bounds check report", "", md_escape(_summary_line(suite)), "",
           "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
-    md += ["| " + " | ".join(c.replace("|", "\\|") for c in _row(r)) + " |" for r in suite.results]
-    md += ["", "Ratio: empirical/bound for upper bounds (<= 1 holds; near 1 is tight), bound/empirical for lower bounds.",
+    md += ["| " + " | ".join(md_escape(c) for c in _row(r)) + " |" for r in suite.results]
+    md += ["", "Ratio: empirical/bound for upper bounds (<= 1 holds; near 1 is tight), bound/empirical for lower "
+               "bounds, empirical/prediction for agreement checks. Verdicts and terms: see the glossary at the end.",
            "", "## Checks", ""]
     for r in suite.results:
         md += _details_md(r)
-    md_path = out_dir / "report.md"
-    atomic_write_text(md_path, "\n".join(md) + "\n")
+    md += ["## Glossary", ""]
+    md += [f"- **{md_escape(t)}**: {md_escape(GLOSSARY[t])}" for t in _glossary_terms(suite)]
+    return "\n".join(md) + "\n"
 
+
+def _verdict_html(v: str) -> str:
+    return f'<span class="v-{html.escape(v)}">{html.escape(v)}</span>'
+
+
+def _html(suite: SuiteResult, figs: dict[int, list[tuple[str, bytes]]]) -> str:
     esc = html.escape
-    rows = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in _row(r)) + "</tr>" for r in suite.results)
+    rows = "".join("<tr>" + "".join(f"<td>{_verdict_html(c) if k == 6 else esc(c)}</td>" for k, c in enumerate(_row(r)))
+                   + "</tr>" for r in suite.results)
     body = [f"<h1>contrastive-bounds check report</h1><p>{esc(_summary_line(suite))}</p>",
-            "<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + f"</tr>{rows}</table>"]
+            "<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + f"</tr>{rows}</table>",
+            "<p>Ratio: empirical/bound for upper bounds (&lt;= 1 holds; near 1 is tight), bound/empirical for lower "
+            "bounds, empirical/prediction for agreement checks. Verdicts and terms: see the "
+            "<a href='#glossary'>glossary</a> at the end.</p><h2>Checks</h2>"]
     for i, r in enumerate(suite.results):
         o = r.outcome
         part = [f"<h3>{esc(r.check)} ({esc(r.scenario)})</h3><p><i>{esc(r.theorem)}</i>: {esc(r.statement)}</p>",
-                f"<p><b>Verdict: {esc('error' if r.error else o.verdict)}.</b> {esc(o.summary)}</p>"]
-        if o.reason:
-            part.append(f"<p>Reason / evidence: {esc(o.reason)}</p>")
+                f"<p><b>Verdict: {_verdict_html(verdict_of(r))}.</b> {esc(o.summary)}</p>"]
+        part += [f"<p>{esc(fact)}</p>" for fact in _facts(r)]
         part.append(_table_html(list(getattr(o, "table", None) or [])))
         if o.slack:
             part.append("<table><tr><th>slack budget (link)</th><th>log10 factor</th></tr>" +
@@ -207,11 +236,30 @@ def write_report(suite: SuiteResult, out_dir: Path) -> dict[str, Path]:
         part.append(f"<p><small>Parameters: {esc(str(r.params))}; seed {r.seed}; {r.seconds:.1f} s</small></p>")
         for name, png in figs.get(i, []):
             part.append(f'<img alt="{esc(name)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">')
+        if r.error:
+            part.append(f"<pre>{esc(str(o.details.get('traceback', r.error)))}</pre>")
         body.append("".join(part))
+    body.append("<h2 id='glossary'>Glossary</h2><dl>" + "".join(
+        f"<dt>{esc(t)}</dt><dd>{esc(GLOSSARY[t])}</dd>" for t in _glossary_terms(suite)) + "</dl>")
     style = ("body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}img{max-width:100%}")
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>contrastive-bounds report</title>"
+             "td,th{border:1px solid #ccc;padding:3px 6px;font-size:13px}img{max-width:100%}dt{font-weight:bold}"
+             + "".join(f".v-{v}{{color:{c};font-weight:bold}}" for v, c in _HTML_COLOURS.items()))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>contrastive-bounds report</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>")
+
+
+def write_report(suite: SuiteResult, out_dir: Path) -> dict[str, Path]:
+    """Write figures, ``report.md`` and ``report.html`` into ``out_dir``; return their paths.
+
+    Also sets each record's ``figures`` to the files drawn for it and removes figure files of
+    records no longer in ``suite`` (write ``results.json`` afterwards to keep the names).
+
+    Raises:
+      OSError: a file cannot be written.
+    """
+    figs = _figures(suite, out_dir)
+    md_path = out_dir / "report.md"
+    atomic_write_text(md_path, _markdown(suite))
     html_path = out_dir / "report.html"
-    atomic_write_text(html_path, page)
+    atomic_write_text(html_path, _html(suite, figs))
     return {"markdown": md_path, "html": html_path}

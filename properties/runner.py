@@ -1,7 +1,11 @@
 """Run scenarios, apply Holm across the stochastic checks, save results atomically, resume.
 
-``results.json`` is rewritten (temp file + ``os.replace``) after every check, so an interrupted run
-loses at most the check in flight; ``resume=True`` skips records whose scenario key matches.
+``results.json`` holds one record per (check id, scenario name). It is rewritten (temp file +
+``os.replace``) after every check, so an interrupted run loses at most the check in flight.
+``resume=True`` merges: a finished record whose computation is unchanged (same profile, parameters
+and seed) is reused, a changed or crashed one is re-run and replaced, and every record of the earlier
+run that this run did not select is kept as it was. A resume under another profile is refused
+(naming both profiles) rather than mixing profiles in one report. Nothing is ever dropped.
 """
 
 from __future__ import annotations
@@ -13,19 +17,20 @@ import platform
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from contrastive_bounds.numerics.filemode import probe_writable_folder, publish_mode
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
+from contrastive_bounds.properties.checks.framework import FAILING, FAILING_STRICT, CheckResult, Outcome
 from contrastive_bounds.properties.checks.registry import registered_checks
 from .scenarios import Scenario
 from .stats import DEFAULT_SUITE_ALPHA, holm
 
-__all__ = ["run_suite", "SuiteResult", "atomic_write_text", "atomic_write_bytes", "ensure_writable_folder", "versions",
-           "load_results"]
+__all__ = ["run_suite", "SuiteResult", "SuiteInterrupted", "atomic_write_text", "atomic_write_bytes",
+           "ensure_writable_folder", "versions", "load_results", "load_suite", "write_results", "record_id",
+           "resumable_records"]
 
 
 def ensure_writable_folder(path: Path, name: str) -> Path:
@@ -101,41 +106,92 @@ def versions() -> dict[str, str]:
             "jax_x64": str(bool(jax.config.jax_enable_x64))}
 
 
+def record_id(r: CheckResult) -> tuple[str, str]:
+    """Identity of a record in ``results.json``: ``(check id, scenario name)`` (one record each)."""
+    return (r.check, r.scenario)
+
+
+def _label(r: CheckResult) -> str:
+    return r.check if r.scenario == "builtin" else f"{r.check} ({r.scenario})"
+
+
 @dataclass
 class SuiteResult:
-    """All records of a run and the suite-level decision."""
+    """All records of a results.json (this run's and, after a resume, the earlier run's) and the
+    suite-level decision.
+
+    Attributes:
+      results: every record, in file order.
+      alpha: the suite's family-wise false-alarm probability (Holm).
+      profile: ``quick`` or ``thorough``.
+      reused: labels of finished records of the earlier run taken over unchanged (``--resume``).
+      kept: labels of earlier records this run did not select, kept as they were (``--resume``).
+      rerun: labels of earlier records re-run because their parameters or seed changed or they crashed.
+      strict: ``uninformative`` and ``vacuous`` count as failures (``check --strict``).
+    """
 
     results: list[CheckResult]
     alpha: float
     profile: str
+    reused: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    rerun: list[str] = field(default_factory=list)
+    strict: bool = False
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        """Records that make the run fail: violated or crashed (and, with ``strict``, uninformative or vacuous)."""
+        bad = FAILING_STRICT if self.strict else FAILING
+        return [r for r in self.results if r.outcome.verdict in bad or r.error]
 
     @property
     def violated(self) -> list[CheckResult]:
+        """Records whose bound is violated or whose check crashed."""
         return [r for r in self.results if r.outcome.verdict == "violated" or r.error]
 
     @property
     def exit_code(self) -> int:
-        """0 when every asserted statement holds (or is vacuous/inconclusive), 1 otherwise."""
-        return 1 if self.violated else 0
+        """0 when nothing in :attr:`failed`, 1 otherwise (inconclusive never fails; see docs/report.md)."""
+        return 1 if self.failed else 0
 
 
 def load_results(path: Path) -> list[CheckResult]:
     """Read ``results.json`` (raises ValueError naming the file when it is not ours)."""
+    return load_suite(path).results
+
+
+def load_suite(path: Path) -> SuiteResult:
+    """Read ``results.json`` back into a :class:`SuiteResult` (records, profile, suite alpha).
+
+    Raises:
+      ValueError: naming the file when it is not a results.json written by contrastive-bounds.
+      OSError: the file cannot be read.
+    """
     try:
-        data = json.loads(path.read_text())
-        return [CheckResult.from_dict(d) for d in data["results"]]
-    except (KeyError, TypeError, ValueError) as exc:
+        data = json.loads(Path(path).read_text())
+        records = [CheckResult.from_dict(d) for d in data["results"]]
+        return SuiteResult(records, float(data.get("suite_alpha", DEFAULT_SUITE_ALPHA)), str(data.get("profile", "quick")))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"{path} is not a results.json written by contrastive-bounds ({exc})") from None
 
 
-def _write(path: Path, results: list[CheckResult], alpha: float, profile: str) -> None:
-    payload = {"profile": profile, "suite_alpha": alpha, "versions": versions(),
-               "results": [_clean(r.to_dict()) for r in results]}
+def write_results(path: Path, suite: SuiteResult) -> None:
+    """Write ``suite`` to ``path`` (``results.json``) atomically; non-finite floats become null."""
+    payload = {"profile": suite.profile, "suite_alpha": suite.alpha, "versions": versions(),
+               "results": [_clean(r.to_dict()) for r in suite.results]}
     atomic_write_text(path, json.dumps(payload, indent=1))
 
 
 def _apply_holm(results: list[CheckResult], alpha: float) -> None:
+    """Holm across every stochastic record of the file, from each record's verdict before Holm (so a
+    merged file is corrected as one family, and re-applying is idempotent)."""
     stochastic = [r for r in results if r.outcome.p_value is not None and not r.error]
+    for r in stochastic:
+        d = r.outcome.details
+        if "verdict_before_holm" in d:
+            r.outcome.verdict, r.outcome.summary = d["verdict_before_holm"], d["summary_before_holm"]
+        else:
+            d["verdict_before_holm"], d["summary_before_holm"] = r.outcome.verdict, r.outcome.summary
     if not stochastic:
         return
     rejected = holm([min(max(r.outcome.p_value, 0.0), 1.0) for r in stochastic], alpha)
@@ -147,8 +203,41 @@ def _apply_holm(results: list[CheckResult], alpha: float) -> None:
             r.outcome.summary += f" (not significant after Holm correction at suite alpha {alpha:g})"
 
 
+class SuiteInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_suite`: every finished record is already saved in ``path``.
+
+    Attributes:
+      path: the results.json holding the finished records.
+      finished: checks of this run finished (run or reused) before the interrupt.
+      total: checks this run selected.
+    """
+
+    def __init__(self, path: Path, finished: int, total: int) -> None:
+        super().__init__(f"interrupted after {finished} of {total} checks; finished records are in {path}")
+        self.path, self.finished, self.total = path, finished, total
+
+
+def resumable_records(path: Path, profile: str) -> list[CheckResult]:
+    """Records of an earlier run in ``path`` (results.json) that a ``--resume`` under ``profile`` merges with.
+
+    Returns ``[]`` when there is no such file.
+
+    Raises:
+      ValueError: the file is not a results.json of ours, or holds a run under another profile (the
+        message names both profiles and what to do).
+    """
+    if not path.exists():
+        return []
+    old = load_suite(path)
+    if old.results and old.profile != profile:
+        raise ValueError(f"--resume: {path} holds a run with --profile {old.profile}, this run asks for --profile "
+                         f"{profile}; no record could be reused and one report would mix profiles: resume with "
+                         f"--profile {old.profile}, or write to another --out")
+    return old.results
+
+
 def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume: bool = False,
-              alpha: float = DEFAULT_SUITE_ALPHA,
+              alpha: float = DEFAULT_SUITE_ALPHA, strict: bool = False,
               on_start: Callable[[Scenario, int, int], None] | None = None,
               on_done: Callable[[CheckResult], None] | None = None) -> SuiteResult:
     """Run ``scenarios`` in order and return every record (also written to ``out_dir/results.json``).
@@ -159,56 +248,72 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
       scenarios: what to run (see :mod:`.scenarios`).
       profile: 'quick' or 'thorough' (recorded, and part of the resume key).
       out_dir: folder for results.json (created; must be writable).
-      resume: keep finished records of an earlier run with the same keys instead of re-running them.
+      resume: merge with an earlier results.json in ``out_dir``: reuse its finished records whose
+        profile, parameters and seed match, re-run the others, keep the records this run does not
+        select (see the module docstring).
       alpha: the suite's family-wise false-alarm probability for Holm's correction.
+      strict: count ``uninformative`` and ``vacuous`` as failures in the exit code.
       on_start, on_done: progress callbacks.
 
     Raises:
       ValueError: ``out_dir`` is not a folder, cannot be created or is not writable (checked before
-        any check runs); an existing results.json is not ours (with ``resume``).
+        any check runs); an existing results.json is not ours, or was written under another
+        profile (with ``resume``).
+      SuiteInterrupted: Ctrl-C; the finished records are saved.
       OSError: writing results.json failed during the run (disk full, folder removed).
     """
     from contrastive_bounds.numerics.langevin.runlog import recorded_runs, summarize_runs
     from contrastive_bounds.numerics.precision import enable_x64
 
     ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after the work is done
+    path = out_dir / "results.json"
+    earlier = resumable_records(path, profile) if resume else []
     enable_x64()  # the main job compares bounds in float64 (DESIGN.md, Precision); our entry point
     checks = registered_checks()
-    path = out_dir / "results.json"
-    done: dict[str, CheckResult] = {}
-    if resume and path.exists():
-        for r in load_results(path):
-            if not r.error:
-                done[Scenario(r.scenario, r.check, r.params, r.seed).key(r.profile)] = r
-    results: list[CheckResult] = []
+    merged: dict[tuple[str, str], CheckResult] = {record_id(r): r for r in earlier}
+    suite = SuiteResult([], alpha, profile, strict=strict)
+    selected = {(sc.check, sc.name) for sc in scenarios}
+    suite.kept = [_label(r) for r in earlier if record_id(r) not in selected]
     vers = versions()
-    for i, sc in enumerate(scenarios):
-        key = sc.key(profile)
-        if key in done:
-            results.append(done[key])
+    finished = 0
+    try:
+        for i, sc in enumerate(scenarios):
+            rid = (sc.check, sc.name)
+            old = merged.get(rid)
+            if old is not None and not old.error and Scenario(old.scenario, old.check, old.params, old.seed).key(
+                    old.profile) == sc.key(profile):
+                suite.reused.append(_label(old))
+                finished += 1
+                if on_done:
+                    on_done(old)
+                continue
+            if old is not None:
+                suite.rerun.append(_label(old))
+            spec = checks[sc.check]
+            if on_start:
+                on_start(sc, i, len(scenarios))
+            t0 = time.perf_counter()
+            error = None
+            with recorded_runs() as runs:  # which noise generator / devices the check's simulations used
+                try:
+                    outcome = spec.fn(dict(sc.params), sc.seed)
+                except Exception as exc:  # a crashing check is reported, never swallowed
+                    error = f"{type(exc).__name__}: {exc}"
+                    outcome = Outcome("inconclusive", f"check raised {error}",
+                                      details={"traceback": traceback.format_exc(limit=8)})
+            if runs:
+                outcome.details.setdefault("simulator", summarize_runs(runs))
+            rec = CheckResult(sc.check, spec.theorem, spec.statement, sc.name, dict(sc.params), sc.seed, outcome,
+                              time.perf_counter() - t0, vers, profile, error=error)
+            merged[rid] = rec  # replaces in place (dict order), or appends
+            suite.results = list(merged.values())
+            write_results(path, suite)
+            finished += 1
             if on_done:
-                on_done(done[key])
-            continue
-        spec = checks[sc.check]
-        if on_start:
-            on_start(sc, i, len(scenarios))
-        t0 = time.perf_counter()
-        error = None
-        with recorded_runs() as runs:  # which noise generator / devices the check's simulations used
-            try:
-                outcome = spec.fn(dict(sc.params), sc.seed)
-            except Exception as exc:  # a crashing check is reported, never swallowed
-                error = f"{type(exc).__name__}: {exc}"
-                outcome = Outcome("inconclusive", f"check raised {error}",
-                                  details={"traceback": traceback.format_exc(limit=8)})
-        if runs:
-            outcome.details.setdefault("simulator", summarize_runs(runs))
-        rec = CheckResult(sc.check, spec.theorem, spec.statement, sc.name, dict(sc.params), sc.seed, outcome,
-                          time.perf_counter() - t0, vers, profile, error=error)
-        results.append(rec)
-        _write(path, results, alpha, profile)
-        if on_done:
-            on_done(rec)
-    _apply_holm(results, alpha)
-    _write(path, results, alpha, profile)
-    return SuiteResult(results, alpha, profile)
+                on_done(rec)
+    except KeyboardInterrupt:
+        raise SuiteInterrupted(path, finished, len(scenarios)) from None
+    suite.results = list(merged.values())
+    _apply_holm(suite.results, alpha)
+    write_results(path, suite)
+    return suite

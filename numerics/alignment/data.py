@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["DigitsSplit", "load_digits_subset", "augment"]
 
@@ -72,6 +73,7 @@ def augment(key: jax.Array, x: jax.Array, *, noise_std: float = 0.1, max_shift: 
 
     Returns: float (B, 64), same dtype. jit-able (``max_shift`` static).
     """
+    require_x64(x, what="alignment.data.augment")
     k_shift, k_noise = jax.random.split(key)
     b = x.shape[0]
     shifts = jax.random.randint(k_shift, (b, 2), -max_shift, max_shift + 1)

@@ -27,6 +27,7 @@ from typing import Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
     "DescentState",
@@ -131,6 +132,7 @@ def block_gradients(
     Returns: ``(G_cl, G_nscl)`` float (2B, 2B); rows of non-anchors are zero; NSCL rows whose
     denominator is empty are zero.
     """
+    require_x64(s_cl, s_nscl, what="alignment.descent.block_gradients")
     is_anchor, positive, d_cl, d_nscl, _ = _block_structure(batch, labels, anchors, coupled)
     num_anchors = jnp.sum(is_anchor)
     scale = 1.0 / (tau * num_anchors)
@@ -186,6 +188,7 @@ def descent_step(
 
     Source: THEOREMS.md B3 (Luthra, Mishra, Galanti, arXiv 2510.08852, similarity-descent proxy).
     """
+    require_x64(state, what="alignment.descent.descent_step")
     if unique and not symmetrize:
         return _row_local_step(state, batch, labels, tau=tau, step_size=step_size, anchors=anchors,
                                coupled=coupled, clip=clip)
@@ -367,6 +370,7 @@ def batch_loss_on_sigma(
     ``L = (1/A) sum_{anchor rows i} [ -Sigma_{i p(i)}/tau + log sum_{u in D_i} e^{Sigma_iu/tau} ]``.
     Anchors with an empty denominator are skipped. Returns a float scalar.
     """
+    require_x64(sigma, what="alignment.descent.batch_loss_on_sigma")
     n = sigma.shape[0] // 2
     rows = jnp.concatenate([batch, batch + n])
     s = sigma[rows[:, None], rows[None, :]]
@@ -387,6 +391,7 @@ def full_gradient(
     anchors: Anchors = "first", coupled: bool = False,
 ) -> jax.Array:
     """The closed-form gradient scattered into an (m, m) matrix (O(m^2) memory: for tests and small m)."""
+    require_x64(sigma, what="alignment.descent.full_gradient")
     n = sigma.shape[0] // 2
     rows = jnp.concatenate([batch, batch + n])
     s = sigma[rows[:, None], rows[None, :]]

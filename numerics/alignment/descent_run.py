@@ -408,7 +408,7 @@ def run_similarity_descent(
 
     Args:
       sigma0: float32/float64 array (m, m), m = 2n even, entries in [-1, 1] (the cosine Gram of the
-        2n initial views; rows 0..n-1 first views). float64 needs JAX x64 (else ValueError).
+        2n initial views; rows 0..n-1 first views). float64 needs JAX x64 (else X64DisabledError).
       labels: int array (n,), classes 0..C-1 (C >= 2).
       config: :class:`DescentConfig`.
       checkpoint: optional path of an ``.npz`` written atomically after every chunk; with
@@ -419,9 +419,10 @@ def run_similarity_descent(
     Returns: :class:`DescentResult` (bounds from ``theory.alignment``; vacuous runs give inf bounds).
 
     Raises:
-      ValueError: for a bad config or inputs (naming the argument), a checkpoint of another run,
+      ValueError: a bad config or inputs (naming the argument), a checkpoint of another run,
         a checkpoint folder that cannot be created or written (checked before the first chunk), or
         (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
+      X64DisabledError: float64 input while JAX's x64 mode is off.
 
     Source: THEOREMS.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
     """

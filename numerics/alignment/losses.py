@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.theory.domains import check_finite_array, check_real
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
     "masked_logsumexp",
@@ -62,6 +63,7 @@ def masked_logsumexp(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array
 
     Source: the standard max-shift log-sum-exp; the masking follows C06/C07 of CASES.md.
     """
+    require_x64(x, what="alignment.losses.masked_logsumexp")
     mask = jnp.broadcast_to(mask, x.shape)
     any_row = jnp.any(mask, axis=axis, keepdims=True)
     x_in = jnp.where(mask, x, -jnp.inf)
@@ -101,6 +103,7 @@ def normalize(z: jax.Array | np.ndarray) -> jax.Array:
     Raises:
       ValueError: a zero row (it has no direction; case C07), NaN or inf.
     """
+    require_x64(z, what="alignment.losses.normalize")
     zn = check_finite_array("z", np.asarray(z))
     norms = np.linalg.norm(zn, axis=-1)
     if np.any(norms == 0):
@@ -111,6 +114,7 @@ def normalize(z: jax.Array | np.ndarray) -> jax.Array:
 
 def cosine_similarity_matrix(a: jax.Array, b: jax.Array) -> jax.Array:
     """Cosine similarities ``s(a_i, b_j)`` of shape ``(len(a), len(b))`` (jit-safe; zero rows give 0)."""
+    require_x64(a, b, what="alignment.losses.cosine_similarity_matrix")
     return _safe_normalize(a) @ _safe_normalize(b).T
 
 
@@ -165,11 +169,12 @@ def min_tau(dtype=None) -> float:
 
     Args:
       dtype: a float dtype, or ``None`` for JAX's default float (float64 when x64 is on, float32
-        otherwise; a float64 array given while x64 is off is computed in float32).
+        otherwise); a given dtype is answered for itself (float64's floor even while x64 is off,
+        where every loss refuses float64 input with ``X64DisabledError``).
 
     Returns: float, the smallest accepted ``tau``.
     """
-    dt = jnp.result_type(float) if dtype is None else jax.dtypes.canonicalize_dtype(dtype)
+    dt = jnp.result_type(float) if dtype is None else np.dtype(dtype)  # the dtype asked for, not JAX's
     if not jnp.issubdtype(dt, jnp.floating):
         dt = jnp.result_type(float)
     return float(np.finfo(dt).tiny)
@@ -252,6 +257,7 @@ def anchor_losses(
 
     Source: THEOREMS.md B1 (Luthra et al., arXiv 2510.08852, eq. of L^CL/L^NSCL); Khosla et al. 2020.
     """
+    require_x64(sim, what="alignment.losses.anchor_losses")
     sim_np = np.asarray(sim)
     tau = _check_tau(tau, jnp.result_type(sim_np.dtype if sim_np.dtype.kind == "f" else float))
     if np.any(np.isnan(sim_np)) or np.any(sim_np == np.inf):
@@ -275,6 +281,7 @@ def anchor_losses(
 
 def loss_from_similarity(sim, positive_weights, denominator_mask, *, tau: float, empty: EmptyPolicy = "error") -> jax.Array:
     """Mean of :func:`anchor_losses` over the included anchors (float scalar; same arguments and errors)."""
+    require_x64(sim, what="alignment.losses.loss_from_similarity")
     res = anchor_losses(sim, positive_weights, denominator_mask, tau=tau, empty=empty)
     n = res.losses.shape[0] - res.num_excluded
     if n == 0:
@@ -348,6 +355,7 @@ def batch_loss(z1, z2, labels, *, tau, kind: str, coupled: bool = False, anchors
     with an empty set contribute 0 and are left out of the mean (no NaN in value or gradient).
     Shapes: ``z1, z2`` ``(B, d)`` float (normalised inside), ``labels`` ``(B,)`` int.
     """
+    require_x64(z1, z2, what="alignment.losses.batch_loss")
     sim = _stacked_sim(z1, z2, anchors, kind)
     pw, dm = view_masks(labels, kind=kind, coupled=coupled, anchors=anchors)
     ok = jnp.any(dm, axis=1) & jnp.any(pw > 0, axis=1)
@@ -399,6 +407,7 @@ def info_nce_loss(z1, z2, *, tau: float, coupled: bool = False, anchors: Literal
 
     Source: THEOREMS.md B1; Luthra et al. (arXiv 2510.08852), decoupled CL of Yeh et al. 2022.
     """
+    require_x64(z1, z2, what="alignment.losses.info_nce_loss")
     return _two_view(z1, z2, None, tau, "cl", coupled, anchors, "error", "info_nce_loss")
 
 
@@ -420,6 +429,7 @@ def nscl_loss(
 
     Source: THEOREMS.md B1; Luthra, Mishra, Galanti (arXiv 2510.08852), NSCL.
     """
+    require_x64(z1, z2, what="alignment.losses.nscl_loss")
     return _two_view(z1, z2, labels, tau, "nscl", coupled, anchors, empty, "nscl_loss")
 
 
@@ -435,6 +445,7 @@ def supcon_loss(z1, z2, labels, *, tau: float, empty: EmptyPolicy = "error") -> 
       ValueError: an anchor without a positive (C06; or excluded with ``empty="exclude"``), zero
         rows, bad tau.
     """
+    require_x64(z1, z2, what="alignment.losses.supcon_loss")
     if z2 is None:
         check_real("tau", tau, 0.0)
         z = normalize(z1)

@@ -39,6 +39,7 @@ from contrastive_bounds.numerics.alignment.data import augment, load_digits_subs
 from contrastive_bounds.numerics.alignment.descent import sample_batch
 from contrastive_bounds.numerics.alignment.losses import batch_loss, min_tau
 from contrastive_bounds.numerics.alignment.training import encode
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["SGDConfig", "ReferenceSet", "TrainingDivergedError", "load_reference_set", "init_model", "run_keys",
            "embed_rows", "reference_sigma", "pair_losses", "sgd_pair_step", "batch_for_step", "all_finite",
@@ -215,13 +216,12 @@ def load_reference_set(config: SGDConfig) -> ReferenceSet:
     run's seed (``noise_std``, ``max_shift``).
 
     Raises:
-      ValueError: naming ``reference_size`` when it exceeds the digits available for C classes, and
-        for ``dtype="float64"`` while JAX's x64 mode is off.
+      ValueError: naming ``reference_size`` when it exceeds the digits available for C classes.
+      X64DisabledError: ``dtype="float64"`` while JAX's x64 mode is off.
     """
     config.validate()
-    if config.dtype == "float64" and not jax.config.jax_enable_x64:
-        raise ValueError("dtype='float64' needs JAX's x64 mode: call contrastive_bounds.numerics.precision."
-                         "enable_x64() first (the command line and the test suite do), or use dtype='float32'")
+    if config.dtype == "float64":
+        require_x64(np.float64, what="alignment.sgd.load_reference_set (dtype='float64')")
     split = load_digits_subset(config.num_classes, seed=config.data_seed, dtype=np.float64)
     y = np.asarray(split.y_train)
     n_avail = y.size

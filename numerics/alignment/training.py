@@ -33,6 +33,7 @@ from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 from contrastive_bounds.numerics.alignment.data import augment, load_digits_subset
 from contrastive_bounds.numerics.alignment.losses import batch_loss, min_tau, view_masks, _core
 from contrastive_bounds.numerics.alignment.similarity import cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["TrainConfig", "TrainResult", "init_params", "encode", "train_alignment", "check_train_config", "population_loss_gap", "MODELS"]
 
@@ -107,6 +108,7 @@ def init_params(key: jax.Array, config: TrainConfig, input_dim: int = 64) -> dic
 
 def encode(params: dict[str, Any], x: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``(h, z)`` for inputs x (B, 64): h (B, feature_dim) after ReLU, z (B, projection_dim) unnormalised."""
+    require_x64(x, what="alignment.training.encode")
     lin = lambda p, a: a @ p["w"] + p["b"]  # noqa: E731
     h = jax.nn.relu(lin(params["enc2"], jax.nn.relu(lin(params["enc1"], x))))
     z = lin(params["head2"], jax.nn.relu(lin(params["head1"], h)))
@@ -172,6 +174,7 @@ def population_loss_gap(z1: np.ndarray, z2: np.ndarray, labels: np.ndarray, *, t
     Returns: the two mean losses; B2 says ``0 <= L^DCL - L^NSCL <= loss_gap_value(tau, n_max/N)``.
     Raises: ValueError when some anchor has no other-class sample (a single class).
     """
+    require_x64(z1, z2, what="alignment.training.population_loss_gap")
     z1 = np.asarray(z1, np.float64)
     z2 = np.asarray(z2, np.float64)
     lab = np.asarray(labels)
@@ -299,9 +302,9 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
       the paper's ordering (NSCL > CE > SCL).
 
     Raises:
-      ValueError: for out-of-domain config values (naming the field), a batch size above the
-        training-set size, or a model whose float32 training breaks down (non-finite loss,
-        parameters or Adam moments after an epoch: the message names tau and learning_rate).
+      ValueError: out-of-domain config values (naming the field), a batch size above the
+        training-set size, or a model whose float32 training breaks down (non-finite loss, parameters
+        or Adam moments after an epoch: the message names tau and learning_rate).
     Source: THEOREMS.md B8 (stand-in for Luthra, Mishra, Galanti, arXiv 2510.08852, Figs. 3-5).
     """
     split = _checked_split(config)

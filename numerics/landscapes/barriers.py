@@ -31,6 +31,7 @@ from contrastive_bounds.theory.domains import check_finite_array, check_int, che
 
 from contrastive_bounds.numerics.landscapes.circle import TWO_PI, FourierSeries, analyse_circle
 from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
     "MinimumRecord",
@@ -293,6 +294,7 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
     Raises:
       ValueError: not an S¹ landscape, or resolution out of range.
     """
+    require_x64(np.float64, what="landscapes.barriers.circle_barrier")
     n = check_int("resolution", resolution, 16, 10**7)
     if (landscape.num_points, landscape.dim) != (1, 2):
         raise ValueError(f"landscape {landscape.name!r} is not on S¹ (num_points=1, dim=2)")
@@ -351,6 +353,7 @@ def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResul
     Raises:
       ValueError: ``dim != 2``, or ``resolution^N > 4·10^6``.
     """
+    require_x64(np.float64, what="landscapes.barriers.torus_barrier")
     n = check_int("resolution", resolution, 8, None)
     if landscape.dim != 2:
         raise ValueError(f"landscape {landscape.name!r} is not on a torus (dim must be 2, got {landscape.dim})")
@@ -409,6 +412,7 @@ def sphere_barrier(landscape: Landscape, *, num_vertices: int = 20000) -> Barrie
     Raises:
       ValueError: not an S² landscape, or ``num_vertices < 12``.
     """
+    require_x64(np.float64, what="landscapes.barriers.sphere_barrier")
     if (landscape.num_points, landscape.dim) != (1, 3):
         raise ValueError(f"landscape {landscape.name!r} is not on S² (num_points=1, dim=3)")
     pts, tri = fibonacci_sphere(num_vertices)
@@ -453,6 +457,7 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
       ValueError: ``resolution`` outside its range (named), or a geometry with no grid method (use
         :func:`sampled_minima` and :func:`string_method_barrier`, estimates).
     """
+    require_x64(np.float64, what="landscapes.barriers.landscape_barrier")
     geom = (landscape.num_points, landscape.dim)
     if geom == (1, 2):
         kind, lo, hi = "circle", 16, 10**7
@@ -495,6 +500,7 @@ def sampled_minima(landscape: Landscape, key: jax.Array, *, starts: int = 256, s
     Returns:
       (final states float (starts, N, d), final values float (starts,)) in the default float dtype.
     """
+    require_x64(np.float64, what="landscapes.barriers.sampled_minima")
     s = check_int("starts", starts, 1, None)
     k = check_int("steps", steps, 1, None)
     eta = check_real("step_size", step_size, 0.0, math.inf)
@@ -525,6 +531,7 @@ def string_method_barrier(landscape: Landscape, z_a: Any, z_b: Any, *, images: i
     Returns:
       (barrier estimate float, energies along the final string float64 (images,)).
     """
+    require_x64(z_a, z_b, np.float64, what="landscapes.barriers.string_method_barrier")
     m = check_int("images", images, 3, None)
     it = check_int("iterations", iterations, 1, None)
     eta = check_real("step_size", step_size, 0.0, math.inf)

@@ -31,6 +31,7 @@ from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
 from contrastive_bounds.numerics.landscapes.registry import Landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.numerics.sphere import uniform
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["CircleTrap", "KramersBand", "ScheduleRun", "START_MODES", "circle_trap", "start_positions",
            "kramers_trap_band", "misscaled_temperature", "run_schedule", "default_delta", "STEP_BIAS_PER_UNIT_H",
@@ -123,6 +124,7 @@ def start_positions(landscape: Landscape, mode: str, chains: int, seed: int, tra
     Raises:
       ValueError: seed or chains out of range; unknown mode; ``trap`` on a landscape without one; ``global`` without listed minima.
     """
+    require_x64(np.float64, what="langevin.experiments.start_positions")
     chains = check_int("chains", chains, 1, None)
     seed = check_seed(seed)
     if mode == "uniform":
@@ -324,6 +326,7 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
 
     Requires JAX x64 (the run is float64).
     """
+    require_x64(np.float64, what="langevin.experiments.run_schedule")
     if landscape.v_min is None:
         raise ValueError(f"landscape {landscape.name!r} has no known global minimum value; success is undefined")
     h = check_real("step_size", step_size, 0.0, math.inf)

@@ -43,6 +43,7 @@ from contrastive_bounds.theory.domains import check_real
 from contrastive_bounds.numerics.fastmath import rsqrt
 from contrastive_bounds.numerics.sphere import exp_map, project_tangent, retract
 from contrastive_bounds.numerics.langevin.specs import as_temperature_fn, resolve_potential, sqrt_spd
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
     "LangevinState",
@@ -289,6 +290,7 @@ def _dot1(u: jax.Array, v: jax.Array) -> jax.Array:
 
 def noise_scale(temperature: Any, step_size: Any) -> Any:
     """Standard deviation sqrt(2·T·h) of the noise of one step (A1; case C11: not h, not sqrt(h))."""
+    require_x64(temperature, step_size, what="langevin.kernel.noise_scale")
     return jnp.sqrt(2.0 * temperature * step_size)
 
 
@@ -303,6 +305,7 @@ def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax
       (case C11: on U = x²/2 its stationary variance is T/(1 − h/2)). The sphere kernel uses the same
       noise scale sqrt(2·T·h).
     """
+    require_x64(grad, noise, temperature, what="langevin.kernel.euler_maruyama_increment")
     return -step_size * grad + noise_scale(temperature, step_size) * noise
 
 

@@ -41,7 +41,7 @@ from typing import Any, Mapping
 import numpy as np
 from scipy import stats as sst
 
-from contrastive_bounds.properties.checks.annealing import band_test
+from contrastive_bounds.properties.checks.annealing_common import band_test
 from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
 
 __all__ = ["a4_infonce_landscape", "choose_t0"]

@@ -1,37 +1,132 @@
-"""The ``contrastive-bounds`` command line (typer + rich).
+"""The ``contrastive-bounds`` command line (typer + rich), loaded lazily.
 
-Each group of commands lives in its own module with a ``register(app)`` function; this module only
-assembles them and enables float64 in JAX for the process (our own entry point, so it is allowed).
+Each group of commands lives in its own module with a ``register(app)`` function. This module
+imports none of them up front: :data:`COMMANDS` names each command, the module that registers it
+and its one-line help, so ``contrastive-bounds --help`` starts without importing JAX, sympy or the
+landscapes, and ``bound``/``list``/``claims`` import only the theory (about half a second). A new
+command module adds its commands to :data:`COMMANDS` (a test checks the table against the modules).
+
+float64: :func:`main` asks for JAX's float64 mode without importing JAX
+(:func:`~contrastive_bounds.numerics.precision.request_x64`), so commands that never touch JAX do not
+pay for it and those that do compute in float64.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from typing import Any
 
+import click
 import typer
+from typer.core import TyperGroup
 
-from contrastive_bounds.properties.cli import align, anneal, annealing, check, landscape, sweep, theory
+__all__ = ["app", "main", "COMMANDS", "command_names", "load_command"]
+
+_PACKAGE = "contrastive_bounds.properties.cli"
+
+#: command -> (module under properties/cli that registers it, one-line help shown by --help), in help order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("theory", "Every bound and claim with its source; every parameter a bound accepts, with domain and "
+                       "meaning."),
+    "bound": ("theory", "Evaluate a bound at one point (exact input, mpmath at --digits; never overflows), or solve "
+                        "it for one parameter."),
+    "claims": ("theory", "A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts."),
+    "barrier": ("annealing", "Critical height H* by sublevel-set persistence, with minima, saddles and the error bound."),
+    "schedule": ("annealing", "A schedule in every convention, with the asymptotic verdict and its reason."),
+    "kramers": ("annealing", "Kramers time vs exact mean first-passage time for each non-global minimum of an S¹ "
+                             "landscape."),
+    "anneal": ("anneal", "Run annealed Langevin chains; report the success fraction and hitting times beside the "
+                         "theory."),
+    "landscape": ("landscape", "Minima (with multiplicities), verified transition states, H* and Catoni's D by a "
+                               "transition network."),
+    "check": ("check", "Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and "
+                       "reports."),
+    "sweep": ("sweep", "Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, "
+                       "report."),
+    "align": ("align", "CL vs NSCL alignment (Paper B): simulation, digits training, proxy vs SGD, batch-size "
+                       "scaling, comparing your embeddings."),
+}
+
+
+def command_names() -> list[str]:
+    """Every command of ``contrastive-bounds``, in the order ``--help`` lists them."""
+    return list(COMMANDS)
+
+
+def load_command(name: str) -> click.Command:
+    """Import the module that registers ``name`` and return its click command (or sub-group).
+
+    Raises:
+      KeyError: ``name`` is not in :data:`COMMANDS`.
+      LookupError: the module does not register ``name`` (a stale :data:`COMMANDS` entry).
+    """
+    module = importlib.import_module(f"{_PACKAGE}.{COMMANDS[name][0]}")
+    holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    holder.callback()(lambda: None)  # a group even when the module registers one command
+    module.register(holder)
+    group = typer.main.get_group(holder)
+    cmd = group.commands.get(name)
+    if cmd is None:
+        raise LookupError(f"{module.__name__}.register does not register the command {name!r}")
+    return cmd
+
+
+class LazyGroup(TyperGroup):
+    """A typer group whose commands are imported when invoked (or documented), not at start-up.
+
+    While the top-level help is printed, commands are placeholders carrying the one-line help of
+    :data:`COMMANDS`; everything else (running a command, ``COMMAND --help``, ``typer ... utils docs``)
+    gets the real command.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return command_names() + [n for n in super().list_commands(ctx) if n not in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        if self._listing and cmd_name not in self.commands:
+            return click.Command(cmd_name, help=COMMANDS[cmd_name][1])
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return self.commands[cmd_name]
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
 
 app = typer.Typer(
     name="contrastive-bounds",
-    help="Theorems of contrastive-learning theory as executable, cited objects, checked against simulation.",
+    cls=LazyGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-for _module in (theory, annealing, anneal, landscape, align, check, sweep):
-    _module.register(app)
+
+@app.callback()
+def _root() -> None:
+    """Theorems of contrastive-learning theory as executable, cited objects, checked against simulation."""
 
 
 def main() -> None:
-    """Console-script entry point: one JAX CPU device per core, float64 in JAX, then run the app."""
+    """Console-script entry point: one JAX CPU device per core and float64 in JAX, both asked for without
+    importing JAX (commands that never touch it start fast), then run the app."""
     from contrastive_bounds.numerics.devices import use_host_devices
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics.precision import request_x64
 
     use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
-    enable_x64()
+    request_x64()
     try:
         code = app(standalone_mode=False)
     except typer.Abort:

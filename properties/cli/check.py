@@ -1,8 +1,10 @@
 """``contrastive-bounds check``: every theorem's checks on built-in scenarios and real data.
 
-Exit codes: 0 when every asserted bound/claim holds (vacuous and inconclusive do not fail), 1 when any
-is violated (or a check crashed), 2 on bad input (an --out folder that cannot be created or written
-included; it is checked before any check runs) or when writing the results fails.
+Exit codes: 0 when nothing is violated (uninformative, vacuous and inconclusive do not fail), 1 when
+a check is violated or crashed (with ``--strict`` also when one is uninformative or vacuous), 2 on bad
+input (an --out folder that cannot be created or written included; it is checked before any check
+runs), a refused ``--resume``, or when writing the results fails; 130 on Ctrl-C (the finished
+records are saved and the command to resume is printed).
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.markup import escape
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import command, console, emit_json
+from contrastive_bounds.properties.cli.common import command, console, emit_json, err_console
 
-_COLOURS = {"holds": "green", "violated": "bold red", "vacuous": "yellow", "inconclusive": "cyan"}
+EXIT_INTERRUPTED = 130
 
 
 @contextmanager
@@ -42,11 +44,20 @@ def check_cmd(
     list_only: bool = typer.Option(False, "--list", help="List the checks and exit."),
     report_only: bool = typer.Option(False, "--report-only", help="Remake report.md/html and figures from OUT/results.json."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON instead of the table."),
+    self_test: bool = typer.Option(False, "--self-test", help="Run the checks under the built-in injected faults and "
+                                   "show which check catches each (--only then selects faults); exit 1 if one passes."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 also when a bound is uninformative or vacuous."),
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
+    if self_test:  # docs/self-test.md: faults substituted through properties.selftest.hook, no file edits
+        from contrastive_bounds.properties.selftest.report import self_test_command
+
+        self_test_command(only=only, out=out, as_json=as_json, profile=profile)
+        return
     from contrastive_bounds.properties.checks.registry import registered_checks
-    from contrastive_bounds.properties.report import fmt_value, write_report
-    from contrastive_bounds.properties.runner import _write, ensure_writable_folder, run_suite
+    from contrastive_bounds.properties.report import VERDICT_COLOURS, fmt_value, verdict_of, write_report
+    from contrastive_bounds.properties.runner import (SuiteInterrupted, ensure_writable_folder, load_suite, resumable_records,
+                                                      run_suite, write_results)
     from contrastive_bounds.properties.scenarios import builtin_scenarios, load_scenarios, select
 
     if profile not in ("quick", "thorough"):
@@ -65,29 +76,27 @@ def check_cmd(
         console.print(t)
         return
     if report_only:
-        from contrastive_bounds.properties.runner import SuiteResult, load_results
-
         path = out / "results.json"
         if not path.is_file():
             raise FileNotFoundError(f"--report-only: no results.json in {out}")
-        import json
-
-        records = load_results(path)  # raises naming the file when it is not a results.json of ours
-        meta = json.loads(path.read_text())
-        suite = SuiteResult(records, float(meta.get("suite_alpha", 1e-3)), str(meta.get("profile", profile)))
+        suite = load_suite(path)  # raises naming the file when it is not a results.json of ours
+        suite.strict = strict
         ensure_writable_folder(out, "--out")
         with _write_errors(out):
             paths = write_report(suite, out)
+            write_results(path, suite)  # figure names as drawn now
         console.print(f"report: {paths['markdown']}, {paths['html']}")
         raise typer.Exit(suite.exit_code)
     chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
     chosen = select(chosen, only)
     # before any check runs: a bad --out is bad input (exit 2), not a violated bound (exit 1)
     ensure_writable_folder(out, "--out")
-    if resume and (out / "results.json").exists():
-        from contrastive_bounds.properties.runner import load_results
-
-        load_results(out / "results.json")  # validate before any progress output (one-line error)
+    earlier = out / "results.json"
+    if resume:
+        resumable_records(earlier, profile)  # refuse before any progress output (one line, exit 2)
+    elif earlier.exists() and not as_json:
+        err_console.print(f"note: replacing {earlier} of an earlier run (--resume keeps its records)",
+                          markup=False, highlight=False)
 
     quiet = as_json
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -101,18 +110,27 @@ def check_cmd(
         def on_done(rec):  # noqa: ANN001
             progress.advance(task)
             if not quiet:
-                v = "error" if rec.error else rec.outcome.verdict
-                colour = _COLOURS.get(v, "red")
-                console.print(f"[{colour}]{v:>12}[/{colour}]  {rec.check} ({rec.scenario}) {rec.seconds:.1f}s: "
-                              f"{rec.outcome.summary}", highlight=False)
+                v = verdict_of(rec)
+                colour = VERDICT_COLOURS.get(v, "red")
+                console.print(f"[{colour}]{v:>13}[/{colour}]  {escape(rec.check)} ({escape(rec.scenario)}) "
+                              f"{rec.seconds:.1f}s: {escape(rec.outcome.summary)}", highlight=False)
 
-        with _write_errors(out):
-            suite = run_suite(chosen, profile=profile, out_dir=out, resume=resume, on_start=on_start, on_done=on_done)
+        try:
+            with _write_errors(out):
+                suite = run_suite(chosen, profile=profile, out_dir=out, resume=resume, strict=strict,
+                                  on_start=on_start, on_done=on_done)
+        except SuiteInterrupted as stop:
+            progress.stop()
+            err_console.print(f"interrupted: {stop.finished} of {stop.total} checks finished; their records are saved "
+                              f"in {stop.path}. Resume with: {_resume_command(profile, only, scenarios, out, strict)}",
+                              markup=False, highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     with _write_errors(out):
         paths = write_report(suite, out)
-        _write(out / "results.json", suite.results, suite.alpha, profile)  # now with figure names
+        write_results(out / "results.json", suite)  # now with figure names
     if as_json:
-        emit_json({"exit_code": suite.exit_code, "out": str(out), "results": [r.to_dict() for r in suite.results]})
+        emit_json({"exit_code": suite.exit_code, "out": str(out), "reused": suite.reused, "kept": suite.kept,
+                   "rerun": suite.rerun, "results": [r.to_dict() for r in suite.results]})
     else:
         t = Table(title=f"contrastive-bounds check ({profile})")
         show_scenario = any(r.scenario != "builtin" for r in suite.results)
@@ -124,8 +142,8 @@ def check_cmd(
             emp = fmt_value(o.empirical)
             if o.interval is not None and o.interval[0] != o.interval[1]:
                 emp += f" [{fmt_value(o.interval[0])}, {fmt_value(o.interval[1])}]"
-            v = "error" if r.error else o.verdict
-            colour = _COLOURS.get(v, "red")
+            v = verdict_of(r)
+            colour = VERDICT_COLOURS.get(v, "red")
             bound = fmt_value(o.bound, o.bound_log10)
             if o.band is not None:
                 bound += f" [{fmt_value(o.band[0])}, {fmt_value(o.band[1])}]"
@@ -134,9 +152,28 @@ def check_cmd(
                 f"[{colour}]{v}[/{colour}]", f"{r.seconds:.1f}s"]
             t.add_row(*cells)
         console.print(t)
+        for label, names in (("reused (finished before, unchanged)", suite.reused),
+                             ("kept (not selected by this run)", suite.kept),
+                             ("re-run (parameters or seed changed, or crashed before)", suite.rerun)):
+            if names:
+                console.print(f"resume: {label}: {', '.join(names)}", markup=False, highlight=False)
         console.print(f"results: {out / 'results.json'}; report: {paths['markdown']}, {paths['html']}")
     if suite.exit_code:
         raise typer.Exit(suite.exit_code)
+
+
+def _resume_command(profile: str, only: Optional[str], scenarios: Optional[Path], out: Path, strict: bool) -> str:
+    """The command line that resumes this run (same selection, profile and folder)."""
+    import shlex
+
+    words = ["contrastive-bounds", "check", "--profile", profile]
+    if scenarios is not None:
+        words += ["--scenarios", str(scenarios)]
+    if only:
+        words += ["--only", only]
+    if strict:
+        words.append("--strict")
+    return shlex.join(words + ["--out", str(out), "--resume"])
 
 
 def register(app: typer.Typer) -> None:

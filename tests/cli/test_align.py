@@ -61,12 +61,12 @@ def test_simulate_small_tau_bounds_in_log10_not_overflow_error():
     assert res.exit_code == 0, res.output
     assert "Infinity" not in res.stdout and "NaN" not in res.stdout
     out = json.loads(res.stdout)
-    mp.mp.dps = 40
-    tau, b, t, s = mp.mpf("1e-4"), 64, 20, mp.mpf(20)
-    eps = mp.sqrt(mp.log(mp.mpf(t * b) / mp.mpf("0.05")) / (2 * b))
-    pi = mp.mpf(out["pi_max"])
-    delta = 2 * mp.exp(2 / tau) * (pi + eps) / (1 - pi - eps)
-    thm1 = mp.log10(mp.exp(s / (2 * tau**2 * b)) * s * delta / (tau * mp.sqrt(b)))
+    with mp.workdps(40):  # 40 digits here only: a global mp.dps would leak into later tests
+        tau, b, t, s = mp.mpf("1e-4"), 64, 20, mp.mpf(20)
+        eps = mp.sqrt(mp.log(mp.mpf(t * b) / mp.mpf("0.05")) / (2 * b))
+        pi = mp.mpf(out["pi_max"])
+        delta = 2 * mp.exp(2 / tau) * (pi + eps) / (1 - pi - eps)
+        thm1 = mp.log10(mp.exp(s / (2 * tau**2 * b)) * s * delta / (tau * mp.sqrt(b)))
     assert out["delta_log10"] == pytest.approx(float(mp.log10(delta)), rel=1e-13)
     assert out["bounds_log10"]["theorem1"] == pytest.approx(float(thm1), rel=1e-13)
     assert out["delta_value"] is None and out["bounds"]["theorem1"] is None  # beyond float64: see *_log10

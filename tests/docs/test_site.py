@@ -34,6 +34,6 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
                           env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, proc.stderr[-5000:]
     html = (tmp_path / "site" / "tutorial" / "index.html").read_text()
-    assert "arithmatex" in html  # LaTeX goes to MathJax
+    assert "<math" in html and "cdn." not in html  # LaTeX rendered as MathML at build time, no CDN
     api = (tmp_path / "site" / "api" / "bound" / "index.html").read_text()
     assert "evaluate_log10" in api and "Vectorised evaluation in log space" in api  # docstrings rendered

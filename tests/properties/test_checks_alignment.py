@@ -20,9 +20,9 @@ def _run(check_id: str, params: dict | None = None, seed: int = 0):
 
 @pytest.fixture(autouse=True)
 def _fresh_descent_cache():
-    CA._descent.cache_clear()
+    CA.descent_run.cache_clear()
     yield
-    CA._descent.cache_clear()
+    CA.descent_run.cache_clear()
 
 
 def test_correct_bounds_hold():
@@ -30,10 +30,12 @@ def test_correct_bounds_hold():
     budget, B2, B6, B5)."""
     assert _run("B4.reference_values").verdict == "holds"
     out = _run("B4.theorem1", SMALL_DESCENT)
-    assert out.verdict == "holds" and out.ratio < 1
+    # it holds, but above the trivial bound 2 sqrt(m(m-1)) it says nothing: uninformative, not holds
+    assert out.verdict in ("holds", "uninformative") and out.ratio < 1
+    assert (out.verdict == "uninformative") == (out.bound is None or out.bound >= out.trivial_bound)
     assert set(out.slack) >= {"L1", "L2", "L3", "theorem1"}
     assert _run("B2.loss_gap", {"examples": 15}).verdict == "holds"
-    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "holds"
+    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict in ("holds", "uninformative")
     assert _run("B5.corollaries_any_pair", {"examples": 15}).verdict == "holds"
 
 

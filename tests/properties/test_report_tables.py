@@ -13,7 +13,7 @@ def test_outcome_table_is_rendered_in_markdown_and_html(tmp_path):
     rec = CheckResult("A8.6_dimension", "A8.6", "stmt", "builtin", {}, 0, out, 1.0, {}, "quick")
     paths = write_report(SuiteResult([rec], 1e-3, "quick"), tmp_path)
     md = paths["markdown"].read_text()
-    assert "| d | H* | status | inside | interval |" in md
+    assert "| d | H\\* | status | inside | interval |" in md
     assert "| 2 | 0.1881 | complete | yes | 0.1, 0.3 |" in md
     assert "barrier-free \\| within this search" in md
     html = paths["html"].read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 
@@ -355,18 +356,23 @@ def test_batch_loss_gradient_finite_at_tiny_tau():
 
 
 def test_x64_off_float64_input_names_the_float32_floor_and_enable_x64():
-    """With the package default (x64 off), tau = 1e-300 on float64 input is refused naming the float32 floor
-    and enable_x64, in a fresh interpreter; tau = 1e-30 still runs."""
+    """Package default (x64 off), fresh interpreter: float64 input is refused with X64DisabledError (the
+    float64 policy); float32 input with tau = 1e-300 is refused naming the float32 floor and enable_x64;
+    tau = 1e-30 still runs in float32."""
     code = (
         "import numpy as np\n"
         "from contrastive_bounds.numerics.alignment import losses\n"
         "z = np.eye(3)[:2]\n"
+        "try:\n    losses.info_nce_loss(z, z, tau=0.5)\nexcept RuntimeError as e:\n    print(type(e).__name__, e)\n"
+        "z = z.astype(np.float32)\n"
         "try:\n    losses.info_nce_loss(z, z, tau=1e-300)\nexcept ValueError as e:\n    print(e)\n"
         "print(float(losses.info_nce_loss(z, z, tau=1e-30)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
-    msg, val = out.stdout.strip().splitlines()
+    refused, msg, val = out.stdout.strip().splitlines()
+    assert refused.startswith("X64DisabledError alignment.losses.info_nce_loss got float64 input")
     assert "tau=1e-300" in msg and "1.1754943508222875e-38" in msg and "enable_x64" in msg
     assert float(val) == pytest.approx(-1e30, rel=1e-6)
 

@@ -96,9 +96,10 @@ def test_cosine_gram_cka_rho_and_rsa_are_scale_invariant():
         assert S.cosine_gram_cka(s * s1, s2) == pytest.approx(cka, rel=1e-12), s
         assert S.cosine_gram_cka(s1, s * s2) == pytest.approx(cka, rel=1e-12), s
         assert S.cka_rho(s * s1, s * s2) == pytest.approx(rho, rel=1e-12), s
-        assert S.rsa(s * d1, d2) == pytest.approx(pear, rel=1e-12), s
-        assert S.rsa(d1, s * d2) == pytest.approx(pear, rel=1e-12), s
-        assert S.rsa(s * d1, d2, method="spearman") == pytest.approx(spear, rel=1e-12), s
+        # invariant to rescaling an RDM together with the scale of its patterns (input_scale)
+        assert S.rsa(s * d1, d2, input_scale=(s, 1.0)) == pytest.approx(pear, rel=1e-12), s
+        assert S.rsa(d1, s * d2, input_scale=(1.0, s)) == pytest.approx(pear, rel=1e-12), s
+        assert S.rsa(s * d1, d2, method="spearman", input_scale=(s, 1.0)) == pytest.approx(spear, rel=1e-12), s
 
 
 @pytest.mark.parametrize("debiased", [False, True])
@@ -136,6 +137,6 @@ def test_constant_grams_and_rdms_raise_naming_the_argument():
         with pytest.raises(ValueError, match=r"^sigma_b is constant"):
             S.cosine_gram_cka(1e100 * g, const)
         with pytest.raises(ValueError, match=r"^rdm_b is constant.*C10"):
-            S.rsa(1e-100 * (1 - g), const)
+            S.rsa(1e-100 * (1 - g), const, input_scale=(1e-100, 1.0))
         with pytest.raises(ValueError, match=r"^rdm_a is constant.*C10"):
             S.rsa(const, 1 - g, method="spearman")

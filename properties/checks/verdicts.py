@@ -1,0 +1,259 @@
+"""Verdict logic: compare a measurement with a bound or a band, and say what the comparison means.
+
+Three rules make a ``holds`` mean what it says (DESIGN.md, Verdicts):
+
+1. **Informative**: a bound no better than the quantity's trivial bound (``trivial``) cannot fail
+   whatever the simulation does; it is reported ``uninformative``, not ``holds``.
+2. **Powered**: a stochastic check whose interval at its sample size is too wide to see the
+   deviation it must detect (``detect``) could not have failed either; it is reported
+   ``inconclusive`` with the samples that would decide. The power is computed at the check's own
+   false-alarm rate: a two-sided interval at level ``1 - false_alarm`` has half-width
+   ``w = z se`` with ``z = Phi^-1(1 - false_alarm/2)``; a true value ``d`` beyond the band edge is
+   reported violated with probability ``Phi(d/se - z)`` (normal approximation). The check is
+   decided when that power is at least :data:`POWER_TARGET` (1/2, i.e. ``w <= d``).
+3. **Rounding only** for deterministic values: relative :data:`ROUNDING` is tolerated, nothing more.
+
+Agreement checks (a simulated value against a theoretical prediction with a stated model-error
+band) that state no ``detect`` must detect :func:`default_detect`: a deviation as large as the band's
+width, or :data:`DEFAULT_RELATIVE_EFFECT` of the prediction, whichever is larger.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+from contrastive_bounds.properties.checks.outcome import Outcome, Verdict
+
+__all__ = ["compare_upper", "compare_lower", "compare_band", "assess", "default_detect", "power_against",
+           "samples_for_power", "POWER_TARGET", "DEFAULT_RELATIVE_EFFECT", "ROUNDING"]
+
+ROUNDING = 1e-9  # relative slack granted to deterministic float64 comparisons (rounding only)
+#: A stochastic check is decided when it reports a deviation of ``detect`` with at least this probability.
+POWER_TARGET = 0.5
+#: Default deviation an agreement check must detect, relative to its prediction (when wider than its band).
+DEFAULT_RELATIVE_EFFECT = 0.2
+
+_NORMAL = NormalDist()
+
+
+def _z(false_alarm: float) -> float:
+    return _NORMAL.inv_cdf(1.0 - false_alarm / 2.0)
+
+
+def default_detect(prediction: float | None, band: tuple[float, float]) -> float | None:
+    """The deviation an agreement check must detect when it states none.
+
+    Returns ``max(band width, DEFAULT_RELATIVE_EFFECT * |prediction|)``, or ``None`` when both are 0
+    (a point prediction of exactly 0: no scale to judge power against).
+    """
+    width = abs(band[1] - band[0])
+    rel = DEFAULT_RELATIVE_EFFECT * abs(prediction) if prediction is not None and math.isfinite(prediction) else 0.0
+    d = max(width, rel)
+    return d if d > 0 and math.isfinite(d) else None
+
+
+def power_against(half_width: float, detect: float, false_alarm: float) -> float:
+    """Probability that a two-sided interval of half-width ``half_width`` at false-alarm ``false_alarm``
+    lies entirely beyond a band edge when the true value is ``detect`` beyond it (normal approximation).
+
+    Args:
+      half_width: the interval's half-width at the check's sample size (>= 0).
+      detect: the deviation beyond the edge (> 0).
+      false_alarm: the check's stated false-alarm probability, in (0, 1).
+
+    Returns:
+      ``Phi(detect/se - z)`` with ``se = half_width / z``, ``z = Phi^-1(1 - false_alarm/2)``; 1 for a
+      zero-width interval.
+    """
+    if half_width <= 0:
+        return 1.0
+    z = _z(false_alarm)
+    return _NORMAL.cdf(detect / (half_width / z) - z)
+
+
+def samples_for_power(samples: int, half_width: float, detect: float, false_alarm: float,
+                      target: float = POWER_TARGET) -> int:
+    """Samples at which the power against ``detect`` reaches ``target`` (half-width ~ 1/sqrt(n)).
+
+    A planning figure, like every ``samples_needed``: the half-width is extrapolated from the one
+    measured at ``samples``.
+    """
+    z = _z(false_alarm)
+    se = half_width / z
+    se_needed = detect / (z + _NORMAL.inv_cdf(target))
+    return int(math.ceil(samples * (se / se_needed) ** 2))
+
+
+def _weaker_than_trivial(o: Outcome) -> bool:
+    t = o.trivial_bound
+    if t is None or not math.isfinite(t):
+        return False
+    if o.kind == "lower":
+        return o.bound is not None and o.bound <= t
+    if o.bound is not None:
+        return o.bound >= t
+    return o.bound_log10 is not None and t > 0 and o.bound_log10 >= math.log10(t)
+
+
+def assess(outcome: Outcome) -> Outcome:
+    """Apply the informativeness and power rules to a ``holds`` (in place; returns ``outcome``).
+
+    Idempotent. Called by every ``compare_*`` function and on every outcome of a registered check,
+    so hand-built outcomes get the same treatment: a ``holds`` whose bound is no better than
+    ``trivial_bound`` becomes ``uninformative``; a stochastic ``holds`` (``false_alarm > 0``, an
+    interval of positive width) of an agreement check (``kind == "band"``, a ``band``, or an
+    interval around ``bound``), or of a bound with an explicit ``detect``, becomes ``inconclusive``
+    when its power against ``detect`` is below :data:`POWER_TARGET`.
+    """
+    o = outcome
+    if o.verdict != "holds":
+        return o
+    if _weaker_than_trivial(o):
+        o.verdict = "uninformative"
+        shown = f"{o.bound:.4g}" if o.bound is not None else f"10^{o.bound_log10:.4g}"
+        o.summary += (f"; uninformative: the bound {shown} is no better than the trivial bound {o.trivial_bound:.4g} "
+                      "(it could not have failed)")
+        return o
+    if not o.false_alarm or o.interval is None or not o.samples:
+        return o
+    lo, hi = o.interval
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return o
+    agreement = o.kind == "band" or (o.kind is None and (o.band is not None or (
+        o.bound is not None and lo <= o.bound <= hi)))
+    if agreement:
+        edges = o.band if o.band is not None else (o.bound, o.bound)
+        detect = o.detect if o.detect is not None else default_detect(o.bound, edges)
+    elif o.kind in ("upper", "lower") and o.detect is not None:
+        detect = o.detect
+    else:
+        return o
+    if detect is None or detect <= 0:
+        return o
+    half = (hi - lo) / 2.0
+    o.detect, o.power = detect, power_against(half, detect, o.false_alarm)
+    if o.power < POWER_TARGET:
+        o.verdict = "inconclusive"
+        o.samples_needed = samples_for_power(o.samples, half, detect, o.false_alarm)
+        o.summary += (f"; inconclusive: could not have failed at {o.samples} samples (interval half-width {half:.3g} "
+                      f"vs the deviation {detect:.3g} it must detect: power {o.power:.2g} at false alarm "
+                      f"{o.false_alarm:g}); about {o.samples_needed} samples would decide")
+    return o
+
+
+def _needed(n: int | None, half_width: float, margin: float) -> int | None:
+    """Samples that would shrink the half-width below the margin (CI width ~ 1/sqrt(n))."""
+    if not n or margin <= 0 or half_width <= 0:
+        return None
+    return int(math.ceil(n * (half_width / margin) ** 2))
+
+
+def compare_upper(bound: float | None, empirical: float, interval: tuple[float, float] | None = None, *,
+                  samples: int | None = None, what: str = "value", reason: str | None = None,
+                  bound_log10: float | None = None, false_alarm: float = 0.0, trivial: float | None = None,
+                  detect: float | None = None) -> Outcome:
+    """Verdict for "empirical <= bound" (an upper bound).
+
+    ``interval`` is the confidence interval of ``empirical`` (omit for an exact, deterministic value:
+    then only float rounding, relative 1e-9, is tolerated). ``bound=None`` with ``bound_log10=None``
+    means vacuous (give ``reason``); a bound beyond float64 is given by ``bound_log10`` alone.
+
+    Args:
+      trivial: the largest value the quantity can take whatever happens (e.g. ``2 sqrt(m(m-1))`` for
+        the Frobenius distance of two similarity matrices); a bound at or above it is
+        ``uninformative`` instead of ``holds``.
+      detect: for a stochastic check, the smallest excess over the bound it must detect; a ``holds``
+        with power below :data:`POWER_TARGET` against it is ``inconclusive``.
+    """
+    if bound is None and bound_log10 is None:
+        return Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
+                       reason=reason, samples=samples, kind="upper", trivial_bound=trivial)
+    lo, hi = interval if interval is not None else (empirical, empirical)
+    if bound is None:  # astronomically large: holds unless the measurement is too
+        out = Outcome("holds", f"{what} {empirical:.4g} <= 10^{bound_log10:.1f}", None, bound_log10, empirical,
+                      (lo, hi), 0.0, false_alarm, samples=samples, kind="upper", trivial_bound=trivial, detect=detect)
+        return assess(out)
+    tol = ROUNDING * max(abs(bound), 1e-300) if interval is None else 0.0
+    ratio = empirical / bound if bound > 0 else (math.inf if empirical > 0 else 0.0)
+    blog = math.log10(bound) if bound > 0 else None
+    if hi <= bound + tol:
+        verdict: Verdict = "holds"
+        text = f"{what} {empirical:.4g} <= bound {bound:.4g} (ratio {ratio:.3g})"
+    elif lo > bound + tol:
+        verdict = "violated"
+        text = f"{what} {empirical:.4g} EXCEEDS bound {bound:.4g} (ratio {ratio:.3g})"
+    else:
+        verdict = "inconclusive"
+        text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
+    needed = _needed(samples, (hi - lo) / 2, abs(bound - empirical)) if verdict == "inconclusive" else None
+    return assess(Outcome(verdict, text, bound, blog, empirical, (lo, hi), ratio, false_alarm, samples=samples,
+                          samples_needed=needed, kind="upper", trivial_bound=trivial, detect=detect))
+
+
+def compare_lower(bound: float | None, empirical: float, interval: tuple[float, float] | None = None, *,
+                  samples: int | None = None, what: str = "value", reason: str | None = None,
+                  false_alarm: float = 0.0, trivial: float | None = None, detect: float | None = None) -> Outcome:
+    """Verdict for "empirical >= bound" (a lower bound); conventions as :func:`compare_upper`.
+
+    The ratio reported is ``bound / empirical`` (<= 1 when it holds; near 1 means tight). ``trivial``
+    is the smallest value the quantity can take (e.g. 0 for CKA): a lower bound at or below it is
+    ``uninformative``.
+    """
+    if bound is None:
+        return Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
+                       reason=reason, samples=samples, kind="lower", trivial_bound=trivial)
+    lo, hi = interval if interval is not None else (empirical, empirical)
+    tol = ROUNDING * max(abs(bound), 1.0) if interval is None else 0.0
+    ratio = bound / empirical if empirical > 0 else None
+    if lo >= bound - tol:
+        verdict: Verdict = "holds"
+        text = f"{what} {empirical:.4g} >= bound {bound:.4g}"
+    elif hi < bound - tol:
+        verdict = "violated"
+        text = f"{what} {empirical:.4g} is BELOW bound {bound:.4g}"
+    else:
+        verdict = "inconclusive"
+        text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
+    needed = _needed(samples, (hi - lo) / 2, abs(bound - empirical)) if verdict == "inconclusive" else None
+    return assess(Outcome(verdict, text, bound, math.log10(bound) if bound > 0 else None, empirical, (lo, hi), ratio,
+                          false_alarm, samples=samples, samples_needed=needed, kind="lower", trivial_bound=trivial,
+                          detect=detect))
+
+
+def compare_band(prediction: float, band: tuple[float, float], empirical: float, interval: tuple[float, float], *,
+                 samples: int, false_alarm: float, p_value: float | None = None, what: str = "value",
+                 detect: float | None = None) -> Outcome:
+    """Verdict for an agreement check: a simulated value against a prediction with a model-error band.
+
+    ``holds`` when the interval meets ``band`` (and the check had the power to see a deviation of
+    ``detect``, by default :func:`default_detect`), ``violated`` when it is disjoint from it.
+
+    Args:
+      prediction: the theory's value (reported as ``bound``; ``ratio`` is empirical/prediction).
+      band: ``(lo, hi)`` with ``lo <= prediction <= hi``: what the stated model error allows.
+      empirical, interval: the measurement and its confidence interval at level ``1 - false_alarm``.
+      samples: independent samples behind ``empirical``.
+      false_alarm: the interval's false-alarm probability, in (0, 1).
+      p_value: optional p-value of "the true value is in the band" (for Holm).
+      detect: the smallest deviation beyond the band the check must detect.
+
+    Raises:
+      ValueError: ``band`` is not ordered, or ``false_alarm`` is outside (0, 1).
+    """
+    b_lo, b_hi = (float(band[0]), float(band[1]))
+    if not b_lo <= b_hi:
+        raise ValueError(f"band={band!r} must satisfy lo <= hi")
+    if not 0.0 < false_alarm < 1.0:
+        raise ValueError(f"false_alarm={false_alarm!r} is outside its domain (0, 1)")
+    lo, hi = interval
+    if hi < b_lo or lo > b_hi:
+        verdict: Verdict = "violated"
+        text = f"{what} {empirical:.4g} [{lo:.4g}, {hi:.4g}] is OUTSIDE the band [{b_lo:.4g}, {b_hi:.4g}] of {prediction:.4g}"
+    else:
+        verdict = "holds"
+        text = f"{what} {empirical:.4g} [{lo:.4g}, {hi:.4g}] meets the band [{b_lo:.4g}, {b_hi:.4g}] of {prediction:.4g}"
+    ratio = empirical / prediction if prediction else None
+    return assess(Outcome(verdict, text, prediction, math.log10(prediction) if prediction > 0 else None, empirical,
+                          (lo, hi), ratio, false_alarm, p_value, samples, band=(b_lo, b_hi), kind="band",
+                          detect=detect))
