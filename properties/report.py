@@ -21,7 +21,8 @@ from .glossary import GLOSSARY, terms_used
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
 from .stats import DEFAULT_SUITE_ALPHA
 
-__all__ = ["write_report", "render_figure", "fmt_value", "md_escape", "verdict_of", "VERDICT_COLOURS", "HEADERS"]
+__all__ = ["write_report", "render_figure", "fmt_value", "md_escape", "verdict_of", "VERDICT_COLOURS", "HEADERS",
+           "table_cell"]
 
 #: Colour of each verdict (rich colour names; the HTML report uses the same hues).
 VERDICT_COLOURS = {"holds": "green", "uninformative": "dark_orange", "vacuous": "yellow", "inconclusive": "cyan",
@@ -49,6 +50,46 @@ def fmt_value(x: float | None, log10: float | None = None) -> str:
     if x == 0 or 1e-3 <= abs(x) < 1e5:
         return f"{x:.4g}"
     return f"{x:.3e}"
+
+
+def table_cell(v: object) -> str:
+    """One cell of an evidence table (:attr:`Outcome.table`): numbers to 4-6 significant digits,
+    booleans as yes/no, None as "-", lists joined by commas."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return fmt_value(v) if abs(v) >= 1e-3 or v == 0 else f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(table_cell(x) for x in v)
+    return str(v)
+
+
+def _table_columns(rows: list[dict]) -> list[str]:
+    cols: list[str] = []
+    for r in rows:
+        cols += [k for k in r if k not in cols]
+    return cols
+
+
+def _table_md(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    cols = _table_columns(rows)
+    out = ["| " + " | ".join(md_escape(c) for c in cols) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(md_escape(table_cell(r.get(c))) for c in cols) + " |" for r in rows]
+    return out + [""]
+
+
+def _table_html(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    esc = html.escape
+    cols = _table_columns(rows)
+    head = "".join(f"<th>{esc(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{esc(table_cell(r.get(c)))}</td>" for c in cols) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def verdict_of(r: CheckResult) -> str:
@@ -137,6 +178,7 @@ def _details_md(r: CheckResult) -> list[str]:
              f"**Verdict: {verdict_of(r)}.** {md_escape(o.summary)}", ""]
     for fact in _facts(r):
         lines += [md_escape(fact), ""]
+    lines += _table_md(list(getattr(o, "table", None) or []))
     if o.slack:
         lines += ["| slack budget (link) | log10 factor |", "|---|---|"]
         lines += [f"| {md_escape(k)} | {v:.4g} |" for k, v in o.slack.items()]
@@ -187,6 +229,7 @@ def _html(suite: SuiteResult, figs: dict[int, list[tuple[str, bytes]]]) -> str:
         part = [f"<h3>{esc(r.check)} ({esc(r.scenario)})</h3><p><i>{esc(r.theorem)}</i>: {esc(r.statement)}</p>",
                 f"<p><b>Verdict: {_verdict_html(verdict_of(r))}.</b> {esc(o.summary)}</p>"]
         part += [f"<p>{esc(fact)}</p>" for fact in _facts(r)]
+        part.append(_table_html(list(getattr(o, "table", None) or [])))
         if o.slack:
             part.append("<table><tr><th>slack budget (link)</th><th>log10 factor</th></tr>" +
                         "".join(f"<tr><td>{esc(k)}</td><td>{v:.4g}</td></tr>" for k, v in o.slack.items()) + "</table>")

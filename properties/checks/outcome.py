@@ -92,6 +92,8 @@ class Outcome:
       power: probability that the check reports a deviation of ``detect`` (at its false-alarm
         rate and sample size); below :data:`~.verdicts.POWER_TARGET` a ``holds`` becomes
         ``inconclusive``.
+      table: rows of evidence across a grid (each a dict column -> value, the same columns in every
+        row), shown as a table in the report (e.g. H* across a grid with the search effort behind it).
     """
 
     verdict: Verdict
@@ -114,6 +116,7 @@ class Outcome:
     kind: Literal["upper", "lower", "band"] | None = None
     detect: float | None = None
     power: float | None = None
+    table: list[dict[str, Any]] = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         """Notebook display: the verdict, the summary and the numbers as a small HTML table."""

@@ -14,9 +14,17 @@ from contrastive_bounds.properties.checks.framework import CheckSpec, defined_ch
 
 #: Modules whose import registers the built-in checks, in report order of papers.
 CHECK_MODULES: tuple[str, ...] = (
-    "contrastive_bounds.properties.checks.alignment",
+    "contrastive_bounds.properties.checks.alignment_bounds",
+    "contrastive_bounds.properties.checks.alignment_descent",
+    "contrastive_bounds.properties.checks.alignment_digits",
     "contrastive_bounds.properties.checks.alignment_training",
-    "contrastive_bounds.properties.checks.annealing",
+    "contrastive_bounds.properties.checks.annealing_sampling",
+    "contrastive_bounds.properties.checks.annealing_schedules",
+    "contrastive_bounds.properties.checks.annealing_theory",
+    "contrastive_bounds.properties.checks.annealing_seed",
+    "contrastive_bounds.properties.checks.landscape_schedule",
+    "contrastive_bounds.properties.checks.landscape_ablations",
+    "contrastive_bounds.properties.checks.replay",
 )
 
 

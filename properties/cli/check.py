@@ -44,9 +44,16 @@ def check_cmd(
     list_only: bool = typer.Option(False, "--list", help="List the checks and exit."),
     report_only: bool = typer.Option(False, "--report-only", help="Remake report.md/html and figures from OUT/results.json."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON instead of the table."),
+    self_test: bool = typer.Option(False, "--self-test", help="Run the checks under the built-in injected faults and "
+                                   "show which check catches each (--only then selects faults); exit 1 if one passes."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 also when a bound is uninformative or vacuous."),
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
+    if self_test:  # docs/self-test.md: faults substituted through properties.selftest.hook, no file edits
+        from contrastive_bounds.properties.selftest.report import self_test_command
+
+        self_test_command(only=only, out=out, as_json=as_json, profile=profile)
+        return
     from contrastive_bounds.properties.checks.registry import registered_checks
     from contrastive_bounds.properties.report import VERDICT_COLOURS, fmt_value, verdict_of, write_report
     from contrastive_bounds.properties.runner import (SuiteInterrupted, ensure_writable_folder, load_suite, resumable_records,

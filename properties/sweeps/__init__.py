@@ -2,7 +2,7 @@
 
 Modules: :mod:`.spec` (TOML specs: grids, ranges, rows, profiles; validated before anything runs),
 :mod:`.kinds` (what a task computes: ``check``, ``anneal``, ``align-simulate``, ``align-train``,
-``bound``; a registry one module per kind), :mod:`.engine` (dask: embedded LocalCluster or a
+``bound``, ``landscape``; a registry one module per kind), :mod:`.engine` (dask: embedded LocalCluster or a
 scheduler address, retries, progress, Ctrl-C), :mod:`.store` (rows, manifest, resume, the
 consolidated ``results.parquet``), :mod:`.report` (HTML + PNG). The command is
 ``contrastive-bounds sweep`` (:mod:`contrastive_bounds.properties.cli.sweep`).

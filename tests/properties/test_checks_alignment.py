@@ -20,9 +20,9 @@ def _run(check_id: str, params: dict | None = None, seed: int = 0):
 
 @pytest.fixture(autouse=True)
 def _fresh_descent_cache():
-    CA._descent.cache_clear()
+    CA.descent_run.cache_clear()
     yield
-    CA._descent.cache_clear()
+    CA.descent_run.cache_clear()
 
 
 def test_correct_bounds_hold():

@@ -1,4 +1,4 @@
-"""Tests of the Paper A checks (properties/checks/annealing.py).
+"""Tests of the Paper A checks (properties/checks/annealing_*.py).
 
 Two kinds: (1) each check runs at a small size and returns the expected verdict; (2) injected
 faults are caught: a simulator whose noise is scaled wrong (case C11: sqrt(2T)·h instead of

@@ -44,6 +44,7 @@ KIND_MODULES: tuple[str, ...] = (
     "contrastive_bounds.properties.sweeps.kinds.anneal",
     "contrastive_bounds.properties.sweeps.kinds.align",
     "contrastive_bounds.properties.sweeps.kinds.bound",
+    "contrastive_bounds.properties.sweeps.kinds.landscape",
 )
 
 #: Other spellings accepted in a spec's ``kind`` (the command line's words).

@@ -19,7 +19,14 @@ from contrastive_bounds.numerics.alignment import loss_core, losses as L
 from contrastive_bounds.numerics.alignment.losses import masked_logsumexp
 from contrastive_bounds.theory.alignment import loss_gap_value
 
-mp.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """The mpmath references of this module work at 40 digits; the global precision is restored after each
+    test so that other modules' mpmath comparisons see the default."""
+    with mp.workdps(40):
+        yield
 
 
 # ------------------------------------------------------------------ independent mpmath reference

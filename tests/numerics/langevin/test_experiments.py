@@ -52,9 +52,10 @@ def test_kramers_band_contains_prediction_and_matches_closed_form():
     band = kramers_trap_band(land, make_schedule("fixed", c=temp), trap, 0.0, tf, h)
     k = sum(math.exp(lp - b / temp) for b, lp in zip(trap.barriers, trap.log_prefactors))
     assert band.predicted == pytest.approx(math.exp(-k * tf), rel=1e-8)
-    assert band.step_factor == pytest.approx(1.1)
-    assert band.lo == pytest.approx(math.exp(-k * tf * 1.1), rel=1e-8)
-    assert band.hi == pytest.approx(math.exp(-k * tf / (1.1 * band.model_factor)), rel=1e-8)
+    f_h = 1 + h * 4.5  # 1 + h·sup|V''|: sup|V''| <= 0.5 + 4 = 4.5 on the double well
+    assert band.step_factor == pytest.approx(f_h, rel=1e-12)
+    assert band.lo == pytest.approx(math.exp(-k * tf * f_h), rel=1e-8)
+    assert band.hi == pytest.approx(math.exp(-k * tf / (f_h * band.model_factor)), rel=1e-8)
     assert 1.0 < band.model_factor < 1.3  # exact/Kramers at T = 0.4 (A5: 1.12 at 0.3, 1.23 at 0.5)
 
 

@@ -1,0 +1,98 @@
+"""Agreement of a toolkit value with an independent implementation or a reference value.
+
+Every bound, schedule and rate a check relies on is compared, inside the check, with a second
+implementation written separately (mpmath closed forms in :mod:`.independent_alignment` and
+:mod:`.independent_annealing`) and with reference values at two or more points (CASES.md C02/C03
+where published, 40-digit mpmath otherwise). A bound that became *weaker* still passes
+"measured <= bound"; it does not pass these comparisons, so the check turns red
+(DESIGN.md, Verdicts: "a weaker bound must turn a check red, not only a violated one").
+
+:class:`Agreement` is one comparison; :func:`apply_agreements` folds a list of them into a check's
+:class:`~.framework.Outcome` (``violated`` naming the first disagreement, the rows in
+``details["independent"]``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable
+
+from contrastive_bounds.properties.checks.framework import Outcome
+
+__all__ = ["Agreement", "agreement", "apply_agreements", "relative_error", "DEFAULT_RTOL"]
+
+#: Relative tolerance of a float64 value against its 40-digit reference: rounding only.
+DEFAULT_RTOL = 1e-10
+
+
+def relative_error(value: float, reference: float) -> float:
+    """``|value - reference| / max(|reference|, 1e-300)``; ``inf`` when either is not finite (unless equal)."""
+    if value == reference:
+        return 0.0
+    if not (math.isfinite(value) and math.isfinite(reference)):
+        return math.inf
+    return abs(value - reference) / max(abs(reference), 1e-300)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """One comparison of a toolkit value with an independent one.
+
+    Attributes:
+      quantity: what is compared, e.g. ``"alignment.loss_gap (numpy)"``.
+      point: the parameters, as text.
+      toolkit: the value the check uses; independent: the second implementation's (or reference) value.
+      source: ``"independent"`` (a second implementation) or ``"reference"`` (a tabulated value, with
+        its origin, e.g. ``"CASES.md C03"``).
+      rel_error: relative difference; rtol: the tolerance it is held to.
+    """
+
+    quantity: str
+    point: str
+    toolkit: float
+    independent: float
+    source: str
+    rel_error: float
+    rtol: float
+
+    @property
+    def ok(self) -> bool:
+        """Whether the two values agree within ``rtol``."""
+        return self.rel_error <= self.rtol
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (with ``ok``)."""
+        return {**asdict(self), "ok": self.ok}
+
+
+def agreement(quantity: str, point: str, toolkit: float, independent: float, *, source: str = "independent",
+              rtol: float = DEFAULT_RTOL) -> Agreement:
+    """Build an :class:`Agreement` (floats are converted; mpmath numbers are accepted)."""
+    t, r = float(toolkit), float(independent)
+    return Agreement(quantity, point, t, r, source, relative_error(t, r), float(rtol))
+
+
+def apply_agreements(out: Outcome, rows: Iterable[Agreement]) -> Outcome:
+    """Record ``rows`` in ``out.details["independent"]`` and turn ``out`` red on a disagreement.
+
+    Returns:
+      ``out`` itself: unchanged verdict when every row agrees (the summary gains the count and the
+      largest relative error), else ``violated`` with the first disagreeing row in the summary.
+    """
+    rows = list(rows)
+    if not rows:
+        return out
+    out.details = {**out.details, "independent": [r.to_dict() for r in rows]}
+    bad = [r for r in rows if not r.ok]
+    if bad:
+        b = bad[0]
+        out.verdict = "violated"
+        out.p_value = 0.0 if out.p_value is not None else None
+        out.summary = (f"{b.quantity} DISAGREES with its {b.source} value at {b.point}: {b.toolkit:.17g} vs "
+                       f"{b.independent:.17g} (relative {b.rel_error:.2e} > {b.rtol:g}; {len(bad)} of {len(rows)} "
+                       f"comparisons fail); " + out.summary)
+    else:
+        worst = max(r.rel_error for r in rows)
+        out.summary += f"; {len(rows)} independent/reference comparisons agree (largest relative difference {worst:.1e})"
+    return out

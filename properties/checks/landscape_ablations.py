@@ -1,0 +1,259 @@
+"""Checks of the seed notes' ablation claims on InfoNCE landscape networks (THEOREMS.md A8.6–A8.8, A9).
+
+Each check runs the rows of one ablation of the built-in sweep spec ``ablations`` in this process (the
+check's ``profile`` parameter names the spec's profile: ``quick`` in the main job's quick profile,
+``medium`` in its thorough one), or reads them from a finished ``contrastive-bounds sweep ablations``
+run (``sweep = FOLDER``: the full grid, profile ``thorough``, runs distributed), and returns
+
+* the claim's verdict, *supported* / *refuted* / *mixed* (:func:`.ablation_rows.trend_verdict`: the
+  data decide; nothing is forced), in the summary and in ``details["claim_verdict"]``;
+* the table across the grid (every H* with the search effort behind it: "barrier-free" is always
+  "within this search") and a figure;
+* the check's own verdict on the soundness of that evidence: ``holds`` when every network is complete
+  (or barrier-free) and every simulated quantity agrees with the network it was run on; ``violated``
+  when a simulation contradicts its network (an Arrhenius interval that excludes the trap's barrier;
+  the radius-R potential differing from the τ/R² one); ``inconclusive`` when a network is incomplete.
+
+Reading of "curvature" (A8.8): the same InfoNCE objective with every embedding on the sphere of radius
+R (curvature 1/R²). Similarities become ``R²·cos``, so the potential on unit directions is exactly
+the one at ``τ/R²`` (checked here at random configurations and at every critical point of the
+radius-R network), and Langevin on the radius-R sphere is the unit-sphere chain on the clock
+``t/R²`` (:mod:`contrastive_bounds.numerics.langevin.network_runs`). The schedule ``T = c/log(t + t0)``
+runs on the radius-R clock from the trap of the radius-1 landscape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from contrastive_bounds.properties.checks.ablation_rows import (
+    H_TIE_RTOL,
+    ablation_rows,
+    combine_verdicts,
+    effort_columns,
+    finite,
+    network_ok,
+    trend_verdict,
+)
+from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
+
+__all__ = ["a86_dimension", "a87_negatives", "a88_curvature", "radius_equivalence"]
+
+PAPER_A = "A"
+
+
+def _validate(params: Mapping[str, Any]) -> None:
+    if params.get("profile") not in ("quick", "medium", "thorough", "default"):
+        raise ValueError(f"profile={params.get('profile')!r} must be 'quick', 'medium', 'thorough' or 'default' "
+                         "(a profile of spec 'ablations')")
+    if not isinstance(params.get("sweep", ""), str):
+        raise ValueError("sweep must be a folder path (a string) or ''")
+
+
+def _series(rows: list[dict[str, Any]], key: Any) -> dict[Any, list[dict[str, Any]]]:
+    out: dict[Any, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(key(r), []).append(r)
+    return out
+
+
+def _search_seed(r: dict[str, Any]) -> int:
+    s = finite(r.get("search_seed"))
+    return int(s) if s is not None else int(r.get("seed", 0))
+
+
+def _tie(rows: list[dict[str, Any]]) -> float:
+    return H_TIE_RTOL * max(1.0, max(abs(finite(r.get("v_min")) or 0.0) for r in rows))
+
+
+def _soundness(rows: list[dict[str, Any]], problems: list[str]) -> str:
+    if problems:
+        return "violated"
+    return "holds" if all(network_ok(r) for r in rows) and all(r.get("verdict") != "error" for r in rows) else "inconclusive"
+
+
+def _h_trend(rows: list[dict[str, Any]], x: str, label: Any) -> tuple[dict[str, Any], list[str]]:
+    """Claim verdict per series of H* against ``x``; with several seeds per point, the largest H* any
+    seed's network found (every barrier in it is between verified critical points) — and a note for
+    each point where the seeds disagree (a basin one search missed)."""
+    verdicts, notes = {}, []
+    for name, g in _series(rows, label).items():
+        points: dict[Any, list[float]] = {}
+        for r in g:
+            points.setdefault(r[x], []).append(float(r["critical_height"]))
+        xs = sorted(points)
+        for xv in xs:
+            hs = points[xv]
+            if len(hs) > 1 and max(hs) - min(hs) > _tie(g):
+                notes.append(f"{name}, {x}={xv}: the seeds' searches disagree (H* {', '.join(f'{h:.4g}' for h in hs)}); "
+                             "the largest is used")
+        if len(xs) >= 2:
+            v, why, _ = trend_verdict(xs, [max(points[xv]) for xv in xs], tie=_tie(g))
+            verdicts[name] = (v, why)
+    return verdicts, notes
+
+
+def _outcome(claim: str, rows: list[dict[str, Any]], verdicts: dict[Any, tuple[str, str]], table: list[dict[str, Any]],
+             plots: list[PlotSpec], problems: list[str], extra: str, details: dict[str, Any]) -> Outcome:
+    claim_verdict = combine_verdicts([v for v, _ in verdicts.values()]) if verdicts else "mixed"
+    verdict = _soundness(rows, problems)
+    per = "; ".join(f"{name}: {v} ({why})" for name, (v, why) in verdicts.items())
+    incomplete = [r for r in rows if not network_ok(r)]
+    text = (f"claim {claim!r}: {claim_verdict.upper()} on this grid ({len(rows)} landscapes). {per}" + extra
+            + (f"; {len(incomplete)} network(s) incomplete" if incomplete else "")
+            + (f"; PROBLEMS: {'; '.join(problems)}" if problems else ""))
+    return Outcome(verdict, text, reason="H* from verified transition networks; "
+                   "'barrier-free' means barrier-free within the search effort in the table", table=table, plots=plots,
+                   details={"claim_verdict": claim_verdict, "series": {str(k): {"verdict": v, "why": w}
+                                                                       for k, (v, w) in verdicts.items()},
+                            "problems": problems, **details})
+
+
+def _h_plot(title: str, xlabel: str, groups: dict[Any, list[dict[str, Any]]], x: str, logx: bool = False) -> PlotSpec:
+    """One line per series through the largest H* at each x (over independent searches); every single
+    search as a black dot when some point has several."""
+    series, dots_x, dots_y = [], [], []
+    for name, g in groups.items():
+        points: dict[float, float] = {}
+        for r in g:
+            points[float(r[x])] = max(points.get(float(r[x]), 0.0), float(r["critical_height"]))
+            dots_x.append(float(r[x]))
+            dots_y.append(float(r["critical_height"]))
+        xs = sorted(points)
+        series.append(Series(str(name), xs, [points[v] for v in xs], style="-o"))
+    if len(dots_x) > sum(len(s.x) for s in series):
+        series.append(Series("each search", dots_x, dots_y, style="k."))
+    return PlotSpec(title, xlabel, "H* (network; largest over searches)", series, logx=logx)
+
+
+_COMMON = {"profile": "quick", "sweep": ""}
+
+
+@check("A8.6_dimension", theorem="A8.6 (seed note): 'higher embedding dimension lowers energy barriers'", paper=PAPER_A,
+       statement="H* of the same InfoNCE objective (fixed N, pairs, tau) as d grows, from transition networks; verdict "
+                 "supported / refuted / mixed from the data, with the search effort behind every H*",
+       quick=_COMMON, thorough={"profile": "medium", "sweep": ""}, validate=_validate)
+def a86_dimension(params: Mapping[str, Any], seed: int) -> Outcome:
+    rows = ablation_rows("dimension", str(params["profile"]), str(params["sweep"]))
+    label = lambda r: f"N={r['num_points']}, tau={r['tau']:g}"  # noqa: E731
+    verdicts, notes = _h_trend(rows, "dim", label)
+    table = [{"N": r["num_points"], "tau": r["tau"], "d": r["dim"], "search seed": _search_seed(r), "H*": r["critical_height"],
+              "D": r.get("catoni_difficulty"), **effort_columns(r)}
+             for r in sorted(rows, key=lambda r: (r["num_points"], r["tau"], r["dim"], _search_seed(r)))]
+    plots = [_h_plot("A8.6: H* vs embedding dimension d", "d", _series(rows, label), "dim")]
+    return _outcome("higher d lowers barriers", rows, verdicts, table, plots, [], "".join(f". {n}" for n in notes),
+                    {"seed_notes": notes})
+
+
+@check("A8.7_negatives", theorem="A8.7 (seed note): 'more negatives K make the potential smoother and lower the "
+       "effective barrier'", paper=PAPER_A,
+       statement="H* as the points per batch grow (d, tau fixed; N/2 pairs, and two pairs plus negatives-only points), "
+                 "and the Arrhenius exponent of the deepest trap measured by fixed-T escape times (its bootstrap "
+                 "interval must contain the network's barrier)", quick=_COMMON,
+       thorough={"profile": "medium", "sweep": ""}, validate=_validate)
+def a87_negatives(params: Mapping[str, Any], seed: int) -> Outcome:
+    rows = ablation_rows("negatives", str(params["profile"]), str(params["sweep"]))
+
+    def label(r: dict[str, Any]) -> str:
+        pairs = r.get("pairs")
+        return f"d={r['dim']}, tau={r['tau']:g}, " + ("N/2 pairs" if pairs is None else f"pairs {pairs}")
+
+    verdicts, notes = _h_trend(rows, "num_points", label)
+    problems, table, arr_rows = [], [], []
+    for r in sorted(rows, key=lambda r: (label(r), r["num_points"])):
+        a, lo, hi = finite(r.get("arrhenius_barrier")), finite(r.get("arrhenius_lo")), finite(r.get("arrhenius_hi"))
+        trap_h = finite(r.get("trap_barrier"))
+        agrees = None
+        if a is not None and trap_h is not None:
+            agrees = lo <= trap_h <= hi
+            arr_rows.append(r)
+            if not agrees:
+                problems.append(f"N={r['num_points']}: Arrhenius exponent {a:.4g} [{lo:.4g}, {hi:.4g}] excludes the network "
+                                f"barrier {trap_h:.4g}")
+        table.append({"series": label(r), "N": r["num_points"], "negatives per anchor": r["num_points"] - 2,
+                      "H*": r["critical_height"], "Arrhenius exponent": a,
+                      "interval": None if a is None else [lo, hi], "linear fit": finite(r.get("arrhenius_linear")),
+                      "barrier inside": agrees, **effort_columns(r)})
+    plots = [_h_plot("A8.7: H* vs points per batch N", "N", _series(rows, label), "num_points")]
+    if arr_rows:
+        arr_rows.sort(key=lambda r: r["num_points"])
+        xs = [float(r["num_points"]) for r in arr_rows]
+        plots.append(PlotSpec("A8.7: Arrhenius exponent (fixed-T escapes) vs network barrier", "N", "barrier",
+                              [Series("Arrhenius exponent (bootstrap interval)", xs, [r["arrhenius_barrier"] for r in arr_rows],
+                                      lo=[r["arrhenius_lo"] for r in arr_rows], hi=[r["arrhenius_hi"] for r in arr_rows],
+                                      style="o"),
+                               Series("network barrier of the trap", xs, [r["trap_barrier"] for r in arr_rows], style="--x")]))
+    extra = "".join(f". {n}" for n in notes)
+    if len(arr_rows) >= 2:
+        v, why, _ = trend_verdict([r["num_points"] for r in arr_rows], [r["arrhenius_barrier"] for r in arr_rows],
+                                  lo=[r["arrhenius_lo"] for r in arr_rows], hi=[r["arrhenius_hi"] for r in arr_rows])
+        extra += f". Arrhenius exponents vs N: {v} ({why})"
+    elif arr_rows:
+        r = arr_rows[0]
+        extra += (f". Arrhenius exponent at N={r['num_points']}: {r['arrhenius_barrier']:.4g} [{r['arrhenius_lo']:.4g}, "
+                 f"{r['arrhenius_hi']:.4g}] vs network barrier {r['trap_barrier']:.4g}")
+    return _outcome("more negatives lower the barrier", rows, verdicts, table, plots, problems, extra, {})
+
+
+def radius_equivalence(rows: list[dict[str, Any]], seed: int) -> tuple[float, int, list[str]]:
+    """Largest relative difference between the radius-R potential and the ``τ/R²`` potential, at random
+    configurations and at every minimum of each row's radius-R network (coordinates from the row's
+    details). Returns ``(max relative difference, configurations compared, problems above 1e-9)``."""
+    from contrastive_bounds.numerics.landscapes.network import infonce_spec
+
+    worst, problems, count = 0.0, [], 0
+    rng = np.random.default_rng(seed)
+    for r in rows:
+        spec_r = infonce_spec(r["num_points"], r["dim"], r["tau"], r.get("pairs"), radius=r["radius"])
+        spec_t = infonce_spec(r["num_points"], r["dim"], r["tau"] / r["radius"] ** 2, r.get("pairs"))
+        g = rng.normal(size=(4, r["num_points"], r["dim"]))
+        zs = list(g / np.linalg.norm(g, axis=-1, keepdims=True))
+        zs += [np.asarray(m["z"]) for m in r.get("details", {}).get("minima", []) if "z" in m]
+        count += len(zs)
+        for z in zs:
+            a, b = spec_r.energy(z), spec_t.energy(z)
+            worst = max(worst, abs(a - b) / max(1.0, abs(b)))
+    if worst > 1e-9:
+        problems.append(f"the radius-R potential differs from the tau/R^2 one by {worst:.3g} (relative)")
+    return worst, count, problems
+
+
+@check("A8.8_curvature", theorem="A8.8 (seed note): 'higher positive curvature converges faster'", paper=PAPER_A,
+       statement="the same InfoNCE objective on the sphere of radius R (curvature 1/R²): H* and the success of a fixed "
+                 "log schedule from the radius-1 trap against R (Clopper-Pearson intervals); the radius acts as tau/R² "
+                 "(checked numerically) and as the clock t/R²", quick=_COMMON,
+       thorough={"profile": "medium", "sweep": ""}, validate=_validate)
+def a88_curvature(params: Mapping[str, Any], seed: int) -> Outcome:
+    from contrastive_bounds.numerics.stats import clopper_pearson
+
+    rows = sorted(ablation_rows("curvature", str(params["profile"]), str(params["sweep"])), key=lambda r: r["radius"])
+    conf = 0.999
+    table, lo, hi, succ = [], [], [], []
+    for r in rows:
+        ci = clopper_pearson(int(r["success_count"]), int(r["chains"]), conf)
+        succ.append(ci.estimate)
+        lo.append(ci.lo)
+        hi.append(ci.hi)
+        table.append({"R": r["radius"], "curvature 1/R^2": 1 / r["radius"] ** 2, "tau/R^2": r["tau"] / r["radius"] ** 2,
+                      "H*": r["critical_height"], "success": ci.estimate, "99.9% interval": [ci.lo, ci.hi],
+                      "chains": r["chains"], "reached": r.get("reached_count"),
+                      "schedule": f"T = {r['c']:g}/log(t + {r['t0']:g}), t_end {r['t_end']:g}", **effort_columns(r)})
+    worst, compared, problems = radius_equivalence(rows, seed)
+    # claim: success falls as curvature falls, i.e. as R grows ("higher curvature converges faster")
+    verdicts = {}
+    if len(rows) >= 2:
+        v, why, _ = trend_verdict([r["radius"] for r in rows], succ, lo=lo, hi=hi)
+        verdicts["success vs R"] = (v, why)
+    hv = trend_verdict([r["radius"] for r in rows], [r["critical_height"] for r in rows], tie=_tie(rows)) if len(rows) >= 2 else None
+    xs = [float(r["radius"]) for r in rows]
+    plots = [PlotSpec("A8.8: success of T = c/log(t + t0) vs sphere radius R", "R (curvature 1/R²)", "success fraction",
+                      [Series("success (99.9% Clopper-Pearson)", xs, succ, lo=lo, hi=hi, style="-o")]),
+             PlotSpec("A8.8: H* vs sphere radius R", "R", "H* (network)",
+                      [Series("H*", xs, [r["critical_height"] for r in rows], style="-o")])]
+    extra = ("" if hv is None else f". H* vs R: {hv[1]}") + (f". Reading: V on the radius-R sphere = the objective at tau/R² (max relative difference "
+                                f"{worst:.1e} over {compared} configurations: random ones and the networks' minima) on the clock t/R²; so curvature acts through the temperature of the "
+                                "similarities and the clock, not through geometry alone")
+    return _outcome("higher curvature converges faster", rows, verdicts, table, plots, problems, extra,
+                    {"radius_tau_equivalence_max_rel": worst, "radius_tau_equivalence_points": compared})

@@ -1,0 +1,50 @@
+"""Check A4.infonce_landscape: Paper A's c > H* on the N = 4 InfoNCE network (quick scenario).
+
+The correct simulator holds (c = 0.5 H* leaves a trapped fraction inside the Eyring-Kramers band, c = 1.5 H*
+reaches the global set); a simulator whose noise is 1.1 times the right one must turn the check red.
+"""
+
+import pytest
+
+from contrastive_bounds.properties.checks.landscape_schedule import choose_t0
+from contrastive_bounds.properties.checks.registry import registered_checks
+
+
+def _run(**over):
+    spec = registered_checks()["A4.infonce_landscape"]
+    return spec.fn({**spec.defaults["quick"], **over}, 0)
+
+
+def test_infonce_condition_holds_with_numbers_beside_the_prediction():
+    """Holds; the trapped fraction at 0.5 H* has a positive lower bound and sits in the band; success at 1.5 H*
+    reaches 0.95; the trap is non-degenerate modulo symmetry and says so."""
+    out = _run()
+    assert out.verdict == "holds", out.summary
+    lo, hi = out.table
+    assert lo["HKS: converges"] is False and hi["HKS: converges"] is True
+    assert lo["trapped 99.9%"][0] > 0.0 and lo["band"][0] <= lo["trapped"] <= lo["band"][1] + 0.05
+    assert hi["success 99.9%"][0] >= 0.95
+    assert "non-degenerate modulo symmetry: yes" in out.summary
+    assert out.details["trap"]["non_degenerate"] is True
+    cal = out.details["calibration"]
+    assert 1 / out.details["band_factor"] <= cal["mean"] / cal["eyring_kramers"] <= out.details["band_factor"]
+
+
+def test_infonce_condition_fails_for_a_simulator_with_misscaled_noise():
+    """Noise x 1.1 (every temperature x 1.21): the calibration and the trapped fraction leave their bands."""
+    out = _run(noise_factor=1.1)
+    assert out.verdict == "violated", out.summary
+
+
+def test_choose_t0_inverts_the_closed_form():
+    """t0 gives the asked forever-trapped probability under the Kramers rate k (t + t0)^(-H/c)."""
+    import math
+
+    class Trap:
+        barriers = [0.3]
+        log_prefactors = [math.log(5.0)]
+
+    t0 = choose_t0(Trap, 0.15, 0.5)
+    assert 5.0 * t0 ** (1 - 2.0) / (2.0 - 1) == pytest.approx(math.log(2.0), rel=1e-9)
+    with pytest.raises(ValueError, match="below every escape barrier"):
+        choose_t0(Trap, 0.4, 0.5)
