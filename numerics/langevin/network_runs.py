@@ -32,6 +32,7 @@ from contrastive_bounds.theory.domains import check_int, check_real, check_seed
 
 from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["EscapeSample", "ArrheniusEstimate", "ScheduleSample", "radius_clock_temperature", "escape_sample",
            "censored_mean", "arrhenius_exponent", "schedule_sample"]
@@ -124,6 +125,7 @@ def escape_sample(spec: Any, starts: Any, temperature: float, *, t_end: float, s
     Raises:
       ValueError: bad arguments (named). Requires JAX x64.
     """
+    require_x64(np.float64, what="langevin.network_runs.escape_sample")
     t = check_real("temperature", temperature, 0.0, math.inf)
     res, r2, te = _run(spec, t, starts, t_end=t_end, step_size=step_size, seed=seed, level=level, radius=radius)
     return EscapeSample(t, np.asarray(res.hit_time, dtype=np.float64) * r2, te, float(step_size), float(level))
@@ -260,6 +262,7 @@ def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step
     Raises:
       ValueError: bad arguments (named); a schedule invalid on [0, t_end] (C12). Requires JAX x64.
     """
+    require_x64(np.float64, what="langevin.network_runs.schedule_sample")
     res, r2, te = _run(spec, schedule, starts, t_end=t_end, step_size=step_size, seed=seed, level=level, radius=radius)
     pot = np.asarray(res.potential, dtype=np.float64)
     return ScheduleSample(int(np.sum(res.hit_time <= res.t_end)), int(np.sum(pot < level)), int(pot.size), float(level),

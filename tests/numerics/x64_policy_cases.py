@@ -210,6 +210,10 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.spec.thomson_spec": lambda: _m("landscapes.network.spec", "thomson_spec")(3),
     "landscapes.network.spec.landscape_spec": lambda: _m("landscapes.network.spec", "landscape_spec")(_landscape()),
     "landscapes.network.spec.user_spec": lambda: _m("landscapes.network.spec", "user_spec")(lambda z: (z * z).sum(), 2, 3),
+    "langevin.network_runs.escape_sample": lambda: _m("langevin.network_runs", "escape_sample")(
+        _spec(), Z3[None], 0.5, t_end=0.1, step_size=0.01, seed=0, level=0.0),
+    "langevin.network_runs.schedule_sample": lambda: _m("langevin.network_runs", "schedule_sample")(
+        _spec(), Z3[None], 0.5, t_end=0.1, step_size=0.01, seed=0, level=0.0),
 }
 
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
@@ -227,6 +231,16 @@ EXEMPT: dict[str, str] = {
     "langevin.experiments.kramers_trap_band": "numpy/mpmath",
     "langevin.experiments.misscaled_temperature": "scalar arithmetic",
     "langevin.experiments.default_delta": "scalar arithmetic",
+    "langevin.experiments.step_factor": "scalar arithmetic",
+    "langevin.network_runs.radius_clock_temperature": "factory: returns a temperature function, computes nothing",
+    "langevin.network_runs.censored_mean": "numpy float64 on finished escape times",
+    "langevin.network_runs.arrhenius_exponent": "numpy least squares and bootstrap on finished escape samples",
+    "landscapes.network_kramers.network_trap": "numpy bookkeeping of a finished network around classify, which refuses "
+                                               "float64 with x64 off",
+    "landscapes.network_kramers.orbit_volume_density": "numpy singular values (float64)",
+    "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
+    "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
+    "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
     "langevin.observables.default_record_every": "integer arithmetic",
     "langevin.observables.basin_label": "step of simulate's compiled loop (its input is guarded at simulate's entry)",
     "langevin.observables.final_labels": "step of simulate's compiled loop (guarded at simulate's entry)",
