@@ -92,12 +92,16 @@ def hks_constant_reference(form: str, params: Mapping[str, float]) -> float:
 
 
 def verify_schedule(schedule: Any, times: list[float]) -> list[Agreement]:
-    """A schedule's values (numpy and jax.numpy evaluation, as the simulator calls it) at ``times``
+    """A schedule's values (numpy and jax.numpy evaluation of :class:`Schedule`, and the simulator's
+    compiled :class:`~contrastive_bounds.numerics.langevin.temperature.TemperatureProgram`) at ``times``
     and its HKS constant against the closed forms, plus the tabulated references of its form."""
     import jax.numpy as jnp
 
+    from contrastive_bounds.numerics.langevin.temperature import temperature_program
+
     rows = []
     form, params = schedule.form, dict(schedule.params)
+    program, values = temperature_program(schedule)  # what langevin_kernel compiles into the chunk
     for t in times:
         ref = schedule_temperature_mp(form, params, t)
         where = f"{form} {params}, t={t:g}"
@@ -105,8 +109,11 @@ def verify_schedule(schedule: Any, times: list[float]) -> list[Agreement]:
         cond = (t / params["t_end"]) / max(1.0 - t / params["t_end"], 1e-300) if form == "linear" else 0.0
         rtol = max(1e-12, 8 * 2.0 ** -52 * cond)
         rows.append(agreement("Schedule.temperature (numpy)", where, float(schedule.temperature(float(t))), ref, rtol=rtol))
-        rows.append(agreement("Schedule.temperature (jax.numpy, as simulated)", where,
+        rows.append(agreement("Schedule.temperature (jax.numpy)", where,
                               float(schedule.temperature(jnp.asarray(float(t), jnp.float64), xp=jnp)), ref, rtol=rtol))
+        rows.append(agreement("TemperatureProgram (the simulator's compiled schedule)", where,
+                              float(program(program.data(values, np.float64), jnp.asarray(float(t), jnp.float64))),
+                              ref, rtol=rtol))
     rows.append(agreement("Schedule.hks_constant", f"{form} {params}", schedule.hks_constant(),
                           hks_constant_reference(form, params), rtol=1e-14))
     from contrastive_bounds.theory.schedules import make_schedule

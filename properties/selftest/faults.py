@@ -105,9 +105,17 @@ def _uncentred_cka(original: Any) -> Any:
 def _schedule_shift(original: Any) -> Any:
     from contrastive_bounds.theory.schedules import LOG_FORMS
 
-    def beta(self: Any, t: Any, xp: Any = np) -> Any:
-        return original(self, t + 1.0, xp) if self.form in LOG_FORMS else original(self, t, xp)
-    return beta
+    def form_beta(form: str, p: Any, t: Any, xp: Any = np) -> Any:
+        return original(form, p, t + 1.0, xp) if form in LOG_FORMS else original(form, p, t, xp)
+    return form_beta
+
+
+def _program_shift(original: Any) -> Any:
+    from contrastive_bounds.theory.schedules import LOG_FORMS
+
+    def call(self: Any, data: Any, t: Any) -> Any:
+        return original(self, data, t + 1.0) if self.kind == "schedule" and self.form in LOG_FORMS else original(self, data, t)
+    return call
 
 
 def _exponential_half_rate(original: Any) -> Any:
@@ -263,8 +271,12 @@ FAULTS: tuple[Fault, ...] = (
           ("A1.one_step", "A1.vmf", "A4.trapping")),
     # --------------------------------------------------------------------------- values at finite t
     Fault("schedule.log_shift", "values", "logarithmic schedules evaluated at t + 1 (log(t + t0 + 1)): same HKS "
-          "constant, same verdict", (Substitution(f"{CB}.theory.schedules:Schedule.beta", _schedule_shift),),
+          "constant, same verdict", (Substitution(f"{CB}.theory.schedule_forms:form_beta", _schedule_shift),),
           ("A2.schedule_values", "A4.trapping", "A4.convergence", "A6.finite_time")),
+    Fault("schedule.program_log_shift", "values", "the simulator's compiled schedule reads log(t + t0 + 1) while the "
+          "theory's Schedule is right", (Substitution(f"{CB}.numerics.langevin.temperature:TemperatureProgram.__call__",
+                                                      _program_shift),),
+          ("A2.schedule_values", "A4.trapping")),
     Fault("schedule.exponential_rate", "values", "exponential cooling gamma^(t/(2 period)) for gamma^(t/period): "
           "still fast (HKS constant 0)", (Substitution(f"{CB}.theory.schedules:Schedule.temperature", _exponential_half_rate),),
           ("A2.schedule_values", "A4.fast_schedules")),
