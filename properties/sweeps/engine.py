@@ -252,9 +252,36 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
         client = Client(cluster)
         try:
             yield client
-        finally:
-            client.close()
-            cluster.close()
+        except BaseException:
+            _close_now(client, cluster)
+            raise
+        client.close()
+        cluster.close()
+
+
+def _close_now(client: Any, cluster: Any, timeout: float = 5.0) -> None:
+    """Close an embedded cluster after Ctrl-C or an error without waiting for running tasks.
+
+    A task inside a long compiled call (a landscape search, a Langevin chunk) cannot be cancelled; its
+    worker process is killed (its row was never written, so --resume recomputes it), then the client and
+    cluster close with a short timeout. Nothing here raises: the interruption that led here is what the
+    caller reports.
+    """
+    import os
+    import signal
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        try:
+            pid = nanny.process.process.pid  # Nanny -> WorkerProcess -> AsyncProcess
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+        except (AttributeError, ProcessLookupError, PermissionError):
+            pass
+    for close in (client.close, cluster.close):
+        try:
+            close(timeout=timeout)
+        except Exception:  # noqa: BLE001 - best effort: the cluster is going away
+            pass
 
 
 def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = None, workers: int | None = None,
@@ -283,14 +310,17 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = N
     valid, invalid = store.scan(keys) if resume else ({}, {})
     pending = [t for t in spec.tasks if t.key not in valid]
     n_workers = 0
-    if pending:
-        if client is not None:
-            n_workers = _submit_all(client, pending, store, retries, on_row, progress, spec.name)
-        else:
-            with open_client(scheduler, workers, retries) as own:
-                n_workers = _submit_all(own, pending, store, retries, on_row, progress, spec.name)
-    table = store.consolidate(keys, {"contrastive_bounds.sweep": to_json_text({"name": spec.name, **spec.normalised}),
-                                     "contrastive_bounds.fingerprint": spec.fingerprint})
+    try:
+        if pending:
+            if client is not None:
+                n_workers = _submit_all(client, pending, store, retries, on_row, progress, spec.name)
+            else:
+                with open_client(scheduler, workers, retries) as own:
+                    n_workers = _submit_all(own, pending, store, retries, on_row, progress, spec.name)
+        table = store.consolidate(keys, {"contrastive_bounds.sweep": to_json_text({"name": spec.name, **spec.normalised}),
+                                         "contrastive_bounds.fingerprint": spec.fingerprint})
+    except KeyboardInterrupt:  # after the last row (closing the cluster, writing the table): every row is on disk
+        raise SweepInterrupted(len(store.scan(keys)[0]), len(keys), store.out) from None
     return SweepResult(spec, store.out, table, len(pending), len(valid), invalid, time.perf_counter() - started, n_workers)
 
 

@@ -82,7 +82,7 @@ def test_ctrl_c_keeps_the_finished_rows_says_how_to_resume_and_resume_finishes(t
     same command with --resume computes only the rest and leaves a whole table."""
     spec = tmp_path / "s.toml"
     spec.write_text('name = "interrupt"\nkind = "anneal"\nseeds = "0..2"\n'
-                    '[params]\nH = 1.0\nschedule = "fixed"\nchains = 64\nt_end = 40.0\n[grid]\nc_over_h = [0.5, 1.0]\n')
+                    '[params]\nH = 1.0\nschedule = "fixed"\nchains = 2048\nt_end = 400.0\n[grid]\nc_over_h = [0.5, 1.0]\n')
     out = tmp_path / "o"
     cmd = CLI + ["sweep", str(spec), "--workers", "2", "--out", str(out)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
