@@ -34,6 +34,20 @@ from contrastive_bounds.properties.cli.common import (
 
 DEFAULT_OUT = "contrastive-bounds-landscape"
 EXIT_INTERRUPTED = 130
+#: Refusal threshold of :func:`search_cost` (about an hour of one core at 3e7 pair terms a second).
+MAX_SEARCH_COST = 1e11
+#: L-BFGS iterations a minimisation may take (the minimiser's budget), used by :func:`search_cost`.
+ITERATIONS_PER_START = 200
+
+
+def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int) -> float:
+    """Pair terms a search evaluates at the most: minimisations x iterations x N² d.
+
+    Each potential evaluation of N points on S^{d-1} (InfoNCE, Thomson) costs about N² d; a search minimises
+    ``starts`` random starts and up to ``starts`` per basin-hopping round, each for up to
+    :data:`ITERATIONS_PER_START` iterations (transition-state searches add a comparable amount).
+    """
+    return float(starts) * (1 + hop_rounds) * ITERATIONS_PER_START * float(num_points) ** 2 * dim
 
 
 def parse_pairs(text: str) -> list[tuple[int, int]]:
@@ -127,6 +141,8 @@ def landscape(
     ts_rounds: int = typer.Option(6, "--ts-rounds", help="transition-state rounds at most (>= 1)"),
     out: Path = typer.Option(Path(DEFAULT_OUT), "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
+    yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_SEARCH_COST:.0e} pair terms (starts x "
+                             f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output on stdout"),
 ) -> None:
     """Minima (with multiplicities), verified transition states, H* and Catoni's D by a transition network.
@@ -136,11 +152,27 @@ def landscape(
     (the effort is printed).
     """
     r = check_real("--radius", radius, 0.0, math.inf)
-    land = _spec(spec, params, points, dim, tau, pairs, coupled, r)
     settings = dict(starts=check_int("--starts", starts, 1, None), seed=check_int("--seed", seed, 0, 2**63 - 1),
                     max_hop_rounds=check_int("--hop-rounds", hop_rounds, 0, None),
                     patience=check_int("--patience", patience, 1, None),
                     max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None))
+    if spec in ("infonce", "thomson"):  # before building the potential (its construction evaluates it)
+        n = check_int("--points", (8 if spec == "infonce" else 12) if points is None else points, 2, None)
+        d = check_int("--dim", 3 if dim is None else dim, 2, None)
+        cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"])
+        if cost > MAX_SEARCH_COST and not yes:
+            raise CLIError(f"--points={n}, --dim={d}, --starts={settings['starts']}, --hop-rounds="
+                           f"{settings['max_hop_rounds']}: up to {cost:.1e} pair terms, above {MAX_SEARCH_COST:.0e} "
+                           "(hours or more); choose fewer points or starts, or add --yes")
+    land = _spec(spec, params, points, dim, tau, pairs, coupled, r)
+    n = land.num_points
+    if not resume and (out / STATE_FILE).exists():
+        raise CLIError(f"--out={str(out)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "
+                       "choose another --out (delete the folder to start afresh)")
+    if spec == "infonce" and pairs is None and n % 2:
+        err_console.print(f"note: --points={n} is odd: the default pairs are "
+                          f"{', '.join(f'{i}-{j}' for i, j in land.params['pairs'])}; point {n - 1} is a negative only "
+                          "(give --pairs to choose)", markup=False, highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
                   TimeElapsedColumn(), console=err_console, transient=True) as bar:
         task = bar.add_task("search", total=None, info="")

@@ -1,0 +1,49 @@
+"""Command ``landscape`` guards: an earlier search is never replaced silently, a search too large for a
+workstation is refused before the potential is built, and an odd N with the default pairs is said."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli.landscape import ITERATIONS_PER_START, MAX_SEARCH_COST, search_cost
+
+runner = CliRunner()
+SMALL = ["--starts", "4", "--hop-rounds", "0", "--patience", "1", "--ts-rounds", "1"]
+
+
+def test_search_cost_is_minimisations_times_iterations_times_pair_terms():
+    """starts x (1 + hop rounds) x iterations x N² d, written out."""
+    assert search_cost(10, 3, 64, 30) == 64 * 31 * ITERATIONS_PER_START * 100 * 3
+
+
+def test_too_large_a_search_is_refused_naming_the_sizes_and_yes():
+    """N = 100000 on S^999: exit 2 at once (the potential is never built), one line naming --points and --yes."""
+    res = runner.invoke(app, ["landscape", "infonce", "--points", "100000", "--dim", "1000"])
+    assert res.exit_code == 2 and "--points=100000" in res.output and "--yes" in res.output
+    assert f"{MAX_SEARCH_COST:.0e}" in res.output and len(res.output.strip().splitlines()) == 1
+    many = runner.invoke(app, ["landscape", "infonce", "--points", "10", "--dim", "2", "--starts", "100000000"])
+    assert many.exit_code == 2 and "--starts=100000000" in many.output
+
+
+def test_a_finished_search_is_not_replaced_without_resume(tmp_path):
+    """A second run into the same --out without --resume exits 2 and leaves network.json as it was."""
+    first = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", "--tau", "0.1", "--out",
+                                str(tmp_path), *SMALL])
+    assert first.exit_code == 0, first.output
+    before = (tmp_path / "network.json").read_text()
+    second = runner.invoke(app, ["landscape", "infonce", "--points", "6", "--dim", "2", "--tau", "0.1", "--out",
+                                 str(tmp_path), *SMALL])
+    assert second.exit_code == 2 and "--resume" in second.output and "already holds a search" in second.output
+    assert (tmp_path / "network.json").read_text() == before
+    assert json.loads(before)["landscape"]["num_points"] == 4
+
+
+def test_odd_points_with_default_pairs_say_which_point_is_a_negative_only(tmp_path):
+    """N = 5, default pairs 0-1, 2-3: a note names point 4 as a negative only; the search still runs."""
+    res = runner.invoke(app, ["landscape", "infonce", "--points", "5", "--dim", "2", "--tau", "0.1", "--out",
+                              str(tmp_path), "--json", *SMALL])
+    assert res.exit_code == 0, res.output
+    assert "point 4 is a negative only" in res.output and "0-1, 2-3" in res.output
