@@ -207,6 +207,10 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
         if not np.all(np.isfinite(a)) or np.any(~np.any(a != 0, axis=1)):
             raise ValueError(f"{name} must be finite with no zero row (cosine similarities)")
     u, v = _unit(x), _unit(y)
+    for name, a in (("CL", u), ("NSCL", v)):
+        if np.all(np.abs(a - a[0]) <= 1e-12):
+            raise ValueError(f"{name} is constant: all n rows point the same way (every cosine similarity is 1), so "
+                             "CKA and RSA are undefined")
     n = x.shape[0]
     cka_cos = {"biased": linear_cka(u, v, debiased=False, method="features"),
                "debiased": linear_cka(u, v, debiased=True, method="features")}

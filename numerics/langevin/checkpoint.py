@@ -190,12 +190,20 @@ def fingerprint_difference(found: str, wanted: str, limit: int = 3) -> str:
     if not (isinstance(a, dict) and isinstance(b, dict)):
         return "unreadable fingerprint"
 
-    def short(v: Any) -> str:
-        text = json.dumps(v)
+    def short(v: Any, start: int = 0) -> str:
+        text = json.dumps(v if start == 0 else "..." + v[start:])
         return text if len(text) <= 60 else text[:57] + "..."
 
+    def window(x: Any, y: Any) -> int:
+        """Where two long strings start to differ, less some context (0: show from the start)."""
+        if not (isinstance(x, str) and isinstance(y, str)):
+            return 0
+        i = next((k for k, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+        return max(0, i - 20) if i > 40 else 0
+
     keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    parts = [f"{k}: {short(a.get(k))} in the checkpoint, {short(b.get(k))} now" for k in keys[:limit]]
+    at = {k: window(a.get(k), b.get(k)) for k in keys}
+    parts = [f"{k}: {short(a.get(k), at[k])} in the checkpoint, {short(b.get(k), at[k])} now" for k in keys[:limit]]
     more = f"; and {len(keys) - limit} more" if len(keys) > limit else ""
     return "; ".join(parts) + more if parts else "same settings, different encoding"
 
@@ -217,7 +225,7 @@ def load_checkpoint(path: Path, fingerprint: str) -> tuple[Carry, np.ndarray]:
     if str(found) != fingerprint:
         raise ValueError(
             f"checkpoint={str(path)!r} belongs to a different run (its configuration differs: "
-            f"{fingerprint_difference(str(found), fingerprint)}); use another path or resume=False"
+            f"{fingerprint_difference(str(found), fingerprint)}); use another path, or delete the file to start over"
         )
     _validate_arrays(path, arrays, json.loads(fingerprint))
     state = LangevinState(jnp.asarray(arrays["position"]), jnp.asarray(arrays["potential"]), jnp.asarray(arrays["grad"]))

@@ -30,6 +30,7 @@ import shlex
 import sys
 import time
 import warnings
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -111,11 +112,16 @@ def anneal(
     seed = check_seed(seed)
     t_end = check_real("time", time_end, 0.0, math.inf)
     h_opt = check_real("step-size", step_size, 0.0, math.inf)
-    n_steps = round(t_end / h_opt)
+    ratio = t_end / h_opt
+    if not math.isfinite(ratio) or ratio > 2**31 - 2:
+        shown = f"{ratio:.0f}" if ratio < 1e15 else f"{ratio:.3g}"
+        raise ValueError(f"--time / --step-size = {shown} steps is outside its domain: at most {2**31 - 2} steps; "
+                         "use a shorter --time or a larger --step-size")
+    n_steps = round(ratio)
     if n_steps < 1 or abs(n_steps * h_opt - t_end) > 1e-9 * max(1.0, t_end):
         raise ValueError(f"--time={t_end!r} must be a positive whole multiple of --step-size={h_opt!r}")
     if n_steps > 2**31 - 2:
-        raise ValueError(f"--time / --step-size = {n_steps} steps is outside its domain: at most {2**31 - 2} steps; "
+        raise ValueError(f"--time / --step-size = {n_steps:.3g} steps is outside its domain: at most {2**31 - 2} steps; "
                          "use a shorter --time or a larger --step-size")
     if start not in START_MODES:
         raise ValueError(f"start={start!r} is not one of {START_MODES}")
@@ -128,6 +134,9 @@ def anneal(
         raise ValueError(f"--schedule {schedule} on anneal's range [0, --time={t_end:g}]: {err}") from None
     if resume and checkpoint is None:
         raise ValueError("--resume needs --checkpoint FILE (the file to continue from)")
+    if checkpoint is not None and not resume and Path(checkpoint).exists():
+        raise ValueError(f"--checkpoint={checkpoint!r} already holds a saved run; add --resume to continue it, or "
+                         "choose another path (delete the file to start afresh)")
     cost = estimate_run_cost(chains, n_steps, land.num_points, land.dim, 8, n_steps // default_record_every(n_steps))
     memory = _physical_memory()
     too_big = [why for why in (

@@ -189,7 +189,9 @@ def bound_cmd(
     raw = parse_assignments(assignments)
     values = {k: parse_exact(k, v) for k, v in raw.items()}
     if solve is not None:
-        sol = obj.solve(solve.strip().replace("-", "_"), digits=min(digits, 60), **values)
+        if not 5 <= digits <= 60:
+            raise CLIError(f"--digits={digits} with --solve must be in [5, 60] (digits of each certified end)")
+        sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
         if as_json:
             emit_json(sol.to_dict())
         else:
