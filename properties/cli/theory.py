@@ -12,6 +12,7 @@ from typing import Any, Optional
 import click
 import sympy as sp
 import typer
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand
 
@@ -97,7 +98,7 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Machine-readabl
     console.print("[bold]Bounds[/bold] (every parameter each accepts: domain, meaning, \\[units])")
     for b in bounds:
         kind = {"upper": "upper bound", "lower": "lower bound", "estimate": "estimate"}[b.kind]
-        console.print(f"[bold]{b.name}[/bold] ({kind}): {b.title}", soft_wrap=True, highlight=False)
+        console.print(f"[bold]{b.name}[/bold] ({kind}): {escape(b.title)}", soft_wrap=True, highlight=False)
         for line in b.parameter_help():
             console.print(f"    {line}", soft_wrap=True, markup=False, highlight=False)
         console.print(f"    source: {_short(b.source)}", soft_wrap=True, markup=False, highlight=False)
@@ -110,29 +111,29 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="Machine-readabl
 
 
 def _print_value(obj: Bound, res: Any, digits: int) -> None:
-    console.print(f"[bold]{obj.name}[/bold]: {obj.title}")
+    console.print(f"[bold]{escape(str(obj.name))}[/bold]: {escape(obj.title)}")
     if res.vacuous:
-        console.print(f"[yellow]vacuous[/yellow]: {res.reason}")
+        console.print(f"[yellow]vacuous[/yellow]: {escape(res.reason)}")
     else:
         if res.log10 is None and res.log10_exact is None:  # a factor could not be determined (see reason)
-            console.print(f"[yellow]undetermined[/yellow]: {res.reason}")
+            console.print(f"[yellow]undetermined[/yellow]: {escape(res.reason)}")
         else:
             shown = f"{res.value:.10g}" if res.value is not None else "(beyond float64)"
             log_shown = (f"{res.log10:.12g}" if res.log10 is not None
                          else f"{res.log10_exact} (beyond float64 even in log space)")
-            console.print(f"value = {shown}   log10 = {log_shown}")
+            console.print(f"value = {escape(str(shown))}   log10 = {escape(str(log_shown))}")
             if res.log10 is not None:
-                console.print(f"exact ({digits} digits) = {res.to_dict()['exact']}")
+                console.print(f"exact ({digits} digits) = {escape(str(res.to_dict()['exact']))}")
             else:  # the decimal exponent alone would have hundreds of digits
-                console.print(f"exact ({digits} digits) = 10^({res.log10_exact})")
+                console.print(f"exact ({digits} digits) = 10^({escape(str(res.log10_exact))})")
         if res.uninformative:
-            console.print(f"[yellow]{res.reason}[/yellow]")
+            console.print(f"[yellow]{escape(str(res.reason))}[/yellow]")
         elif res.uninformative is None:
-            console.print(f"[yellow]{res.informativeness_note}[/yellow]")
+            console.print(f"[yellow]{escape(str(res.informativeness_note))}[/yellow]")
         elif res.informativeness == "informative":
-            console.print(f"[green]{res.informativeness_note}[/green]")
+            console.print(f"[green]{escape(str(res.informativeness_note))}[/green]")
         for note in res.notes:
-            console.print(f"[yellow]note[/yellow]: {note}")
+            console.print(f"[yellow]note[/yellow]: {escape(str(note))}")
         t = Table(title="factors (log10)")
         t.add_column("factor")
         t.add_column("log10", justify="right")
@@ -142,33 +143,33 @@ def _print_value(obj: Bound, res: Any, digits: int) -> None:
         console.print(t)
         dominant = res.dominant_factor()
         if dominant is not None:
-            console.print(f"dominant factor: {dominant}")
-    console.print(f"source: {res.source.cite()}")
+            console.print(f"dominant factor: {escape(str(dominant))}")
+    console.print(f"source: {escape(str(res.source.cite()))}")
     if res.source.reading:
-        console.print(f"reading: {res.source.reading}")
+        console.print(f"reading: {escape(str(res.source.reading))}")
 
 
 def _print_solution(obj: Bound, sol: Any) -> None:
     what = "inside its regime" if obj.kind == "estimate" else (
         "non-vacuous and informative" if sol.informativeness_judged and obj.trivial is not None else "non-vacuous")
-    console.print(f"[bold]{obj.name}[/bold]: {obj.title}")
+    console.print(f"[bold]{escape(str(obj.name))}[/bold]: {escape(obj.title)}")
     if sol.status == "refused":
-        console.print(f"[red]refused[/red]: {sol.reason}")
+        console.print(f"[red]refused[/red]: {escape(str(sol.reason))}")
     elif sol.status == "empty":
-        console.print(f"[yellow]no {sol.param}[/yellow] makes it {what}: {sol.reason}")
+        console.print(f"[yellow]no {escape(str(sol.param))}[/yellow] makes it {escape(str(what))}: {escape(str(sol.reason))}")
     else:
-        console.print(f"{what} for [bold]{sol.describe()}[/bold]" + (" (the whole window)" if sol.status == "whole window" else ""))
+        console.print(f"{escape(str(what))} for [bold]{escape(str(sol.describe()))}[/bold]" + (" (the whole window)" if sol.status == "whole window" else ""))
         for lo, hi in sol.intervals:
             for side, e in (("lower", lo), ("upper", hi)):
                 if e.kind in ("root", "integer"):
                     enc = e.lower if e.lower == e.upper else f"[{e.lower}, {e.upper}]"
-                    console.print(f"  {side} end {sol.param} = {enc}  ({e.kind}; limited by: {e.condition})")
-                    console.print(f"    certified: {e.evidence}")
+                    console.print(f"  {escape(str(side))} end {escape(str(sol.param))} = {escape(str(enc))}  ({escape(str(e.kind))}; limited by: {escape(str(e.condition))})")
+                    console.print(f"    certified: {escape(str(e.evidence))}")
     for c in sol.conditions:
         mono = f"; {c.monotone} in {sol.param} (arb)" if c.monotone else ""
-        console.print(f"  condition: {c.meaning}{mono}")
+        console.print(f"  condition: {escape(str(c.meaning))}{escape(str(mono))}")
     for note in sol.notes:
-        console.print(f"  [dim]{note}[/dim]")
+        console.print(f"  [dim]{escape(str(note))}[/dim]")
 
 
 def bound_cmd(

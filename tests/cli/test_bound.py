@@ -38,3 +38,13 @@ def test_eta_sum_1e400_is_evaluated_beyond_float64():
     assert "dominant factor: growth" in res.output
     assert "3.3929256e+397 (beyond float64)" in res.output
 
+
+
+def test_titles_with_square_brackets_are_printed_as_text_not_markup():
+    """A title holding "[t_start, t_start + duration]" shows in `list` and `bound` (rich would drop it as a tag)."""
+    from typer.testing import CliRunner
+
+    from contrastive_bounds.properties.cli.app import app
+
+    res = CliRunner().invoke(app, ["list"])
+    assert res.exit_code == 0 and "over [t_start, t_start + duration] under" in res.output
