@@ -129,3 +129,14 @@ def resolve_landscape(spec: str, **params: Any) -> Landscape:
     if params:
         raise ValueError(f"parameters {sorted(params)} are not accepted for a Fourier file (landscape={spec!r})")
     return load_fourier(path)
+
+
+def _memo_info() -> tuple[int, int]:
+    """``(landscapes held, capacity)``."""
+    return len(_BUILT), MEMO_SIZE
+
+
+# The lru_cache protocol, so that code which empties the package's caches (the self-test's substitution
+# hook) also drops landscapes whose analysis ran before a substitution.
+get_landscape.cache_clear = _BUILT.clear  # type: ignore[attr-defined]
+get_landscape.cache_info = _memo_info  # type: ignore[attr-defined]

@@ -105,6 +105,17 @@ def chunk_fn(kernel: LangevinKernel, target: Any, basins: tuple, unit_steps: int
     return fn
 
 
+def _chunk_cache_info() -> tuple[int, int]:
+    """``(compiled chunks held, capacity)``."""
+    return len(_CHUNKS), _CACHE_SIZE
+
+
+# The lru_cache protocol, so that code which empties the package's caches (the self-test's substitution
+# hook) also drops compiled chunks that captured the functions it replaces.
+chunk_fn.cache_clear = _CHUNKS.clear  # type: ignore[attr-defined]
+chunk_fn.cache_info = _chunk_cache_info  # type: ignore[attr-defined]
+
+
 def _build_chunk(base: LangevinKernel, target: Any, basins: tuple, unit_steps: int, max_units: int, unroll: int,
                  fused: bool, num_shards: int):
     circle = base.supports_circle

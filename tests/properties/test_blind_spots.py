@@ -94,3 +94,15 @@ def test_more_weaker_bounds(fault_id):
     check = get_fault(fault_id).checks[0]
     params = {"examples": 8} if check.startswith("B5") else SMALL_DESCENT
     assert _under(fault_id, check, **params).verdict == "violated"
+
+
+def test_a_fault_is_seen_by_a_check_whose_programs_were_compiled_before_it():
+    """The substitution hook empties the compiled-chunk and landscape caches: a drift fault applied after a
+    clean run of the same check (its chunk already compiled, its landscape memoised) still turns it red."""
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.langevin.chunk import chunk_fn
+
+    assert _run("A1.one_step").verdict == "holds"
+    assert chunk_fn.cache_info()[0] > 0 and get_landscape.cache_info()[0] > 0
+    assert _under("integrator.drift", "A1.one_step").verdict == "violated"
+    assert _run("A1.one_step").verdict == "holds"  # restored: the faulty chunk is not reused either
