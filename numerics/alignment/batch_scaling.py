@@ -244,7 +244,8 @@ def _load_cells(path: str, fp: str) -> dict[str, Any]:
         raise ValueError(f"checkpoint={path!r} is not a grid checkpoint of this toolkit")
     if data.get("fingerprint") != fp:
         raise ValueError(f"checkpoint={path!r} belongs to a different grid (its configuration differs: "
-                         f"{fingerprint_difference(str(data.get('fingerprint')), fp)}); use another path or resume=False")
+                         f"{fingerprint_difference(str(data.get('fingerprint')), fp)}); use another --checkpoint "
+                         "path, or delete the file to start over")
     return data["cells"]
 
 

@@ -102,7 +102,8 @@ def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint"
             found = str(data["fingerprint"])
             if found != fingerprint_value:
                 raise ValueError(f"{name}={path!r} belongs to a different run (its configuration differs: "
-                                 f"{fingerprint_difference(found, fingerprint_value)}); use another path or resume=False")
+                                 f"{fingerprint_difference(found, fingerprint_value)}); use another --checkpoint path, "
+                                 "or delete the file to start over")
             return {k: data[k] for k in data.files if k != "fingerprint"}
     except (OSError, EOFError, KeyError) as exc:
         raise ValueError(f"{name}={path!r} cannot be read as a checkpoint ({exc})") from None

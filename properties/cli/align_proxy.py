@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import command, console, emit_json
+from contrastive_bounds.properties.cli.common import EXIT_INTERRUPTED, command, console, emit_json, err_console
 
 
 def _floats(name: str, text: str) -> tuple[float, ...]:
@@ -70,11 +70,14 @@ def proxy(
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
     prog, cb = progress_bar("SGD and proxy", steps, json_out)
-    if prog is not None:
-        with prog:
-            res = run_proxy_comparison(cfg, checkpoint=checkpoint, progress=cb)
-    else:
-        res = run_proxy_comparison(cfg, checkpoint=checkpoint)
+    try:
+        if prog is not None:
+            with prog:
+                res = run_proxy_comparison(cfg, checkpoint=checkpoint, progress=cb)
+        else:
+            res = run_proxy_comparison(cfg, checkpoint=checkpoint)
+    except KeyboardInterrupt:
+        interrupted(checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -137,11 +140,14 @@ def batch_scaling(
     check_scaling_inputs(cfg)
     cells = len(cfg.batch_sizes) * len(cfg.budgets)
     prog, cb = progress_bar("grid cells", cells, json_out)
-    if prog is not None:
-        with prog:
-            res = run_batch_scaling(cfg, checkpoint=checkpoint, progress=cb)
-    else:
-        res = run_batch_scaling(cfg, checkpoint=checkpoint)
+    try:
+        if prog is not None:
+            with prog:
+                res = run_batch_scaling(cfg, checkpoint=checkpoint, progress=cb)
+        else:
+            res = run_batch_scaling(cfg, checkpoint=checkpoint)
+    except KeyboardInterrupt:
+        interrupted(checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -180,3 +186,14 @@ def register(app: typer.Typer) -> None:
     """Add ``proxy`` and ``batch-scaling`` to the ``align`` sub-app."""
     app.command("proxy")(command(proxy))
     app.command("batch-scaling")(command(batch_scaling))
+
+
+def interrupted(checkpoint: str | None) -> None:
+    """Ctrl-C: say what was kept and how to continue; exit 130."""
+    if checkpoint:
+        msg = (f"interrupted: the progress is saved in {checkpoint}; rerun the same command (same --checkpoint) to "
+               "continue from it")
+    else:
+        msg = "interrupted: nothing was saved (give --checkpoint FILE to keep the progress of a long run)"
+    err_console.print(msg, markup=False, highlight=False)
+    raise typer.Exit(EXIT_INTERRUPTED)

@@ -134,6 +134,9 @@ def anneal(
         raise ValueError(f"--schedule {schedule} on anneal's range [0, --time={t_end:g}]: {err}") from None
     if resume and checkpoint is None:
         raise ValueError("--resume needs --checkpoint FILE (the file to continue from)")
+    if resume and not Path(checkpoint).exists():
+        raise ValueError(f"--checkpoint={checkpoint!r} does not exist: nothing to resume (check the path, or drop "
+                         "--resume to start a new run)")
     if checkpoint is not None and not resume and Path(checkpoint).exists():
         raise ValueError(f"--checkpoint={checkpoint!r} already holds a saved run; add --resume to continue it, or "
                          "choose another path (delete the file to start afresh)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -86,6 +86,7 @@ def check_cmd(
             paths = write_report(suite, out)
             write_results(path, suite)  # figure names as drawn now
         console.print(f"report: {paths['markdown']}, {paths['html']}")
+        _say_why_failed(suite)
         raise typer.Exit(suite.exit_code)
     chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
     chosen = select(chosen, only)
@@ -121,9 +122,9 @@ def check_cmd(
                                   on_start=on_start, on_done=on_done)
         except SuiteInterrupted as stop:
             progress.stop()
-            err_console.print(f"interrupted: {stop.finished} of {stop.total} checks finished; their records are saved "
-                              f"in {stop.path}. Resume with: {_resume_command(profile, only, scenarios, out, strict)}",
-                              markup=False, highlight=False)
+            kept = f"their records are saved in {stop.path}" if Path(stop.path).exists() else "nothing was saved yet"
+            err_console.print(f"interrupted: {stop.finished} of {stop.total} checks finished; {kept}. Resume with: "
+                              f"{_resume_command(profile, only, scenarios, out, strict)}", markup=False, highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
     with _write_errors(out):
         paths = write_report(suite, out)
@@ -159,7 +160,17 @@ def check_cmd(
                 console.print(f"resume: {label}: {', '.join(names)}", markup=False, highlight=False)
         console.print(f"results: {out / 'results.json'}; report: {paths['markdown']}, {paths['html']}")
     if suite.exit_code:
+        _say_why_failed(suite)
         raise typer.Exit(suite.exit_code)
+
+
+def _say_why_failed(suite: Any) -> None:
+    """One line on stderr naming the records that make the exit code 1 and their verdicts."""
+    if not suite.exit_code:
+        return
+    named = ", ".join(f"{r.check} ({'crashed' if r.error else r.outcome.verdict})" for r in suite.failed)
+    rule = " (--strict: uninformative and vacuous fail too)" if suite.strict else ""
+    err_console.print(f"check failed{rule}: {named}", markup=False, highlight=False)
 
 
 def _resume_command(profile: str, only: Optional[str], scenarios: Optional[Path], out: Path, strict: bool) -> str:

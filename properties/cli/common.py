@@ -22,6 +22,7 @@ err_console = Console(stderr=True, soft_wrap=True)
 EXIT_OK = 0
 EXIT_VIOLATED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 class CLIError(ValueError):
@@ -43,8 +44,31 @@ def command(fn: Callable[..., Any]) -> Callable[..., Any]:
                 msg = str(exc.args[0]) if exc.args else "unknown key"
             err_console.print(f"error: {msg}", markup=False, highlight=False)
             raise typer.Exit(EXIT_BAD_INPUT)
+        except OverflowError as exc:  # a size beyond what an int32/float64 index can hold
+            err_console.print(f"error: a size is too large ({exc}); choose smaller sizes", markup=False, highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT)
+        except KeyboardInterrupt:  # commands that save progress catch it themselves and say what to rerun
+            err_console.print("interrupted (Ctrl-C)", markup=False, highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED)
+        except Exception as exc:
+            if not _out_of_memory(exc):
+                raise
+            first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            err_console.print(f"error: out of memory ({first}); the sizes given need more memory than this machine has: "
+                              "choose smaller sizes (widths, batch or reference sizes, points or chains)",
+                              markup=False, highlight=False)
+            raise typer.Exit(EXIT_BAD_INPUT)
 
     return wrapper
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """A MemoryError, or an XLA allocation failure (``RESOURCE_EXHAUSTED`` / ``Out of memory``)."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc)
+    return type(exc).__name__ in ("XlaRuntimeError", "JaxRuntimeError") and (
+        "RESOURCE_EXHAUSTED" in text or "Out of memory" in text or "out of memory" in text)
 
 
 def parse_assignments(items: list[str] | None) -> dict[str, str]:

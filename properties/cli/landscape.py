@@ -157,14 +157,20 @@ def landscape(
                     patience=check_int("--patience", patience, 1, None),
                     max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None))
     if spec in ("infonce", "thomson"):  # before building the potential (its construction evaluates it)
-        n = check_int("--points", (8 if spec == "infonce" else 12) if points is None else points, 2, None)
+        n = check_int("--points", (8 if spec == "infonce" else 12) if points is None else points,
+                      3 if spec == "infonce" else 2, None)
         d = check_int("--dim", 3 if dim is None else dim, 2, None)
         cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"])
         if cost > MAX_SEARCH_COST and not yes:
             raise CLIError(f"--points={n}, --dim={d}, --starts={settings['starts']}, --hop-rounds="
                            f"{settings['max_hop_rounds']}: up to {cost:.1e} pair terms, above {MAX_SEARCH_COST:.0e} "
                            "(hours or more); choose fewer points or starts, or add --yes")
-    land = _spec(spec, params, points, dim, tau, pairs, coupled, r)
+    try:
+        land = _spec(spec, params, points, dim, tau, pairs, coupled, r)  # compiles and probes the potential
+    except KeyboardInterrupt:
+        err_console.print("interrupted while the potential was being built: nothing was searched or saved yet",
+                          markup=False, highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     n = land.num_points
     if not resume and (out / STATE_FILE).exists():
         raise CLIError(f"--out={str(out)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "
@@ -184,8 +190,12 @@ def landscape(
             res = landscape_network(land, out=out, resume=resume, progress=progress, **settings)
         except KeyboardInterrupt:
             bar.stop()
-            err_console.print(f"interrupted: everything found so far is saved in {out / STATE_FILE}; rerun the same "
-                              "command with --resume to continue", markup=False, highlight=False)
+            if (out / STATE_FILE).exists():
+                msg = (f"interrupted: everything found so far is saved in {out / STATE_FILE}; rerun the same command "
+                       "with --resume to continue")
+            else:
+                msg = "interrupted before the first batch of minimisations finished: nothing was saved yet"
+            err_console.print(msg, markup=False, highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED)
     if as_json:
         emit_json(res.to_dict())
