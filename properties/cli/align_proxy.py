@@ -70,14 +70,7 @@ def proxy(
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
     prog, cb = progress_bar("SGD and proxy", steps, json_out)
-    try:
-        if prog is not None:
-            with prog:
-                res = run_proxy_comparison(cfg, checkpoint=checkpoint, progress=cb)
-        else:
-            res = run_proxy_comparison(cfg, checkpoint=checkpoint)
-    except KeyboardInterrupt:
-        interrupted(checkpoint)
+    res = _run(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -140,14 +133,7 @@ def batch_scaling(
     check_scaling_inputs(cfg)
     cells = len(cfg.batch_sizes) * len(cfg.budgets)
     prog, cb = progress_bar("grid cells", cells, json_out)
-    try:
-        if prog is not None:
-            with prog:
-                res = run_batch_scaling(cfg, checkpoint=checkpoint, progress=cb)
-        else:
-            res = run_batch_scaling(cfg, checkpoint=checkpoint)
-    except KeyboardInterrupt:
-        interrupted(checkpoint)
+    res = _run(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -186,6 +172,17 @@ def register(app: typer.Typer) -> None:
     """Add ``proxy`` and ``batch-scaling`` to the ``align`` sub-app."""
     app.command("proxy")(command(proxy))
     app.command("batch-scaling")(command(batch_scaling))
+
+
+def _run(fn, prog, cb, checkpoint: str | None):  # noqa: ANN001, ANN202
+    """``fn()`` (with ``progress=cb`` inside the progress bar when there is one); Ctrl-C -> :func:`interrupted`."""
+    try:
+        if prog is None:
+            return fn()
+        with prog:
+            return fn(progress=cb)
+    except KeyboardInterrupt:
+        interrupted(checkpoint)
 
 
 def interrupted(checkpoint: str | None) -> None:
