@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import sys
 from typing import Any, Callable
 
 import typer
 from rich.console import Console
+from contrastive_bounds.properties.jsonsafe import jsonable
 
 # Piped output (files, CI logs) gets a wide console so numbers in tables are never split across lines.
 console = Console() if sys.stdout.isatty() else Console(width=160)
@@ -104,23 +104,9 @@ def parse_number(name: str, text: str) -> float | int:
                        "(|x| <= 1.8e308)") from None
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _jsonable(obj.tolist())
-    if hasattr(obj, "item") and callable(obj.item):
-        return _jsonable(obj.item())
-    return obj
-
-
 def emit_json(obj: Any) -> None:
     """Print ``obj`` as JSON on stdout (non-finite floats become null)."""
-    sys.stdout.write(json.dumps(_jsonable(obj), indent=2, default=str) + "\n")
+    sys.stdout.write(json.dumps(jsonable(obj), indent=2, default=str) + "\n")
     sys.stdout.flush()
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Iterable
@@ -26,6 +25,7 @@ from typing import Any, Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from contrastive_bounds.properties.jsonsafe import jsonable
 from contrastive_bounds.properties.runner import atomic_write_bytes, atomic_write_text, ensure_writable_folder
 
 __all__ = ["RESERVED_COLUMNS", "COMMON_COLUMNS", "row_schema", "row_digest", "ResultsStore", "spec_differences",
@@ -118,23 +118,9 @@ def spec_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return out
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _jsonable(obj.tolist())
-    if hasattr(obj, "item") and callable(obj.item):
-        return _jsonable(obj.item())
-    return obj
-
-
 def to_json_text(obj: Any) -> str:
     """Compact JSON of ``obj`` (numpy scalars/arrays as lists, non-finite floats as null)."""
-    return json.dumps(_jsonable(obj), sort_keys=True, default=str)
+    return json.dumps(jsonable(obj), sort_keys=True, default=str)
 
 
 class ResultsStore:
