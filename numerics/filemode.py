@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import IO, Any, Callable
 
-__all__ = ["current_umask", "publish_mode", "probe_writable_folder", "ensure_writable_parent"]
+__all__ = ["current_umask", "publish_mode", "write_atomically", "probe_writable_folder", "ensure_writable_parent"]
 
 
 def current_umask() -> int:
@@ -44,6 +45,31 @@ def publish_mode(path: str | os.PathLike) -> None:
       OSError: the mode cannot be changed (not the owner, file gone).
     """
     os.chmod(path, 0o666 & ~current_umask())
+
+
+def write_atomically(path: str | os.PathLike, write: Callable[[IO[Any]], None], *, binary: bool = True,
+                     prefix: str = ".tmp-", suffix: str = ".tmp") -> None:
+    """Write ``path`` all at once: ``write(fh)`` fills a temporary file in the same folder, which gets
+    :func:`publish_mode` and then replaces ``path`` (``os.replace``). An interruption at any point leaves
+    the previous file intact and no temporary behind.
+
+    Args:
+      path: the target file. write: called once with the open temporary file (binary or text).
+      binary: open the temporary file in binary mode. prefix, suffix: of the temporary file's name.
+    Raises:
+      OSError: the folder is not writable; whatever ``write`` raises (the temporary file is removed).
+    """
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
+    try:
+        with os.fdopen(fd, "wb" if binary else "w") as fh:
+            write(fh)
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def probe_writable_folder(folder: str | os.PathLike) -> str | None:

@@ -30,7 +30,7 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_probability, check_real, check_seed
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
+from contrastive_bounds.numerics.filemode import ensure_writable_parent, write_atomically
 from contrastive_bounds.numerics.alignment.checkpoint import fingerprint, fingerprint_difference
 from contrastive_bounds.numerics.alignment.eta_eff import batch_rows, symmetric_block_gradients
 from contrastive_bounds.numerics.alignment.proxy import centred_cka
@@ -250,19 +250,8 @@ def _load_cells(path: str, fp: str) -> dict[str, Any]:
 
 
 def _save_cells(path: str, fp: str, cells: dict[str, Any]) -> None:
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".grid-", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump({"fingerprint": fp, "cells": cells}, fh)
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, lambda fh: json.dump({"fingerprint": fp, "cells": cells}, fh), binary=False,
+                     prefix=".grid-", suffix=".json")
 
 
 def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, resume: bool = True,

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from typing import Any, Mapping
 
 import jax
 import numpy as np
 
-from contrastive_bounds.numerics.filemode import publish_mode
+from contrastive_bounds.numerics.filemode import write_atomically
+from contrastive_bounds.numerics.fingerprints import fingerprint_difference
 
 __all__ = ["fingerprint", "fingerprint_difference", "save_npz_atomic", "load_npz_checked", "flatten_tree",
            "unflatten_tree"]
@@ -47,26 +46,6 @@ def fingerprint(settings: Mapping[str, Any], *arrays: Any) -> str:
     return json.dumps(flat, sort_keys=True, default=str)
 
 
-def fingerprint_difference(found: str, wanted: str, limit: int = 3) -> str:
-    """Which settings differ between two fingerprints: ``"sgd.seed: 0 in the checkpoint, 1 now"`` (at most
-    ``limit`` keys, values shortened); a generic phrase when one is not a fingerprint of this module."""
-    try:
-        a, b = json.loads(found), json.loads(wanted)
-    except (ValueError, TypeError):
-        return "unreadable fingerprint"
-    if not (isinstance(a, dict) and isinstance(b, dict)):
-        return "unreadable fingerprint"
-
-    def short(v: Any) -> str:
-        text = json.dumps(v)
-        return text if len(text) <= 60 else text[:57] + "..."
-
-    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    parts = [f"{k}: {short(a.get(k))} in the checkpoint, {short(b.get(k))} now" for k in keys[:limit]]
-    more = f"; and {len(keys) - limit} more" if len(keys) > limit else ""
-    return "; ".join(parts) + more if parts else "same settings, different encoding"
-
-
 def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]) -> None:
     """Write ``arrays`` and ``fingerprint_value`` to ``path`` atomically (temp file in the same folder).
 
@@ -75,17 +54,9 @@ def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]
     Raises:
       OSError: when the folder is not writable.
     """
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, fingerprint=np.array(fingerprint_value), **{k: np.asarray(v) for k, v in arrays.items()})
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, lambda fh: np.savez(fh, fingerprint=np.array(fingerprint_value),
+                                               **{k: np.asarray(v) for k, v in arrays.items()}),
+                     prefix=".ckpt-", suffix=".npz")
 
 
 def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint") -> dict[str, np.ndarray]:

@@ -20,7 +20,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from functools import partial
 from typing import Any, Callable
 
@@ -30,7 +29,7 @@ import numpy as np
 
 from contrastive_bounds.theory import alignment
 
-from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
+from contrastive_bounds.numerics.filemode import ensure_writable_parent, write_atomically
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.alignment.descent import DescentState, StepRecord, descent_step, sample_batch
 from contrastive_bounds.numerics.alignment.descent_problem import (
@@ -110,18 +109,9 @@ def _fingerprint(config: DescentConfig, sigma0: np.ndarray, labels: np.ndarray) 
 
 def _save_checkpoint(path: str, *, fingerprint: str, step: int, sigma_cl, sigma_nscl, records) -> None:
     """Atomic write: a temporary file in the same folder, then ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, fingerprint=np.array(fingerprint), step=np.array(step), sigma_cl=np.asarray(sigma_cl),
-                     sigma_nscl=np.asarray(sigma_nscl), **{f"rec_{k}": v for k, v in records.items()})
-        publish_mode(tmp)  # 0o666 & ~umask, not mkstemp's 0600
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, lambda fh: np.savez(
+        fh, fingerprint=np.array(fingerprint), step=np.array(step), sigma_cl=np.asarray(sigma_cl),
+        sigma_nscl=np.asarray(sigma_nscl), **{f"rec_{k}": v for k, v in records.items()}), prefix=".ckpt-", suffix=".npz")
 
 
 def _load_checkpoint(path: str, fingerprint: str):

@@ -29,6 +29,7 @@ import numpy as np
 from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
 from contrastive_bounds.numerics.langevin.kernel import LangevinState
 from contrastive_bounds.numerics.langevin.observables import CARRY_FIELDS, Carry
+from contrastive_bounds.numerics.fingerprints import fingerprint_difference
 
 __all__ = ["run_fingerprint", "check_checkpoint_path", "save_checkpoint", "load_checkpoint",
            "fingerprint_difference", "CHECKPOINT_KEYS"]
@@ -178,34 +179,6 @@ def _validate_arrays(path: Path, arrays: dict[str, np.ndarray], config: dict) ->
     norm_err = float(np.max(np.abs(np.linalg.norm(arrays["position"].astype(np.float64), axis=-1) - 1.0)))
     if norm_err > (1e-3 if dtype == np.float32 else 1e-6):
         raise _unreadable(path, f"'position' is off the sphere by {norm_err:.3g}")
-
-
-def fingerprint_difference(found: str, wanted: str, limit: int = 3) -> str:
-    """Which settings differ between a checkpoint's fingerprint and this run's: ``"shards: 2 in the
-    checkpoint, 1 now"`` (at most ``limit`` keys, values shortened); a generic phrase if unparsable."""
-    try:
-        a, b = json.loads(found), json.loads(wanted)
-    except (ValueError, TypeError):
-        return "unreadable fingerprint"
-    if not (isinstance(a, dict) and isinstance(b, dict)):
-        return "unreadable fingerprint"
-
-    def short(v: Any, start: int = 0) -> str:
-        text = json.dumps(v if start == 0 else "..." + v[start:])
-        return text if len(text) <= 60 else text[:57] + "..."
-
-    def window(x: Any, y: Any) -> int:
-        """Where two long strings start to differ, less some context (0: show from the start)."""
-        if not (isinstance(x, str) and isinstance(y, str)):
-            return 0
-        i = next((k for k, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
-        return max(0, i - 20) if i > 40 else 0
-
-    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    at = {k: window(a.get(k), b.get(k)) for k in keys}
-    parts = [f"{k}: {short(a.get(k), at[k])} in the checkpoint, {short(b.get(k), at[k])} now" for k in keys[:limit]]
-    more = f"; and {len(keys) - limit} more" if len(keys) > limit else ""
-    return "; ".join(parts) + more if parts else "same settings, different encoding"
 
 
 def load_checkpoint(path: Path, fingerprint: str) -> tuple[Carry, np.ndarray]:

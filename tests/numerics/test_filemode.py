@@ -82,3 +82,24 @@ def test_folder_that_cannot_be_created_is_named(tmp_path):
     with pytest.raises(ValueError, match="cannot be created"):
         ensure_writable_parent(blocker / "sub" / "run.npz", "checkpoint")
 
+
+
+def test_write_atomically_keeps_the_old_file_when_the_writer_fails(tmp_path):
+    """A writer that raises halfway: the previous content stays, no temporary file is left, the error
+    propagates; a writer that finishes replaces the file (text and binary)."""
+    import pytest
+
+    from contrastive_bounds.numerics.filemode import write_atomically
+
+    target = tmp_path / "state.json"
+    write_atomically(target, lambda fh: fh.write("old"), binary=False)
+
+    def half(fh):
+        fh.write("partial")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(target, half, binary=False)
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+    write_atomically(target, lambda fh: fh.write(b"new"))
+    assert target.read_bytes() == b"new"
