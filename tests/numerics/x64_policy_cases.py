@@ -309,6 +309,9 @@ EXEMPT: dict[str, str] = {
                                    "classify_batch, which refuse float64 with x64 off",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",
+    "landscapes.network.optimize.run_in_padded_chunks": "chunking around a compiled function (its callers "
+                                                        "minimize_batch, run_neb and refine_batch refuse float64 "
+                                                        "with x64 off)",
     "landscapes.network.spec.check_pairs": "validation (integers)",
     "landscapes.network.spec.default_pairs": "integers",
     "landscapes.network.verify.orbit_dimension_formula": "numpy rank of a float64 configuration",

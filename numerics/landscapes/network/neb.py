@@ -31,7 +31,7 @@ import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.manifold import geodesic_interpolate, project, remove_orbit, retract
-from contrastive_bounds.numerics.landscapes.network.optimize import padded_size
+from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
 __all__ = ["neb_single", "neb_runner", "run_neb", "band_maxima"]
 
@@ -149,19 +149,8 @@ def run_neb(spec: Any, za: Any, zb: Any, *, chunk: int = 16, **settings: Any) ->
     require_x64(np.float64, what="landscapes.network.neb.run_neb")
     za = np.asarray(za, dtype=np.float64)
     zb = np.asarray(zb, dtype=np.float64)
-    b = za.shape[0]
-    size = padded_size(b, chunk)
-    fn = neb_runner(spec, size, **settings)
-    outs = []
-    for lo in range(0, b, size):
-        pa, pb = za[lo:lo + size], zb[lo:lo + size]
-        pad = size - pa.shape[0]
-        if pad:
-            pa = np.concatenate([pa, np.repeat(pa[:1], pad, axis=0)])
-            pb = np.concatenate([pb, np.repeat(pb[:1], pad, axis=0)])
-        res = fn(jnp.asarray(pa), jnp.asarray(pb))
-        outs.append([np.asarray(x)[: size - pad] for x in res])
-    return tuple(np.concatenate([o[i] for o in outs]) for i in range(4))
+    size = padded_size(za.shape[0], chunk)
+    return run_in_padded_chunks(neb_runner(spec, size, **settings), (za, zb), size)
 
 
 def band_maxima(path: np.ndarray, energies: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

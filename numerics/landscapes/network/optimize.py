@@ -29,7 +29,7 @@ import numpy as np
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.manifold import project, retract
 
-__all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size",
+__all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size", "run_in_padded_chunks",
            "CONVERGED", "MAX_ITER", "LINE_SEARCH_FAILED", "NON_FINITE", "STALLED"]
 
 RUNNING, CONVERGED, MAX_ITER, LINE_SEARCH_FAILED, NON_FINITE, STALLED = 0, 1, 2, 3, 4, 5
@@ -183,6 +183,25 @@ def padded_size(n: int, chunk: int) -> int:
     return 8 if n <= 8 else max(int(chunk), 8)
 
 
+def run_in_padded_chunks(fn: Any, arrays: tuple[np.ndarray, ...], size: int) -> tuple[np.ndarray, ...]:
+    """``fn(*chunk)`` over the leading axis of ``arrays`` in chunks of exactly ``size`` rows.
+
+    The last chunk is padded by repeating its first row (those results are dropped), so ``fn`` — compiled
+    for ``size`` rows — compiles once. Returns the concatenated outputs of ``fn`` as numpy arrays, one per
+    output, each with ``len(arrays[0])`` rows.
+    """
+    b = arrays[0].shape[0]
+    outs = []
+    for lo in range(0, b, size):
+        parts = [a[lo:lo + size] for a in arrays]
+        pad = size - parts[0].shape[0]
+        if pad:
+            parts = [np.concatenate([p, np.repeat(p[:1], pad, axis=0)]) for p in parts]
+        res = fn(*(jnp.asarray(p) for p in parts))
+        outs.append([np.asarray(x)[: size - pad] for x in res])
+    return tuple(np.concatenate([o[i] for o in outs]) for i in range(len(outs[0])))
+
+
 def minimize_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> LBFGSResult:
     """Minimise every start of ``z0`` (B, N, d) in padded chunks of at most ``chunk``; numpy results.
 
@@ -193,16 +212,5 @@ def minimize_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> L
     """
     require_x64(np.float64, what="landscapes.network.optimize.minimize_batch")
     z0 = np.asarray(z0, dtype=np.float64)
-    b = z0.shape[0]
-    size = padded_size(b, chunk)
-    fn = minimizer(spec, size, **settings)
-    outs = []
-    for lo in range(0, b, size):
-        part = z0[lo:lo + size]
-        pad = size - part.shape[0]
-        if pad:
-            part = np.concatenate([part, np.repeat(part[:1], pad, axis=0)])
-        res = fn(jnp.asarray(part))
-        outs.append([np.asarray(x)[: size - pad] for x in res])
-    cat = [np.concatenate([o[i] for o in outs]) for i in range(5)]
-    return LBFGSResult(*cat)
+    size = padded_size(z0.shape[0], chunk)
+    return LBFGSResult(*run_in_padded_chunks(minimizer(spec, size, **settings), (z0,), size))

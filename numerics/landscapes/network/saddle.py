@@ -29,7 +29,7 @@ from contrastive_bounds.numerics.landscapes.network.manifold import (
     riemannian_hessian,
     tangent_basis,
 )
-from contrastive_bounds.numerics.landscapes.network.optimize import padded_size
+from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
 __all__ = ["critical_data", "refiner", "refine_batch"]
 
@@ -149,16 +149,5 @@ def refine_batch(spec: Any, z: Any, modes: Any = None, *, index: int, chunk: int
     require_x64(np.float64, what="landscapes.network.saddle.refine_batch")
     z = np.asarray(z, dtype=np.float64)
     modes = np.zeros_like(z) if modes is None else np.asarray(modes, dtype=np.float64)
-    b = z.shape[0]
-    size = padded_size(b, chunk)
-    fn = refiner(spec, size, index=index, **settings)
-    outs = []
-    for lo in range(0, b, size):
-        zp, mp = z[lo:lo + size], modes[lo:lo + size]
-        pad = size - zp.shape[0]
-        if pad:
-            zp = np.concatenate([zp, np.repeat(zp[:1], pad, axis=0)])
-            mp = np.concatenate([mp, np.repeat(mp[:1], pad, axis=0)])
-        res = fn(jnp.asarray(zp), jnp.asarray(mp))
-        outs.append([np.asarray(x)[: size - pad] for x in res])
-    return tuple(np.concatenate([o[i] for o in outs]) for i in range(5))
+    size = padded_size(z.shape[0], chunk)
+    return run_in_padded_chunks(refiner(spec, size, index=index, **settings), (z, modes), size)
