@@ -1,4 +1,4 @@
-"""Float64 policy for JAX (DESIGN.md, Policies: Precision).
+"""Float64 policy for JAX (docs/design.md, Policies: Precision).
 
 Importing the package never flips ``jax_enable_x64``. Our own entry points (the command line, the
 test suite, :func:`enable_x64`) do. Every public function of ``contrastive_bounds.numerics`` that

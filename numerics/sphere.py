@@ -9,7 +9,7 @@ Reference: the embedded-submanifold formulas of Absil, Mahony & Sepulchre, *Opti
 Algorithms on Matrix Manifolds* (2008), Sec. 3.6 (projection) and Example 4.1.1 (retraction by
 normalisation); the exponential map of the round sphere (do Carmo, *Riemannian Geometry*, Ch. 3).
 
-Zero vectors (case C07 of CASES.md): :func:`normalize` and :func:`project_to_sphere` raise
+Zero vectors (case C07 of docs/reference-values.md): :func:`normalize` and :func:`project_to_sphere` raise
 ``ValueError`` on a zero row when called on concrete arrays (outside ``jit``). Inside a traced
 computation no exception is possible; there the zero row is mapped to a zero row (never NaN, and
 with a finite gradient, by the double-``where`` trick). The Langevin integrators only normalise
@@ -74,7 +74,7 @@ def project_tangent(z: jax.Array, v: jax.Array) -> jax.Array:
     Returns:
       Array of the broadcast shape, dtype of the inputs: the tangent component of ``v``.
 
-    Source: A1 of THEOREMS.md (P(z) = I − zzᵀ per factor); Absil et al. (2008) eq. (3.37).
+    Source: A1 of docs/theorems.md (P(z) = I − zzᵀ per factor); Absil et al. (2008) eq. (3.37).
     """
     require_x64(z, v, what="sphere.project_tangent")
     return v - jnp.sum(z * v, axis=-1, keepdims=True) * z

@@ -6,7 +6,7 @@ estimate, the interval and the confidence level, so a check can state its false-
 Sources: Clopper & Pearson (1934) and Wilson (1927) for binomial intervals (via
 ``scipy.stats.binomtest(...).proportion_ci``); Student-t intervals for means; the exact chi-square
 interval for the mean of an exponential law (Epstein & Sobel 1953); Arrhenius/Eyring–Kramers
-(THEOREMS.md A3, A5) for log E[τ_exit] = log A + H·β.
+(docs/theorems.md A3, A5) for log E[τ_exit] = log A + H·β.
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def arrhenius_fit(temperatures: Any, mean_exit_times: Any, confidence: float = 0
 
     Returns:
       :class:`ArrheniusFit`. The slope is H only in the low-temperature limit (Eyring–Kramers,
-      THEOREMS.md A5); at moderate T it carries an O(T) prefactor correction.
+      docs/theorems.md A5); at moderate T it carries an O(T) prefactor correction.
 
     Raises:
       ValueError: fewer than 3 points, non-positive values, repeated temperatures.

@@ -13,12 +13,12 @@ __all__ = ["GLOSSARY", "terms_used"]
 #: term -> definition (plain text; the report escapes it).
 GLOSSARY: dict[str, str] = {
     "H*": "critical height of a landscape: the largest barrier that any non-global local minimum must climb "
-          "to reach a strictly lower one (Hajek's critical depth d*, the HKS constant m). THEOREMS.md A3.",
+          "to reach a strictly lower one (Hajek's critical depth d*, the HKS constant m). docs/theorems.md A3.",
     "HKS": "Holley, Kusuoka and Stroock (1989), J. Funct. Anal. 83: annealed diffusions with T(t) = c/log(t + t0) "
            "converge in probability to the global minima iff c > H* (the 'HKS constant c').",
     "Catoni's D": "Catoni's difficulty (1992): D = max over non-global minima x of depth(x)/(V(x) - V_min); no "
-                  "schedule makes the miss probability decay faster than t^(-1/D). THEOREMS.md A6.",
-    "seed note": "the third-party summaries of Paper A the project started from (THEOREMS.md A8); several of their "
+                  "schedule makes the miss probability decay faster than t^(-1/D). docs/theorems.md A6.",
+    "seed note": "the third-party summaries of Paper A the project started from (docs/theorems.md A8); several of their "
                  "statements are wrong, and the checks named A8.* show how.",
     "Kramers band": "the Eyring-Kramers prediction of a trapped fraction, exp(-integral dt/tau(T(t))), widened by its "
                     "stated model error (model factor x step factor): the range an agreement check accepts.",

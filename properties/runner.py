@@ -268,7 +268,7 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
     ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after the work is done
     path = out_dir / "results.json"
     earlier = resumable_records(path, profile) if resume else []
-    enable_x64()  # the main job compares bounds in float64 (DESIGN.md, Precision); our entry point
+    enable_x64()  # the main job compares bounds in float64 (docs/design.md, Precision); our entry point
     checks = registered_checks()
     merged: dict[tuple[str, str], CheckResult] = {record_id(r): r for r in earlier}
     suite = SuiteResult([], alpha, profile, strict=strict)

@@ -9,7 +9,7 @@ Use them in your own property tests::
     def test_mine(pair, y): ...
 
 Shapes are drawn from a few buckets (``SIZE_BUCKETS``, ``DIM_BUCKETS``) so that jitted JAX code
-compiles once per bucket rather than once per example (CASES.md C14). Arrays are float64 numpy.
+compiles once per bucket rather than once per example (docs/reference-values.md C14). Arrays are float64 numpy.
 
 Importing this module registers the package's Hypothesis profiles ``contrastive-bounds-ci``,
 ``contrastive-bounds-dev`` and ``contrastive-bounds-thorough`` (see

@@ -2,7 +2,7 @@
 
 Source: Luthra, Mishra, Galanti, "On the Alignment Between Supervised and Self-Supervised Contrastive
 Learning", arXiv:2510.08852 (ICLR 2026); the loss gap from Luthra et al., arXiv:2506.04411, Thm 1.
-Statements as fixed in THEOREMS.md B2, B4, B5, B6 (our readings are recorded in each ``Source``).
+Statements as fixed in docs/theorems.md B2, B4, B5, B6 (our readings are recorded in each ``Source``).
 
 Two independent implementations live here on purpose: the sympy :class:`Bound` objects (evaluated
 with mpmath at any precision, or lambdified in log space), and plain numpy functions

@@ -1,4 +1,4 @@
-"""Paper B's qualitative claims (THEOREMS.md B7) as machine-checked sign claims.
+"""Paper B's qualitative claims (docs/theorems.md B7) as machine-checked sign claims.
 
 Each claim is "the sign of d log(bound)/d x on a stated box". Integer parameters (C, B, T) are
 treated as reals on the box, a stronger statement than needed. The boxes are stated in each claim;

@@ -1,6 +1,6 @@
 """Annealing theory of Paper A (Chaudhry, arXiv 2603.12552) and the classical results it transfers.
 
-Public face of the annealing layer: schedules in every convention (:mod:`.schedules`, THEOREMS.md
+Public face of the annealing layer: schedules in every convention (:mod:`.schedules`, docs/theorems.md
 A2), the HKS verdict (A4), the finite-time tail bound and Catoni's exponent (A6), and the claims of
 the seed notes (A8.1, A8.2) as :class:`~contrastive_bounds.theory.claim.Claim` objects registered at
 import time.
@@ -48,10 +48,10 @@ __all__ += [
 ]
 
 _HKS = Source("Holley, Kusuoka, Stroock (1989), J. Funct. Anal. 83; Hajek (1988), Math. Oper. Res. 13",
-              None, "HKS Thm 1.1; Hajek Thm 1", "THEOREMS.md A2/A4: every convention reduced to T·log t -> c_T")
+              None, "HKS Thm 1.1; Hajek Thm 1", "docs/theorems.md A2/A4: every convention reduced to T·log t -> c_T")
 _SEED = Source("Seed note on Chaudhry (2025), 'Asymptotic and Finite-Time Guarantees for Langevin-Based "
                "Temperature Annealing in InfoNCE'", "2603.12552", "Theorem 1 / Theorem 2 as summarised",
-               "third-party summary; THEOREMS.md A8")
+               "third-party summary; docs/theorems.md A8")
 
 
 def finite_time_tail_log(t: float, *, delta: float, gamma: float, critical_height: float, dim_manifold: int,
@@ -74,7 +74,7 @@ def finite_time_tail_log(t: float, *, delta: float, gamma: float, critical_heigh
       ValueError: any argument outside its domain, in particular ``gamma <= critical_height``
         (the bound needs ``Γ > H*``).
 
-    Source: THEOREMS.md A6 (Miclo 1992; Holley–Kusuoka–Stroock 1989).
+    Source: docs/theorems.md A6 (Miclo 1992; Holley–Kusuoka–Stroock 1989).
     """
     tt = check_real("t", t, 1.0, math.inf)
     d = check_real("delta", delta, 0.0, math.inf)
@@ -90,7 +90,7 @@ def catoni_difficulty(values: list[float], depths: list[float], v_min: float) ->
     """Catoni's difficulty ``D = max over non-global minima x of depth(x)/(V(x) − V_min)``.
 
     No schedule makes ``P(V(Z_t) >= V_min + δ)`` decay faster than ``t^{−1/D}`` (Catoni 1992,
-    Ann. Probab. 20; THEOREMS.md A6); ``0.0`` when every local minimum is global.
+    Ann. Probab. 20; docs/theorems.md A6); ``0.0`` when every local minimum is global.
 
     Args:
       values: ``V(x)`` of the non-global minima; depths: their depths (> 0); v_min: global minimum.
@@ -205,7 +205,7 @@ def _check_v0_beta_scaled(certify: bool) -> Verdict:
 V0_BETA_SCALED = register(Claim(
     name="annealing.v0_beta_scaled_is_superlogarithmic",
     statement="In the v0 model (drift scaled by beta, L ~ beta·U0) a logarithmic beta(t) acts as beta(t)^2: a "
-              "super-logarithmic schedule outside the HKS guarantee (THEOREMS.md A7).",
+              "super-logarithmic schedule outside the HKS guarantee (docs/theorems.md A7).",
     source=Source("Chaudhry, v0 submission (author's repository history)", "2603.12552", "v0 model, A7",
                   "L = beta·U0 with noise sqrt(2/beta) dW: drift beta·grad U0 at temperature 1/beta, Gibbs law exp(-beta^2 U0)"),
     check=_check_v0_beta_scaled, expected="holds", tags=("A7",),

@@ -1,5 +1,5 @@
 """Paper A in the registry: the annealing statements as cited :class:`~.bound.Bound` and
-:class:`~.claim.Claim` objects (THEOREMS.md A2, A4, A5, A6).
+:class:`~.claim.Claim` objects (docs/theorems.md A2, A4, A5, A6).
 
 Source: Chaudhry, "Asymptotic and Finite-Time Guarantees for Langevin-Based Temperature Annealing in
 InfoNCE", arXiv:2603.12552, and the classical results it transfers: Hajek (1988), Holley–Kusuoka–
@@ -62,7 +62,7 @@ H = CRITICAL_HEIGHT.symbol
 # ---------------------------------------------------------------------------------- A2/A4: schedule condition
 _COND_READING = ("HKS constant c_T = lim T(t)·log t compared with H*: converges in probability iff c_T > H* "
                  "(diffusions on compact manifolds); the boundary c_T = H* is not decided; every convention "
-                 "reduced to c_T as in THEOREMS.md A2")
+                 "reduced to c_T as in docs/theorems.md A2")
 _CONVENTIONS = {
     # name: (threshold expr in H, kind, schedule text, c_T in terms of c)
     "temperature": (H, "lower", "T(t) = c/log(t + t0)", "c"),
@@ -78,7 +78,7 @@ for _conv, (_expr, _kind, _text, _ct) in _CONVENTIONS.items():
         f"annealing.schedule_condition.{_conv}",
         f"Schedule condition, {_conv.replace('_', '-')} convention {_text}: converges iff c {_rel} {sp.sstr(_expr)}",
         (CRITICAL_HEIGHT,), {"threshold": _expr},
-        _src("Theorem 1 (asymptotic convergence; THEOREMS.md A2, A4)", f"{HKS}, Thm 1.1; {HAJEK}, Thm 1",
+        _src("Theorem 1 (asymptotic convergence; docs/theorems.md A2, A4)", f"{HKS}, Thm 1.1; {HAJEK}, Thm 1",
              f"{_COND_READING}; here c_T = {_ct}"),
         kind=_kind, quantity=rf"c\ \text{{({_conv.replace('_', '-')}: {_text})}}",
     ))
@@ -102,7 +102,7 @@ FINITE_TIME_TAIL = register(Bound(
     "A6: P(V(Z_t) >= V_min + δ) <= C_δ (log t)^{(n-k)/2} (1+t)^{-δ/Γ} for T = Γ/log(1+t), Γ > H*",
     (TIME, MARGIN, GAMMA, CRITICAL_HEIGHT_0, CODIM, LOG_CONSTANT),
     {"constant": sp.exp(lc), "log_power": sp.log(t) ** (nk / 2), "decay": (1 + t) ** (-dl / G)},
-    _src("finite-time statement (THEOREMS.md A6)", f"{MICLO}; {HKS}",
+    _src("finite-time statement (docs/theorems.md A6)", f"{MICLO}; {HKS}",
          "Miclo-type density bound; exponent δ/Γ sharp up to log factors; C_δ not explicit (user supplied or "
          "fitted); the seed note's exponent H*/ε - 1 is refuted (annealing.seed_finite_time_exponent)"),
     quantity=r"P(V(Z_t) \ge V_{\min} + \delta)",
@@ -117,7 +117,7 @@ CATONI_EXPONENT = register(Bound(
     "annealing.catoni_exponent",
     "Catoni: no schedule makes P(V(Z_t) >= V_min + δ) decay faster than t^{-1/D}; 1/D <= (V(x) - V_min)/depth(x)",
     (DEPTH, ENERGY_GAP), {"exponent": ENERGY_GAP.symbol / DEPTH.symbol},
-    _src("finite-time statement (THEOREMS.md A6)", f"{CATONI}",
+    _src("finite-time statement (docs/theorems.md A6)", f"{CATONI}",
          "D = max over non-global x of depth(x)/(V(x) - V_min); any one minimum gives an upper bound on 1/D, "
          "the maximiser of depth/gap the sharp one"),
     quantity=r"\alpha\ \text{(decay exponent of the miss probability, any schedule)}",
@@ -143,7 +143,7 @@ KRAMERS_TIME = register(Bound(
     "Eyring-Kramers mean exit time (2π/|λ1(z)|) sqrt(|det ∇²V(z)|/det ∇²V(x)) exp(ΔV/T), one saddle",
     (BARRIER, TEMPERATURE, UNSTABLE, DET_MIN, DET_SADDLE),
     {"prefactor": 2 * sp.pi / UNSTABLE.symbol * sp.sqrt(DET_SADDLE.symbol / DET_MIN.symbol), "arrhenius": sp.exp(dv / T)},
-    _src("Eyring-Kramers time (THEOREMS.md A5)", f"{BGK}, Thm 3.2 (general form)", _BGK_READING),
+    _src("Eyring-Kramers time (docs/theorems.md A5)", f"{BGK}, Thm 3.2 (general form)", _BGK_READING),
     kind="estimate", quantity=r"\mathbb{E}[\tau_{\mathrm{exit}}]", caveats=_REGIME,
 ))
 
@@ -161,7 +161,7 @@ KRAMERS_TIME_CIRCLE = register(Bound(
     (BARRIER, BARRIER_2, TEMPERATURE, CURV_MIN, CURV_S1, CURV_S2),
     {"prefactor": 2 * sp.pi / sp.sqrt(kx * -k1), "arrhenius": sp.exp(dv / T),
      "second_saddle": 1 / (1 + sp.sqrt(k2 / k1) * sp.exp((dv - dv2) / T))},
-    _src("Eyring-Kramers time on S^1 (THEOREMS.md A5)", f"Kramers (1940), Physica 7; {BGK}",
+    _src("Eyring-Kramers time on S^1 (docs/theorems.md A5)", f"Kramers (1940), Physica 7; {BGK}",
          f"{_BGK_READING}; the circle's two saddles are two exits, so their rates add"),
     kind="estimate", quantity=r"\mathbb{E}[\tau_{\mathrm{exit}}]",
     log_factors={"prefactor": sp.log(2 * sp.pi) - sp.log(kx) / 2 - sp.log(-k1) / 2, "second_saddle": -Softplus(_X2)},
@@ -198,7 +198,7 @@ EXPECTED_ESCAPES = register(Bound(
     "annealing.expected_escapes",
     "A5: expected Kramers escapes N = ∫ dt/τ(T(t)) over [t_start, t_start + duration] under T = c/log(t + t0)",
     _ESC_PARAMS, ESCAPE_FACTORS,
-    _src("trap probabilities (THEOREMS.md A5)", f"{BGK}; {HAJEK}", _ESC_READING),
+    _src("trap probabilities (docs/theorems.md A5)", f"{BGK}; {HAJEK}", _ESC_READING),
     kind="estimate", quantity=r"\int dt/\tau(T(t))", log_factors={"growth": LogExprel(_GROWTH_ARG)},
     caveats=_SCHED_REGIME,
 ))
@@ -206,13 +206,13 @@ TRAP_PROBABILITY = register(Bound(
     "annealing.trap_probability",
     "A5: probability of never escaping the basin, exp(-∫ dt/τ(T(t))), under T = c/log(t + t0)",
     _ESC_PARAMS, {"trap": sp.exp(-sp.Mul(*ESCAPE_FACTORS.values()))},
-    _src("trap probabilities (THEOREMS.md A5)", f"{BGK}; {HAJEK}", _ESC_READING),
+    _src("trap probabilities (docs/theorems.md A5)", f"{BGK}; {HAJEK}", _ESC_READING),
     kind="estimate", quantity=r"P(\text{never escape})", log_factors={"trap": -sp.exp(LOG_ESCAPES)},
     caveats=_SCHED_REGIME,
 ))
 
 # ---------------------------------------------------------------------------------- claims (certified with arb)
-_SRC_CLAIMS = _src("THEOREMS.md A5/A6", f"{BGK}; {CATONI}", "sign of a derivative or difference on a stated box")
+_SRC_CLAIMS = _src("docs/theorems.md A5/A6", f"{BGK}; {CATONI}", "sign of a derivative or difference on a stated box")
 
 
 def _box_text(box: dict) -> str:

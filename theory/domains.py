@@ -1,7 +1,7 @@
 """Parameter domains and input validation.
 
 Every bound parameter carries a domain; every evaluation validates against it and raises a
-``ValueError`` that names the argument, its value and its domain (cases C04 of CASES.md). The plain
+``ValueError`` that names the argument, its value and its domain (cases C04 of docs/reference-values.md). The plain
 functions :func:`check_real`, :func:`check_int` and :func:`check_probability` are the same checks
 for code that has no :class:`Param` (simulators, metrics, the command line).
 """

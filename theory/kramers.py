@@ -1,4 +1,4 @@
-"""Eyring–Kramers escape times, exact 1-D mean first-passage times, trap probabilities (THEOREMS.md A5).
+"""Eyring–Kramers escape times, exact 1-D mean first-passage times, trap probabilities (docs/theorems.md A5).
 
 Everything that grows like ``exp(ΔV/T)`` is returned as a natural logarithm (``log_time``) or as an
 mpmath number; nothing overflows for small ``T``.
@@ -100,7 +100,7 @@ def kramers_circle_log_time(barriers: Sequence[float], minimum_curvature: float,
     Raises:
       ValueError: as :func:`eyring_kramers_log_time`.
 
-    Source: Kramers (1940); THEOREMS.md A5 (S¹ form; two saddles on a circle: rates add).
+    Source: Kramers (1940); docs/theorems.md A5 (S¹ form; two saddles on a circle: rates add).
     """
     return eyring_kramers_log_time(barriers, [minimum_curvature], [[c] for c in saddle_curvatures], temperature)
 
@@ -162,7 +162,7 @@ def kramers_regime(barrier: float, temperature: float) -> str:
     """Whether the Kramers approximation applies at ``temperature`` for a barrier ``ΔV``.
 
     The Eyring–Kramers law is an asymptotic statement as ``T/ΔV → 0`` with relative error
-    ``O(T/ΔV)`` (Bovier–Gayrard–Klein 2004; THEOREMS.md A5). Returns:
+    ``O(T/ΔV)`` (Bovier–Gayrard–Klein 2004; docs/theorems.md A5). Returns:
 
     * ``"asymptotic"`` when ``ΔV/T >= 10`` (:data:`REGIME_ASYMPTOTIC`): the law's regime;
     * ``"marginal"`` when ``1 <= ΔV/T < 10``: order-one corrections, compare with the exact time;
@@ -310,7 +310,7 @@ def expected_escapes(schedule: Schedule, barriers: Sequence[float], log_prefacto
     """``log N`` where ``N = ∫_{t_start}^{t_end} Σ_i exp(log_prefactor_i − ΔV_i/T(t)) dt``.
 
     ``N`` is the expected number of Kramers escapes from a basin under the schedule (Poisson
-    approximation with the instantaneous rate ``1/τ(T(t))``; THEOREMS.md A5). With
+    approximation with the instantaneous rate ``1/τ(T(t))``; docs/theorems.md A5). With
     ``T = c/log(t + t0)`` the integrand is ``k·(t + t0)^(−ΔV/c)``, so ``N`` grows like
     ``t^(1 − ΔV/c)`` and stays finite as ``t_end → inf`` iff ``c < ΔV`` (then trapping has positive
     probability). ``t_end = inf`` is allowed (mpmath quadrature to infinity).
@@ -355,7 +355,7 @@ def log_probability_never_escape(schedule: Schedule, barriers: Sequence[float], 
                                  t_start: float, t_end: float) -> float:
     """``log P(no escape on [t_start, t_end]) ≈ −∫ dt/τ(T(t))`` (natural log, ``<= 0``).
 
-    Same arguments and raises as :func:`expected_escapes`. Source: THEOREMS.md A5.
+    Same arguments and raises as :func:`expected_escapes`. Source: docs/theorems.md A5.
     """
     log_n = expected_escapes(schedule, barriers, log_prefactors, t_start, t_end)
     return -math.exp(log_n) if log_n < 709.0 else -math.inf

@@ -1,4 +1,4 @@
-"""The schedule forms of THEOREMS.md A2 and their evaluation from a form name and its parameters.
+"""The schedule forms of docs/theorems.md A2 and their evaluation from a form name and its parameters.
 
 :func:`form_beta` and :func:`form_temperature` evaluate ``beta(t)`` and ``T(t)`` of a form from a
 mapping of its parameters, in any array namespace (``numpy`` or ``jax.numpy``) and with elementwise
@@ -56,7 +56,7 @@ def form_beta(form: str, p: Mapping[str, Any], t: Any, xp: ModuleType = np) -> A
     Raises:
       KeyError: a parameter of the form missing from ``p``.
 
-    Source: THEOREMS.md A2 (the conventions).
+    Source: docs/theorems.md A2 (the conventions).
     """
     if form == "fixed":
         return 0.0 * t + 1.0 / p["c"]
@@ -75,7 +75,7 @@ def form_beta(form: str, p: Mapping[str, Any], t: Any, xp: ModuleType = np) -> A
 
 def form_temperature(form: str, p: Mapping[str, Any], t: Any, xp: ModuleType = np) -> Any:
     """Temperature ``T(t)`` of schedule ``form`` with parameters ``p`` (the ``T`` of
-    ``dZ = −grad V dt + sqrt(2T) dW``, THEOREMS.md A1); arguments, return and errors as :func:`form_beta`."""
+    ``dZ = −grad V dt + sqrt(2T) dW``, docs/theorems.md A1); arguments, return and errors as :func:`form_beta`."""
     if form == "fixed":
         return 0.0 * t + p["c"]
     if form == "linear":

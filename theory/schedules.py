@@ -1,4 +1,4 @@
-"""Annealing schedules in every convention of THEOREMS.md A2, with validation and verdicts.
+"""Annealing schedules in every convention of docs/theorems.md A2, with validation and verdicts.
 
 A schedule is a temperature ``T(t) > 0`` of *continuous* time ``t >= 0`` (``t = k·h`` for a
 simulator with step size ``h``; never the step index). The same logarithmic schedule is written in
@@ -28,14 +28,14 @@ form                   definition                                      defaults 
 
 The forms and their evaluation from parameters are in :mod:`.schedule_forms` (re-exported here).
 
-``generator`` is the time-scaled generator ``Δ − beta(t)∇V·∇`` of THEOREMS.md A2, whose process is
+``generator`` is the time-scaled generator ``Δ − beta(t)∇V·∇`` of docs/theorems.md A2, whose process is
 the standard Langevin process run on the clock ``s(t) = ∫_0^t beta``; this object reports
 ``beta(t)`` on the generator's own clock. Fed to a simulator of ``dZ = −∇V dt + sqrt(2T) dW`` it
 simulates ``T = c/log(1 + t)`` on the simulator's clock, which has the same constant ``c``
 (``log s(t) ~ log t``), hence the same verdict.
 
 The author's default ``t0 = 1`` gives ``beta(0) = 0`` (infinite temperature): case C12 of
-CASES.md. :meth:`Schedule.validate_range` rejects every range that contains such a time, naming
+docs/reference-values.md. :meth:`Schedule.validate_range` rejects every range that contains such a time, naming
 ``t0``; nothing is ever clamped.
 """
 
@@ -124,7 +124,7 @@ class Schedule:
         return form_beta(self.form, self.params, t, xp)
 
     def temperature(self, t: Any, xp: ModuleType = np) -> Any:
-        """Temperature ``T(t)`` (the ``T`` of ``dZ = −grad V dt + sqrt(2T) dW``, THEOREMS.md A1).
+        """Temperature ``T(t)`` (the ``T`` of ``dZ = −grad V dt + sqrt(2T) dW``, docs/theorems.md A1).
 
         Args and return as in :meth:`beta`.
         """
@@ -198,7 +198,7 @@ class Schedule:
         """``c_T = lim_{t->inf} T(t)·log t``: ``inf`` for fixed, 0 for fast forms, else finite > 0.
 
         This is the constant of the HKS form ``T(t) = c_T/log t`` that every logarithmic convention
-        reduces to (THEOREMS.md A2): temperature/inverse-temperature/generator ``c``, author ``1/c``,
+        reduces to (docs/theorems.md A2): temperature/inverse-temperature/generator ``c``, author ``1/c``,
         noise ``c/2``.
         """
         f, c = self.form, self.params["c"]
@@ -215,7 +215,7 @@ class Schedule:
     def converges(self, critical_height: float) -> ConvergenceVerdict:
         """Asymptotic verdict for a landscape of critical height ``H* = critical_height``.
 
-        Rules (THEOREMS.md A2/A4; Holley–Kusuoka–Stroock 1989 Thm 1.1 for diffusions on compact
+        Rules (docs/theorems.md A2/A4; Holley–Kusuoka–Stroock 1989 Thm 1.1 for diffusions on compact
         manifolds, Hajek 1988 Thm 1 for finite chains):
 
         * fixed ``T = c``: never (the law tends to the Gibbs measure ``∝ exp(−V/c)``, which gives
@@ -282,7 +282,7 @@ class Schedule:
         return ConvergenceVerdict(
             False,
             f"{f} cooling has liminf beta(t)/log t = inf > 1/H* = {_fmt(1.0 / h)}: positive probability of never "
-            "leaving a non-global basin (THEOREMS.md A2; Hajek 1988 Thm 1, necessity)",
+            "leaving a non-global basin (docs/theorems.md A2; Hajek 1988 Thm 1, necessity)",
             "too-fast",
         )
 
@@ -357,7 +357,7 @@ def make_schedule(form: str, **params: float) -> Schedule:
     Raises:
       ValueError: unknown form, unknown/missing parameter, or a value outside its domain (NaN/inf).
 
-    Source: THEOREMS.md A2 (conventions), classical references in the module docstring.
+    Source: docs/theorems.md A2 (conventions), classical references in the module docstring.
     """
     if form not in FORM_PARAMETERS:
         raise ValueError(f"form={form!r} is not a schedule form; choose one of {', '.join(FORMS)}")

@@ -1,6 +1,6 @@
 """From a network's learning-rate schedule to Theorem 1's S = Σ eta_t in similarity units (Paper B).
 
-Theorem 1 (THEOREMS.md B4) is stated for similarity descent, the paper's proxy dynamics (B3); a
+Theorem 1 (docs/theorems.md B4) is stated for similarity descent, the paper's proxy dynamics (B3); a
 trained network has learning rates instead. :func:`eta_sum_from_learning_rates` is the bridge, with
 its assumption (an isotropic first-order response of the network's Gram) stated in its docstring
 and in docs/alignment-theory.md.
@@ -42,7 +42,7 @@ def eta_sum_from_learning_rates(learning_rates: Any, *, response: float) -> floa
     Raises:
       ValueError: an empty or non-1-D schedule, a negative/NaN/inf rate, or ``response`` outside (0, inf).
 
-    Source: Paper B (arXiv:2510.08852), Theorem 1's proxy; THEOREMS.md B3.
+    Source: Paper B (arXiv:2510.08852), Theorem 1's proxy; docs/theorems.md B3.
     """
     k = check_real("response", response, 0, math.inf)
     lr = np.asarray(learning_rates, dtype=np.float64)

@@ -1,4 +1,4 @@
-"""Batch size and learning-rate scaling on digits (paper Fig. 5; THEOREMS.md B10): the grid runs.
+"""Batch size and learning-rate scaling on digits (paper Fig. 5; docs/theorems.md B10): the grid runs.
 
 For every batch size B and exponent a, plain SGD of CL and NSCL (:mod:`.sgd`) runs with
 eta = c B^a, c = eta_ref / B_ref^a (so every scaling uses eta_ref at the reference batch B_ref), under
@@ -270,7 +270,7 @@ def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, r
       ValueError: for a bad config (naming the field), a reference set too large (naming
         ``reference_size``), an unwritable checkpoint folder or a checkpoint of another grid.
       X64DisabledError: ``config.sgd.dtype == "float64"`` while JAX's x64 mode is off.
-    Source: THEOREMS.md B10 (Luthra, Mishra, Galanti, arXiv 2510.08852, Fig. 5).
+    Source: docs/theorems.md B10 (Luthra, Mishra, Galanti, arXiv 2510.08852, Fig. 5).
     """
     from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult
 

@@ -1,4 +1,4 @@
-"""Verdicts of the batch-size grid (THEOREMS.md B10): measured trends beside the bound's and the paper's.
+"""Verdicts of the batch-size grid (docs/theorems.md B10): measured trends beside the bound's and the paper's.
 
 Measured trend of a (scaling a, budget): for each seed, the least-squares slope of CL-NSCL CKA (and RSA)
 against log2 B over the batch sizes where that seed's runs did not diverge; a Student-t interval of

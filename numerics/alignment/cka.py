@@ -1,4 +1,4 @@
-"""Centred kernel alignment: linear CKA (biased and debiased HSIC), cosine-Gram CKA, rho (THEOREMS.md B5).
+"""Centred kernel alignment: linear CKA (biased and debiased HSIC), cosine-Gram CKA, rho (docs/theorems.md B5).
 
 Everything here is float64 numpy (metrics are compared with bounds):
 
@@ -284,7 +284,7 @@ def cosine_gram_cka(sigma_a, sigma_b) -> float:
       sigma_b: float array (m, m), the other similarity matrix.
     Raises: ValueError for shapes, NaN/inf, complex input, or a constant representation: ``H Sigma H``
       zero to within a few hundred ulps of ``||Sigma||_F`` (the message names sigma_a or sigma_b).
-    Source: THEOREMS.md B5 (Luthra et al., arXiv 2510.08852, Corollary on CKA).
+    Source: docs/theorems.md B5 (Luthra et al., arXiv 2510.08852, Corollary on CKA).
     """
     a, b = matrix_pair("sigma_a", sigma_a, "sigma_b", sigma_b)
     ka = _centred_gram("sigma_a", a)
@@ -293,7 +293,7 @@ def cosine_gram_cka(sigma_a, sigma_b) -> float:
 
 
 def cka_rho(sigma_cl, sigma_nscl) -> float:
-    """``rho_T = ||K^CL - K^NSCL||_F / ||K^CL||_F`` with ``K = H Sigma H`` (THEOREMS.md B5).
+    """``rho_T = ||K^CL - K^NSCL||_F / ||K^CL||_F`` with ``K = H Sigma H`` (docs/theorems.md B5).
 
     The corollary states ``CKA >= (1 - rho)/(1 + rho)`` (informative iff rho < 1); see
     ``contrastive_bounds.theory.alignment.cka_lower``. Both matrices are rescaled by the same power of

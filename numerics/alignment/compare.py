@@ -193,7 +193,7 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
       ``labels`` (or None).
     Raises:
       ValueError: for different n, bad arrays or options (naming them), constant representations.
-    Source: THEOREMS.md B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Corollaries); CKA: Kornblith et al.
+    Source: docs/theorems.md B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Corollaries); CKA: Kornblith et al.
       2019; debiased HSIC: Song et al. 2012; RSA: Kriegeskorte et al. 2008.
     """
     x, y = np.asarray(x_cl, np.float64), np.asarray(x_nscl, np.float64)

@@ -1,4 +1,4 @@
-"""scikit-learn's digits as the real-data stand-in of THEOREMS.md B8, with JAX augmentations.
+"""scikit-learn's digits as the real-data stand-in of docs/theorems.md B8, with JAX augmentations.
 
 The data ship with scikit-learn (1797 8x8 images, 10 classes): nothing is downloaded.
 """

@@ -1,4 +1,4 @@
-"""Coupled CL / NSCL similarity descent (THEOREMS.md B3): the pure O(B^2) step and its gradient.
+"""Coupled CL / NSCL similarity descent (docs/theorems.md B3): the pure O(B^2) step and its gradient.
 
 ``Sigma`` is view-indexed, shape (m, m) with m = 2n: row ``i`` is the first view of sample ``i``,
 row ``n + i`` its second view. A step takes a batch of B sample indices (shared by both runs),
@@ -130,7 +130,7 @@ def descent_step(
     of float sums, so the block addresses are increasing for XLA's sorted gather/scatter). Inputs are not validated here (the driver validates); an anchor with an
     empty NSCL denominator gets a zero NSCL row and is counted in ``nscl_empty``.
 
-    Source: THEOREMS.md B3 (Luthra, Mishra, Galanti, arXiv 2510.08852, similarity-descent proxy).
+    Source: docs/theorems.md B3 (Luthra, Mishra, Galanti, arXiv 2510.08852, similarity-descent proxy).
     """
     require_x64(state, what="alignment.descent.descent_step")
     if unique and not symmetrize:

@@ -1,4 +1,4 @@
-"""The closed-form gradient of the coupled CL / NSCL similarity descent on a batch block (THEOREMS.md B3).
+"""The closed-form gradient of the coupled CL / NSCL similarity descent on a batch block (docs/theorems.md B3).
 
 On the 2B x 2B block of Sigma gathered at rows/columns ``[batch, n + batch]`` (first views, then
 second views), with A anchors (A = B, or 2B with ``anchors="both"``)::
@@ -52,7 +52,7 @@ def rows_gradient(s: jax.Array, d: jax.Array, pos: jax.Array, tau, scale) -> jax
     Raises:
       X64DisabledError: float64 ``s`` while JAX's x64 mode is off.
 
-    Source: THEOREMS.md B3 (closed form of the gradient).
+    Source: docs/theorems.md B3 (closed form of the gradient).
     """
     require_x64(s, what="alignment.descent_gradients.rows_gradient")
     q = _masked_softmax(s / tau, d)
@@ -69,7 +69,7 @@ def block_structure(batch: jax.Array, labels: jax.Array, anchors: Anchors, coupl
     Returns:
       ``(is_anchor bool (2B,), positive bool (2B, 2B), d_cl bool (2B, 2B), d_nscl bool (2B, 2B),
       batch labels int (B,))``: one positive per anchor row; the CL denominator holds both views of
-      every other batch sample, the NSCL one those of another class (THEOREMS.md B3). Integer and
+      every other batch sample, the NSCL one those of another class (docs/theorems.md B3). Integer and
       boolean arithmetic only (x64 does not matter).
     """
     b = batch.shape[0]
@@ -92,7 +92,7 @@ def block_gradients(
     s_cl: jax.Array, s_nscl: jax.Array, batch: jax.Array, labels: jax.Array, *, tau: float,
     anchors: Anchors = "first", coupled: bool = False,
 ) -> tuple[jax.Array, jax.Array]:
-    """Closed-form gradients (THEOREMS.md B3) on the 2B x 2B block, before merging duplicates.
+    """Closed-form gradients (docs/theorems.md B3) on the 2B x 2B block, before merging duplicates.
 
     Args:
       s_cl, s_nscl: float (2B, 2B) blocks ``Sigma[R][:, R]`` with ``R = [batch, n + batch]``.

@@ -1,4 +1,4 @@
-"""The inputs of a coupled similarity-descent run (THEOREMS.md B3-B5): its parameters
+"""The inputs of a coupled similarity-descent run (docs/theorems.md B3-B5): its parameters
 (:class:`DescentConfig`), a synthetic problem (:func:`make_problem`: a shared Sigma_0 and balanced
 labels), and the validation of Sigma_0, labels and config together (:func:`check_run_inputs`,
 :func:`prepare_run_inputs`) that :func:`.descent_run.run_similarity_descent` does before it runs.

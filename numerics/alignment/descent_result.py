@@ -1,5 +1,5 @@
 """The outcome of a coupled similarity-descent run and the bounds of the proof of Theorem 1 on it
-(THEOREMS.md B3-B5).
+(docs/theorems.md B3-B5).
 
 :class:`DescentResult` holds the trajectory of d_t = ||Sigma^CL_t - Sigma^NSCL_t||_F, the per-step
 records (:class:`~.descent.StepRecord`) and, from :func:`link_bounds_log10`, the bound of each link
@@ -11,7 +11,7 @@ of the proof (:data:`LINKS`):
 * ``L3``: the discrete Groenwall product; ``theorem1``: the exp form of Theorem 1,
 
 each one at least the previous, so log10(bound_k / bound_{k-1}) at T is the slack link k adds
-(the "slack budget", THEOREMS.md B4). Bounds come from :mod:`contrastive_bounds.theory.alignment`.
+(the "slack budget", docs/theorems.md B4). Bounds come from :mod:`contrastive_bounds.theory.alignment`.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def chunk_batches(key: jax.Array, labels: jax.Array, start: Any, *, count: int, 
     Returns:
       int32 (count, batch_size) sample indices (no float arithmetic: x64 does not matter).
 
-    Source: the batch model of THEOREMS.md B3 (one shared batch per step for CL and NSCL).
+    Source: the batch model of docs/theorems.md B3 (one shared batch per step for CL and NSCL).
     """
     steps = start + jnp.arange(count)
     return jax.vmap(lambda t: sample_batch(jax.random.fold_in(key, t), labels, batch_size, replace=replace,
@@ -92,7 +92,7 @@ def run_descent_chunk(state: DescentState, batches: jax.Array, labels: jax.Array
     Raises:
       X64DisabledError: float64 state while JAX's x64 mode is off.
 
-    Source: THEOREMS.md B3 (the coupled CL/NSCL descent).
+    Source: docs/theorems.md B3 (the coupled CL/NSCL descent).
     """
     require_x64(state.sigma_cl, state.sigma_nscl, tau, step_size, what="alignment.descent_run.run_descent_chunk")
     return _scan_chunk(state, batches, labels, tau, step_size, anchors=anchors, coupled=coupled,
@@ -158,7 +158,7 @@ def run_similarity_descent(
         (``empty_negatives="error"``) a batch whose anchors have no other-class sample.
       X64DisabledError: float64 input while JAX's x64 mode is off.
 
-    Source: THEOREMS.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
+    Source: docs/theorems.md B3-B5 (Luthra, Mishra, Galanti, arXiv 2510.08852, Theorem 1 and its proof).
     """
     s0, lab, num_classes = prepare_run_inputs(sigma0, labels, config)
     if checkpoint:

@@ -1,4 +1,4 @@
-"""The effective step size eta_eff that maps plain SGD onto similarity descent (THEOREMS.md B9).
+"""The effective step size eta_eff that maps plain SGD onto similarity descent (docs/theorems.md B9).
 
 Setting. Sigma(theta) is the cosine Gram of the reference views (symmetric, unit diagonal); the batch
 loss of step t is ``l_t(theta) = L_t(Sigma(theta))`` with L_t the B1 loss written on the *ordered*

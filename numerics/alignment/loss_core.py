@@ -1,5 +1,5 @@
 """The per-anchor form shared by every contrastive loss of Paper B, on a similarity matrix
-(THEOREMS.md B1)::
+(docs/theorems.md B1)::
 
     loss_a = - sum_p w_ap * s_ap / tau + logsumexp_{u in D_a}(s_au / tau)
 
@@ -53,7 +53,7 @@ def masked_logsumexp(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array
       unmasked entries are all ``-inf``, with a zero (not NaN) gradient there. Entries outside the mask get an exact zero gradient (double-where:
       they are replaced *before* ``exp``; case C07).
 
-    Source: the standard max-shift log-sum-exp; the masking follows C06/C07 of CASES.md.
+    Source: the standard max-shift log-sum-exp; the masking follows C06/C07 of docs/reference-values.md.
     """
     require_x64(x, what="alignment.losses.masked_logsumexp")
     mask = jnp.broadcast_to(mask, x.shape)
@@ -138,7 +138,7 @@ def anchor_loss_terms(sim: jax.Array, pos_w: jax.Array, denom: jax.Array, tau: f
     second term is in ``[0, log|D|]`` (its arg-max entry is exactly 0; the others are <= 0 and may
     underflow to ``-inf``, whose ``exp`` is 0), so no ``inf - inf`` appears for any ``tau > 0``; for
     cosines ``|M| <= 2``, so ``M/tau`` is finite whenever ``tau`` is at least the smallest normal
-    number of the dtype (:func:`min_tau`). Source: THEOREMS.md B1 (the shared per-anchor form).
+    number of the dtype (:func:`min_tau`). Source: docs/theorems.md B1 (the shared per-anchor form).
     """
     require_x64(sim, pos_w, tau, what="alignment.loss_core.anchor_loss_terms")
     finite = jnp.isfinite(sim)
@@ -283,7 +283,7 @@ def anchor_losses(
         anchor); a loss that overflows the dtype (only possible for similarities far outside
         [-1, 1], as the loss is of order ``max|sim|/tau``). Never returns NaN or inf.
 
-    Source: THEOREMS.md B1 (Luthra et al., arXiv 2510.08852, eq. of L^CL/L^NSCL); Khosla et al. 2020.
+    Source: docs/theorems.md B1 (Luthra et al., arXiv 2510.08852, eq. of L^CL/L^NSCL); Khosla et al. 2020.
     """
     require_x64(sim, what="alignment.losses.anchor_losses")
     sim_np = np.asarray(sim)

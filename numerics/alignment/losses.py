@@ -1,6 +1,6 @@
 """Contrastive batch losses of Paper B from two views: decoupled/coupled InfoNCE (CL), NSCL, SupCon (L_out).
 
-All losses share one per-anchor form (THEOREMS.md B1)::
+All losses share one per-anchor form (docs/theorems.md B1)::
 
     loss_a = - sum_p w_ap * s_ap / tau + logsumexp_{u in D_a}(s_au / tau)
 
@@ -179,7 +179,7 @@ def info_nce_loss(z1, z2, *, tau: float, coupled: bool = False, anchors: Literal
 
     Raises: ValueError for a zero row, NaN/inf, B < 2, bad tau or mismatched shapes.
 
-    Source: THEOREMS.md B1; Luthra et al. (arXiv 2510.08852), decoupled CL of Yeh et al. 2022.
+    Source: docs/theorems.md B1; Luthra et al. (arXiv 2510.08852), decoupled CL of Yeh et al. 2022.
     """
     require_x64(z1, z2, what="alignment.losses.info_nce_loss")
     return _two_view(z1, z2, None, tau, "cl", coupled, anchors, "error", "info_nce_loss")
@@ -201,7 +201,7 @@ def nscl_loss(
       empty: ``"error"`` (an anchor whose batch has no other-class sample raises ``ValueError``
         naming the anchor, C06) or ``"exclude"`` (it is left out of the mean).
 
-    Source: THEOREMS.md B1; Luthra, Mishra, Galanti (arXiv 2510.08852), NSCL.
+    Source: docs/theorems.md B1; Luthra, Mishra, Galanti (arXiv 2510.08852), NSCL.
     """
     require_x64(z1, z2, what="alignment.losses.nscl_loss")
     return _two_view(z1, z2, labels, tau, "nscl", coupled, anchors, empty, "nscl_loss")

@@ -1,4 +1,4 @@
-"""Does similarity descent track plain SGD? The coupled run (THEOREMS.md B9).
+"""Does similarity descent track plain SGD? The coupled run (docs/theorems.md B9).
 
 :func:`run_proxy_comparison` trains CL and NSCL with plain SGD (:mod:`.sgd`) and, in the same
 ``lax.scan``, runs the symmetrised similarity descent of both losses (:func:`.descent.descent_step`,
@@ -179,7 +179,7 @@ def run_proxy_comparison(config: ProxyConfig, *, checkpoint: str | None = None, 
 
       X64DisabledError: ``config.sgd.dtype == "float64"`` while JAX's x64 mode is off.
 
-    Source: THEOREMS.md B9 (Luthra, Mishra, Galanti, arXiv 2510.08852: the similarity-descent proxy).
+    Source: docs/theorems.md B9 (Luthra, Mishra, Galanti, arXiv 2510.08852: the similarity-descent proxy).
     """
     check_proxy_inputs(config)
     require_x64(config.sgd.dtype, what="alignment.proxy.run_proxy_comparison")

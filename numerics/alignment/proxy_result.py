@@ -1,4 +1,4 @@
-"""The outcome of a proxy-vs-SGD run (THEOREMS.md B9): fidelity, where tracking stops, Theorem 1 on real training.
+"""The outcome of a proxy-vs-SGD run (docs/theorems.md B9): fidelity, where tracking stops, Theorem 1 on real training.
 
 Fidelity of the proxy for loss X at a record t: ``||Sigma^SGD_t - Sigma^proxy_t||_F / ||Sigma^SGD_t -
 Sigma_0||_F`` (the proxy's error relative to how far SGD moved; 0 is perfect tracking, 1 is no better

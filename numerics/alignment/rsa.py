@@ -1,4 +1,4 @@
-"""Representational similarity analysis: RDMs and RSA (Kriegeskorte et al. 2008; THEOREMS.md B5).
+"""Representational similarity analysis: RDMs and RSA (Kriegeskorte et al. 2008; docs/theorems.md B5).
 
 Float64 numpy. :func:`rdm` (1 - cosine or correlation distance), :func:`rsa` (Pearson or Spearman of
 the strict upper triangles), :func:`rsa_r` and :func:`rsa_from_similarity` (Paper B's Corollary).
@@ -142,7 +142,7 @@ def rsa(rdm_a, rdm_b, *, method: Literal["pearson", "spearman"] = "pearson", zer
         ``input_scale`` not positive; an RDM all of whose entries are rounding noise at its
         ``input_scale`` (names rdm_a or rdm_b); a constant RDM (its correlation is undefined, C10):
         its centred triangle is zero to within rounding (names rdm_a or rdm_b); never NaN.
-    Source: Kriegeskorte et al. 2008; THEOREMS.md B5.
+    Source: Kriegeskorte et al. 2008; docs/theorems.md B5.
     """
     ra, rb = matrix_pair("rdm_a", rdm_a, "rdm_b", rdm_b)
     tol = check_real("zero_tol", zero_tol, 0.0, 1.0, lo_closed=True)

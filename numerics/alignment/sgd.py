@@ -1,4 +1,4 @@
-"""Plain SGD of CL and NSCL under shared randomness, with Sigma on a fixed reference set (THEOREMS.md B9).
+"""Plain SGD of CL and NSCL under shared randomness, with Sigma on a fixed reference set (docs/theorems.md B9).
 
 Paper B's similarity descent (B3) moves every pairwise similarity of a fixed set of samples as a free
 parameter. To measure that modelling step, this module trains real embeddings with *plain* SGD

@@ -1,4 +1,4 @@
-"""Representation similarity (THEOREMS.md B5): CKA in :mod:`.cka`, RSA in :mod:`.rsa`, re-exported here.
+"""Representation similarity (docs/theorems.md B5): CKA in :mod:`.cka`, RSA in :mod:`.rsa`, re-exported here.
 
 ``from contrastive_bounds.numerics.alignment.similarity import linear_cka, rsa`` keeps working;
 :mod:`.realarrays` holds the validation and exact rescaling both share.

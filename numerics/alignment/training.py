@@ -1,4 +1,4 @@
-"""Real-data training of CL, NSCL, SupCon and CE under shared randomness (THEOREMS.md B8).
+"""Real-data training of CL, NSCL, SupCon and CE under shared randomness (docs/theorems.md B8).
 
 A small MLP (plain JAX + optax): encoder ``h`` (64 -> hidden -> feature_dim, ReLU) and projection
 head ``z`` (feature_dim -> feature_dim -> projection_dim). All models start from the *same*
@@ -9,7 +9,7 @@ Training runs in float32 for throughput; every metric is computed in float64 wit
 Per epoch (on the held-out split): CKA on cosine Grams of z, linear CKA on h, RSA (Pearson, RDM =
 1 - cosine of z) between CL and each other model; nearest-class-centre and linear-probe accuracy of
 h; and the population loss gap L^DCL - L^NSCL of the CL and NSCL models on the training set
-(two fixed augmented views) against ``alignment.loss_gap_value(tau, n_max/N)`` (THEOREMS.md B2).
+(two fixed augmented views) against ``alignment.loss_gap_value(tau, n_max/N)`` (docs/theorems.md B2).
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ def train_alignment(config: TrainConfig, *, progress: Callable[[int, int], None]
       ValueError: out-of-domain config values (naming the field), a batch size above the
         training-set size, or a model whose float32 training breaks down (non-finite loss, parameters
         or Adam moments after an epoch: the message names tau and learning_rate).
-    Source: THEOREMS.md B8 (stand-in for Luthra, Mishra, Galanti, arXiv 2510.08852, Figs. 3-5).
+    Source: docs/theorems.md B8 (stand-in for Luthra, Mishra, Galanti, arXiv 2510.08852, Figs. 3-5).
     """
     split = _checked_split(config)
     n_train = len(split.y_train)

@@ -1,4 +1,4 @@
-"""Potentials on (S^{d-1})^N and their critical structure (THEOREMS.md A3, A5, A7).
+"""Potentials on (S^{d-1})^N and their critical structure (docs/theorems.md A3, A5, A7).
 
 Modules: :mod:`.registry` (the :class:`Landscape` object and the named landscapes), :mod:`.circle`
 (S¹ Fourier potentials and their exact critical points), :mod:`.infonce` (InfoNCE potentials),

@@ -1,4 +1,4 @@
-"""Critical heights ``H*`` of landscapes on grids and meshes, with their evidence (THEOREMS.md A3).
+"""Critical heights ``H*`` of landscapes on grids and meshes, with their evidence (docs/theorems.md A3).
 
 ``H*`` is the largest barrier a non-global local minimum must climb to reach a strictly lower one,
 computed by 0-dimensional sublevel-set persistence on a grid or mesh (:mod:`.persistence`: gudhi,
@@ -278,7 +278,7 @@ _DEFAULT_RESOLUTION = {"circle": 4096, "sphere": 20000, "torus": 64}
 
 
 def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) -> BarrierResult:
-    """``H*`` of a landscape by the grid method its geometry allows (THEOREMS.md A3).
+    """``H*`` of a landscape by the grid method its geometry allows (docs/theorems.md A3).
 
     S¹ (N = 1, d = 2): :func:`circle_barrier`; S² (N = 1, d = 3): :func:`sphere_barrier`; tori
     ``(S¹)^N`` with ``N <= 3``: :func:`torus_barrier`.

@@ -1,4 +1,4 @@
-"""The built-in named landscapes (THEOREMS.md A1, A3, A7), looked up by :func:`.registry.get_landscape`.
+"""The built-in named landscapes (docs/theorems.md A1, A3, A7), looked up by :func:`.registry.get_landscape`.
 
 * ``double-well`` — S¹, ``V = −0.5 cos θ − cos 2θ``: minima 0 (−1.5) and π (−0.5), saddles at
   ``cos θ = −1/8`` (V = 33/32), ``H* = 1.53125`` exactly (case C13).
@@ -53,7 +53,7 @@ def _double_well() -> Landscape:
         s, name="double-well", critical_height=DOUBLE_WELL_H,
         description="V(θ) = −0.5 cos θ − cos 2θ: minima θ=0 (−1.5), θ=π (−0.5); saddles cos θ = −1/8 "
                     "(V = 33/32); H* = 1.53125 exactly",
-        source="THEOREMS.md A3 / CASES.md C13 (our reference)",
+        source="docs/theorems.md A3 / docs/reference-values.md C13 (our reference)",
     )
 
 
@@ -62,7 +62,7 @@ def _triple_well() -> Landscape:
     return fourier_landscape(
         s, name="triple-well",
         description="V(θ) = cos 3θ + 0.5 cos θ: global minimum θ=π (−1.5), two equal non-global minima; H* ≈ 1.5215",
-        source="THEOREMS.md A3 / CASES.md C13 (our reference)",
+        source="docs/theorems.md A3 / docs/reference-values.md C13 (our reference)",
     )
 
 
@@ -74,7 +74,7 @@ def _barrier_h(H: float = 1.0) -> Landscape:
     return fourier_landscape(
         s, name="barrier-H", critical_height=h, params={"H": h},
         description=f"V(θ) = (H/1.53125)(−0.5 cos θ − cos 2θ) with H = {h:g}: the double well scaled so H* = H exactly",
-        source="THEOREMS.md A8.3 (test family for the seed note's table)",
+        source="docs/theorems.md A8.3 (test family for the seed note's table)",
     )
 
 
@@ -95,7 +95,7 @@ def _vmf(kappa: float = 1.0, dim: int = 3) -> Landscape:
         name="vmf", num_points=1, dim=d, potential_fn=potential, v_min=-k, critical_height=0.0, minima=(e,),
         description=f"V(z) = −{k:g}·z_{d} on S^{d - 1}; Gibbs law at T is von Mises–Fisher(κ/T); "
                     "on S²: E[z_3] = coth(κ/T) − T/κ",
-        source="THEOREMS.md A1 (validation target)", params={"kappa": k, "dim": d},
+        source="docs/theorems.md A1 (validation target)", params={"kappa": k, "dim": d},
     )
 
 
@@ -128,7 +128,7 @@ def _vmf_mixture(means: Any = None, kappas: Any = None, weights: Any = None) -> 
         name="vmf-mixture", num_points=1, dim=3, potential_fn=potential,
         description="V(z) = −log Σ_i w_i exp(κ_i(μ_i·z − 1)) on S² (a mixture of von Mises–Fisher wells); "
                     "H* by barriers.sphere_persistence",
-        source="toolkit test landscape (THEOREMS.md A3: S² meshes)",
+        source="toolkit test landscape (docs/theorems.md A3: S² meshes)",
         params={"means": mu.tolist(), "kappas": ka.tolist(), "weights": w.tolist()},
     )
 
@@ -152,7 +152,7 @@ def _infonce_toy() -> Landscape:
                     "(−s_ij + max_{k∉{i,j}} s_ik) on N = 4 points of S², pairs (0,1),(2,3); global minimum −2 "
                     "on the O(3) orbit of z0 = z1 = −z2 = −z3 (one representative listed); non-smooth; "
                     "appears barrier-free (A8.4), H* not known",
-        source="Chaudhry (arXiv 2603.12552), repository notebook; THEOREMS.md A7",
+        source="Chaudhry (arXiv 2603.12552), repository notebook; docs/theorems.md A7",
         params={"pairs": _TOY_PAIRS}, value_and_grad_fn=hardest_negative_value_and_grad(4, _TOY_PAIRS),
         trailing_batch=True,
     )
@@ -166,7 +166,7 @@ def _infonce_toy_soft(beta0: float = 10.0) -> Landscape:
         v_min=-2.0 + math.log(2.0) / b, critical_height=None, minima=(_toy_minimum(),),
         description=f"Soft-max surrogate of U0 at beta0 = {b:g}: max_k s_ik replaced by (1/beta0)·logsumexp(beta0·s_ik); "
                     "global minimum −2 + log(2)/beta0 on the same orbit as U0",
-        source="THEOREMS.md A7 (surrogate of the author's U0)", params={"beta0": b, "pairs": _TOY_PAIRS},
+        source="docs/theorems.md A7 (surrogate of the author's U0)", params={"beta0": b, "pairs": _TOY_PAIRS},
     )
 
 
@@ -181,7 +181,7 @@ def _infonce(tau: float = 0.5, num_points: int = 4, dim: int = 3, pairs: Any = _
         description=f"finite-τ InfoNCE (τ = {t:g}, {'coupled' if coupled else 'decoupled'} denominator) over positive "
                     f"pairs {list(prs)} on N = {n} points of S^{d - 1}; V = mean loss over directed pairs; "
                     "τ·V → U0 as τ → 0",
-        source="THEOREMS.md A7", params={"tau": t, "num_points": n, "dim": d, "pairs": prs, "coupled": bool(coupled)},
+        source="docs/theorems.md A7", params={"tau": t, "num_points": n, "dim": d, "pairs": prs, "coupled": bool(coupled)},
     )
 
 

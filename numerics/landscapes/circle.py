@@ -3,7 +3,7 @@
 ``V(θ) = Σ_k a_k cos(kθ) + b_k sin(kθ)`` (``k >= 0``; ``b_0`` is ignored). Critical points are
 found by a sign scan of ``V'`` on a fine grid followed by Brent's method (float64, |θ error| ~ 1e-15),
 so heights of minima and saddles are exact to rounding; from them the depth of every local minimum
-and the critical height ``H*`` follow by walking the circle (THEOREMS.md A3). The grid-based,
+and the critical height ``H*`` follow by walking the circle (docs/theorems.md A3). The grid-based,
 persistence computation of the same numbers lives in :mod:`.barriers` (an independent method).
 """
 
@@ -311,7 +311,7 @@ def _refine_root(f: Any, lo: float, hi: float) -> float:
 
 
 def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> CircleCriticalPoints:
-    """Exact critical points, depths and ``H*`` of a circle potential (THEOREMS.md A3).
+    """Exact critical points, depths and ``H*`` of a circle potential (docs/theorems.md A3).
 
     Algorithm: sign changes of ``V'`` on ``resolution`` equispaced points (default
     ``max(4096, 256·k_max)``), each bracket refined by Brent's method to machine precision; a sign

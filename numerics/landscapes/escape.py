@@ -1,4 +1,4 @@
-"""Escape times from the minima of S¹ landscapes: Kramers prediction vs exact MFPT (THEOREMS.md A5).
+"""Escape times from the minima of S¹ landscapes: Kramers prediction vs exact MFPT (docs/theorems.md A5).
 
 Joins the exact critical points of :mod:`.circle` with the formulas of
 :mod:`contrastive_bounds.theory.kramers`. For each non-global local minimum x the target is the

@@ -1,4 +1,4 @@
-"""InfoNCE potentials on ``(S^{d−1})^N`` as pure JAX functions (THEOREMS.md A7).
+"""InfoNCE potentials on ``(S^{d−1})^N`` as pure JAX functions (docs/theorems.md A7).
 
 Each builder returns ``V(z)`` for ``z`` of shape ``(N, d)`` (unit rows), a scalar of z's dtype,
 jit/vmap/grad-able. ``s = z zᵀ`` are cosine similarities; positive pairs are used in both directions
@@ -49,7 +49,7 @@ def hardest_negative_potential(num_points: int, pairs: Sequence[tuple[int, int]]
     """The author's U0 = mean over directed pairs of ``−s_ij + max_{k∉{i,j}} s_ik`` (values in [−2, 2]).
 
     Non-smooth (a max); its JAX gradient picks one maximiser. Source: Chaudhry, arXiv 2603.12552,
-    repository notebook; THEOREMS.md A7.
+    repository notebook; docs/theorems.md A7.
 
     Raises:
       ValueError: ``num_points < 3``, empty ``pairs`` or a pair (i, i).
@@ -155,7 +155,7 @@ def infonce_potential(num_points: int, pairs: Sequence[tuple[int, int]], tau: fl
     """Mean InfoNCE loss over directed pairs at temperature ``tau``.
 
     decoupled: ``−s_ij/τ + logsumexp_{k∉{i,j}} s_ik/τ``; coupled: the denominator also holds the
-    positive, ``logsumexp_{k≠i} s_ik/τ``. Source: THEOREMS.md A7 (and B1 for the decoupled form).
+    positive, ``logsumexp_{k≠i} s_ik/τ``. Source: docs/theorems.md A7 (and B1 for the decoupled form).
 
     Raises:
       ValueError: as :func:`hardest_negative_potential`.

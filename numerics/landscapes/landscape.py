@@ -1,5 +1,5 @@
 """The :class:`Landscape` object: a potential ``V`` on ``(S^{d−1})^N`` as a pure JAX function with
-its metadata (THEOREMS.md A1, A3, A7), and the constructors that build one from a Fourier series
+its metadata (docs/theorems.md A1, A3, A7), and the constructors that build one from a Fourier series
 (:func:`fourier_landscape`, :func:`load_fourier`) or from another landscape (:func:`scaled`).
 
 A :class:`Landscape` takes ``z`` of shape ``(N, d)`` (N unit vectors in R^d) and returns a scalar;
@@ -194,7 +194,7 @@ def load_fourier(path: str | Path) -> Landscape:
 def scaled(landscape: Landscape, factor: float) -> Landscape:
     """``factor · V`` with metadata scaled (``factor > 0``).
 
-    This is the v0 model of THEOREMS.md A7: multiplying the drift by β (``L ≈ β·U0``) at
+    This is the v0 model of docs/theorems.md A7: multiplying the drift by β (``L ≈ β·U0``) at
     temperature ``1/β`` is Langevin on ``U0`` at temperature ``1/β²``.
 
     Raises:

@@ -28,7 +28,7 @@ of saddle ``s`` on the boundary of one copy of the trap (``e_s`` ends of ``s`` a
 Where any condition fails (a degenerate minimum or saddle, orbit dimensions that differ, a rank below
 ``d − 1`` with its continuous stabiliser, or an adjacent saddle that leads to a minimum that is not
 lower) the prefactor is *not* given: :attr:`NetworkTrap.prefactor_reason` says why and only the
-Arrhenius exponent (the barrier) is used (THEOREMS.md A5, A9).
+Arrhenius exponent (the barrier) is used (docs/theorems.md A5, A9).
 
 Also: :func:`random_rotations` (Haar on ``O(d)``) and :func:`trap_starts` (the trap's minimum under
 independent random rotations: the chains' initial states).

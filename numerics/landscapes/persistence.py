@@ -1,4 +1,4 @@
-"""0-dimensional sublevel-set persistence of sampled landscapes (THEOREMS.md A3): the graph machinery
+"""0-dimensional sublevel-set persistence of sampled landscapes (docs/theorems.md A3): the graph machinery
 behind :mod:`.barriers`.
 
 On a sampled landscape ``H*`` is the largest finite 0-dimensional persistence (elder rule) among

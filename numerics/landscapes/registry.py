@@ -1,5 +1,5 @@
 """Named landscapes by name: :func:`get_landscape`, :func:`list_landscapes`, :func:`landscape_parameters`,
-and :func:`resolve_landscape` (a name or an S¹ Fourier file) (THEOREMS.md A1, A3, A7).
+and :func:`resolve_landscape` (a name or an S¹ Fourier file) (docs/theorems.md A1, A3, A7).
 
 The names and their parameters are listed in :mod:`.builtin` (``double-well``, ``triple-well``,
 ``barrier-H``, ``fourier``, ``vmf``, ``vmf-mixture``, ``infonce-toy``, ``infonce-toy-soft``,

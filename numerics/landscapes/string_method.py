@@ -1,4 +1,4 @@
-"""Barrier *estimates* where no grid method applies (THEOREMS.md A3): local minima from many random
+"""Barrier *estimates* where no grid method applies (docs/theorems.md A3): local minima from many random
 starts (:func:`sampled_minima`) and the minimum-energy path between two states by the simplified
 string method (:func:`string_method_barrier`; E, Ren & Vanden-Eijnden 2007). Both run projected
 gradient descent on ``(S^{d−1})^N`` with the normalisation retraction, vmapped, in ``lax.scan``.

@@ -1,4 +1,4 @@
-"""Paper A's simulator: annealed overdamped Langevin dynamics on (S^{d-1})^N (THEOREMS.md A1).
+"""Paper A's simulator: annealed overdamped Langevin dynamics on (S^{d-1})^N (docs/theorems.md A1).
 
 Modules, by responsibility:
 

@@ -2,13 +2,13 @@
 
 Joins the simulator (:mod:`.driver`, :mod:`.kernel`) with the escape theory
 (:mod:`contrastive_bounds.theory.kramers`, :mod:`.escape`) for the checks of Paper A
-(THEOREMS.md A4, A5, A8) and the ``anneal`` command:
+(docs/theorems.md A4, A5, A8) and the ``anneal`` command:
 
 * :func:`circle_trap` — the deepest non-global minimum of an S¹ Fourier landscape with its two
   saddles, barriers and Kramers log-prefactors;
 * :func:`start_positions` — ``(chains, N, d)`` float64 initial states (``trap``, ``uniform``, ``global``);
 * :func:`kramers_trap_band` — the Kramers probability of never escaping the trap,
-  ``exp(−∫ dt/τ(T(t)))`` (THEOREMS.md A5), with a band from a stated model-error factor (exact
+  ``exp(−∫ dt/τ(T(t)))`` (docs/theorems.md A5), with a band from a stated model-error factor (exact
   MFPT / Kramers at the hottest temperature of the run, times the step-size factor);
 * :func:`misscaled_temperature` — fault injection: the temperature seen by a simulator whose noise is
   scaled wrong (case C11);
@@ -85,8 +85,8 @@ class CircleTrap:
 def circle_trap(landscape: Landscape) -> CircleTrap | None:
     """The deepest non-global minimum of an S¹ Fourier landscape, or ``None`` (no Fourier form / no trap).
 
-    Source: exact critical points of :func:`.circle.analyse_circle` (THEOREMS.md A3); prefactors
-    of the S¹ Kramers law (THEOREMS.md A5, two saddles: rates add).
+    Source: exact critical points of :func:`.circle.analyse_circle` (docs/theorems.md A3); prefactors
+    of the S¹ Kramers law (docs/theorems.md A5, two saddles: rates add).
 
     Raises:
       ValueError: a degenerate minimum or saddle (zero curvature: the Kramers prefactor is undefined).
@@ -221,7 +221,7 @@ def kramers_trap_band(landscape: Landscape, schedule: Any, trap: CircleTrap, t_s
     Raises:
       ValueError: bad range or schedule (C12), a landscape that is not S¹ Fourier.
 
-    Source: THEOREMS.md A5 (Eyring–Kramers; probability of never escaping ≈ exp(−∫ dt/τ(T(t)))).
+    Source: docs/theorems.md A5 (Eyring–Kramers; probability of never escaping ≈ exp(−∫ dt/τ(T(t)))).
     """
     from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
 

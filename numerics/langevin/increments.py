@@ -1,5 +1,5 @@
 """The Euler–Maruyama increment of one step of overdamped Langevin dynamics and its noise scale
-(THEOREMS.md A1; case C11: the noise of a step is ``sqrt(2·T·h)·ξ``, not ``sqrt(2T)·h`` nor
+(docs/theorems.md A1; case C11: the noise of a step is ``sqrt(2·T·h)·ξ``, not ``sqrt(2T)·h`` nor
 ``sqrt(h)``). Shared by both integrators of :mod:`.kernel` (re-exported there). Source: Kloeden &
 Platen (1992), §9.1 (the Euler–Maruyama scheme).
 """

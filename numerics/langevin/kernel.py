@@ -5,7 +5,7 @@ The kernel is a pair of pure functions ``init(position) -> LangevinState`` and
 ``jax.vmap`` for many chains (the driver in :mod:`.driver` does, with one noise draw per step for
 all chains through :meth:`LangevinKernel.step_with_noise`).
 
-Dynamics (A1 of THEOREMS.md): dZ = −grad V(Z) dt + sqrt(2 T(t)) dW^M on M = (S^{d−1})^N, with the
+Dynamics (A1 of docs/theorems.md): dZ = −grad V(Z) dt + sqrt(2 T(t)) dW^M on M = (S^{d−1})^N, with the
 Riemannian gradient grad V = P(Z)∇V and P(z) = I − zzᵀ per factor. Time is continuous: step k
 goes from t = t_start + k·h to t + h and uses T(t) (left point), never the step index.
 
@@ -18,7 +18,7 @@ Integrators (``integrator=``):
 * ``"geodesic"``: the same tangent increment applied through the exponential map,
   z ← exp_z(−h·P(z)∇V + sqrt(2·T(t)·h)·P(z)ξ); also weak order 1, with a different O(h) bias.
 
-``anisotropy=A`` gives the author's anisotropic-noise variant (THEOREMS.md A8.5; the public notebook
+``anisotropy=A`` gives the author's anisotropic-noise variant (docs/theorems.md A8.5; the public notebook
 ``anisotropic.ipynb`` of farischaudhry/contrastive-learning-temperature-schedules): the noise is
 P(z)·A^{1/2}ξ while the drift is NOT preconditioned by A. This chain does NOT sample exp(−V/T)
 (for A ≠ I its stationary law is not the Gibbs law; with A = diag(10, 10, 0.01) it is a hotter

@@ -10,7 +10,7 @@ Bit for bit the same results as compiling the constants in. XLA simplifies arith
 operands before it compiles: ``x / c`` becomes ``x * (1/c)`` with ``1/c`` rounded at compile time,
 ``x ** 2.0`` becomes ``x * x``, and a constant factor of ``T`` is folded with the ``2·h`` of the
 noise scale ``sqrt(2·T·h)``. The program therefore evaluates each form in the arithmetic XLA
-produces from its constants (THEOREMS.md A2 forms; :data:`COMPILED_FORMS`), with the data rounded
+produces from its constants (docs/theorems.md A2 forms; :data:`COMPILED_FORMS`), with the data rounded
 as XLA rounds the constants (in the run's dtype), and keeps compiled in what cannot be data without
 changing the arithmetic: the exponent ``alpha`` of ``polynomial``, ``gamma`` and ``period`` of
 ``exponential``, and ``c`` of ``linear``, ``exponential`` and ``sqrt`` (the factor folded with

@@ -2,10 +2,10 @@
 
 Every bound, schedule and rate a check relies on is compared, inside the check, with a second
 implementation written separately (mpmath closed forms in :mod:`.independent_alignment` and
-:mod:`.independent_annealing`) and with reference values at two or more points (CASES.md C02/C03
+:mod:`.independent_annealing`) and with reference values at two or more points (docs/reference-values.md C02/C03
 where published, 40-digit mpmath otherwise). A bound that became *weaker* still passes
 "measured <= bound"; it does not pass these comparisons, so the check turns red
-(DESIGN.md, Verdicts: "a weaker bound must turn a check red, not only a violated one").
+(docs/design.md, Verdicts: "a weaker bound must turn a check red, not only a violated one").
 
 :class:`Agreement` is one comparison; :func:`apply_agreements` folds a list of them into a check's
 :class:`~.framework.Outcome` (``violated`` naming the first disagreement, the rows in
@@ -44,7 +44,7 @@ class Agreement:
       point: the parameters, as text.
       toolkit: the value the check uses; independent: the second implementation's (or reference) value.
       source: ``"independent"`` (a second implementation) or ``"reference"`` (a tabulated value, with
-        its origin, e.g. ``"CASES.md C03"``).
+        its origin, e.g. ``"docs/reference-values.md C03"``).
       rel_error: relative difference; rtol: the tolerance it is held to.
     """
 

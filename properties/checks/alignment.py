@@ -1,4 +1,4 @@
-"""Paper B's checks (Luthra, Mishra, Galanti, arXiv:2510.08852; THEOREMS.md B2-B8), by subject.
+"""Paper B's checks (Luthra, Mishra, Galanti, arXiv:2510.08852; docs/theorems.md B2-B8), by subject.
 
 Importing this module registers all of them; the checks live in
 

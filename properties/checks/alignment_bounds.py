@@ -1,4 +1,4 @@
-"""Checks of Paper B's deterministic bounds (THEOREMS.md B2, B4, B5, B7): searched inequalities and values.
+"""Checks of Paper B's deterministic bounds (docs/theorems.md B2, B4, B5, B7): searched inequalities and values.
 
 Inequalities that hold for any input are searched with hypothesis (``hypothesis.target`` drives the
 search toward the largest empirical/bound ratio; the largest found is reported). "Measured <= bound"
@@ -42,7 +42,7 @@ def hypothesis_search(n_examples: int, seed: int, strategy: Any, body: Any) -> N
 
 @check("B2.loss_gap", theorem="alignment.loss_gap (Luthra et al. 2025, Thm 1)", paper=PAPER_B,
        statement="L_NSCL <= L_DCL <= L_NSCL + log(1 + e^{2/tau} n_max/(N - n_max)) for any unit embeddings; the bound "
-                 "equals its mpmath closed form and CASES.md C03",
+                 "equals its mpmath closed form and docs/reference-values.md C03",
        quick={"examples": 60, "tau": 0.5}, thorough={"examples": 600, "tau": 0.5})
 def loss_gap(params: Mapping[str, Any], seed: int) -> Outcome:
     from hypothesis import strategies as st
@@ -149,7 +149,7 @@ def corollaries_any_pair(params: Mapping[str, Any], seed: int) -> Outcome:
     return apply_agreements(out, ind.verify_corollaries(seen["rho"] + [worst["rho"]], seen["r"] + [worst["r"]]))
 
 
-@check("B4.reference_values", theorem="alignment.epsilon / delta / frobenius / loss_gap (CASES.md C02, C03)", paper=PAPER_B,
+@check("B4.reference_values", theorem="alignment.epsilon / delta / frobenius / loss_gap (docs/reference-values.md C02, C03)", paper=PAPER_B,
        statement="the bound objects and the per-step numerics reproduce the reference table to 1e-12 relative",
        quick={"rtol": 1e-12}, thorough={"rtol": 1e-12})
 def reference_values(params: Mapping[str, Any], seed: int) -> Outcome:

@@ -1,8 +1,8 @@
-"""Checks of Paper B along coupled similarity descent (THEOREMS.md B3-B6): the runs and their bounds.
+"""Checks of Paper B along coupled similarity descent (docs/theorems.md B3-B6): the runs and their bounds.
 
 Theorem 1 is checked along coupled CL/NSCL runs with the slack of every proof link; its bound (two
 implementations in the toolkit: the sympy Bound and the per-step numpy functions) is also compared
-with an mpmath closed form at the run's parameters and with CASES.md C02, and the link bounds with
+with an mpmath closed form at the run's parameters and with docs/reference-values.md C02, and the link bounds with
 their closed forms for a constant step size (:mod:`.independent_alignment`). The reported metrics
 (d_T, CKA, RSA, rho, r) are recomputed a second way (:mod:`.independent_metrics`).
 """
@@ -28,7 +28,7 @@ __all__ = ["descent_run", "descent_from", "validate_descent", "metric_agreements
 
 
 # ------------------------------------------------------------------------------------ B3 identity
-@check("B3.gradient", theorem="similarity descent, closed-form gradient (THEOREMS.md B3)", paper=PAPER_B,
+@check("B3.gradient", theorem="similarity descent, closed-form gradient (docs/theorems.md B3)", paper=PAPER_B,
        statement="closed-form G equals jax.grad of the batch loss in Sigma (decoupled and coupled)",
        quick={"num_samples": 48, "num_classes": 4, "batch_size": 16, "tau": 0.5, "trials": 6},
        thorough={"num_samples": 96, "num_classes": 6, "batch_size": 32, "tau": 0.5, "trials": 30})

@@ -1,4 +1,4 @@
-"""Paper B on real data (THEOREMS.md B8): CL, NSCL, SupCon and CE trained on scikit-learn's digits.
+"""Paper B on real data (docs/theorems.md B8): CL, NSCL, SupCon and CE trained on scikit-learn's digits.
 
 The loss gap of every epoch is held to its bound (itself compared with its closed form); the CKA/RSA
 trends are reported as findings. The metrics that produce those findings are replayed and computed

@@ -1,4 +1,4 @@
-"""Checks of Paper B against real SGD (THEOREMS.md B9, B10): the proxy's fidelity, Theorem 1 on real
+"""Checks of Paper B against real SGD (docs/theorems.md B9, B10): the proxy's fidelity, Theorem 1 on real
 training, and the batch-size x learning-rate trends of the paper's Fig. 5.
 
 What each check *asserts* (its verdict) is a statement that must hold whatever the data say: the
@@ -24,7 +24,7 @@ PAPER_B = "B"
 
 
 # ------------------------------------------------------------------------------------ B9 known case
-@check("B9.proxy_known_case", theorem="eta_eff of similarity descent (THEOREMS.md B9, known case)", paper=PAPER_B,
+@check("B9.proxy_known_case", theorem="eta_eff of similarity descent (docs/theorems.md B9, known case)", paper=PAPER_B,
        statement="free orthonormal embeddings: one SGD step gives dSigma = -4 eta Gs + O(eta^2), so eta_eff = 4 eta; "
                  "the least-squares fit is 4 eta - 4 eta^2 tr(Gs^3)/||Gs||^2 + O(eta^3)",
        quick={"reference_size": 16, "batch_size": 8, "num_classes": 4, "tau": 0.5, "eta": 0.01, "trials": 3},
@@ -112,7 +112,7 @@ _PROXY_THOROUGH = {"reference_size": 256, "batch_size": 32, "steps": 1000, "reco
                    "eta": 0.02, "free_eta": 0.05, "widths": [64, 256, 1024], "taus": [0.1, 0.5, 1.0], "small_eta": 1e-4}
 
 
-@check("B9.proxy_fidelity", theorem="similarity descent as a model of SGD (Paper B, Section 3; THEOREMS.md B9)",
+@check("B9.proxy_fidelity", theorem="similarity descent as a model of SGD (Paper B, Section 3; docs/theorems.md B9)",
        paper=PAPER_B,
        statement="eta_eff by least squares equals the NTK gain in the small-step limit; fidelity of the proxy "
                  "||Sigma^SGD - Sigma^proxy|| / ||Sigma^SGD - Sigma_0|| and d_t real vs proxy reported as findings",

@@ -1,4 +1,4 @@
-"""Paper A's checks (Chaudhry, arXiv 2603.12552; THEOREMS.md A1-A8), by subject.
+"""Paper A's checks (Chaudhry, arXiv 2603.12552; docs/theorems.md A1-A8), by subject.
 
 Importing this module registers all of them; the checks live in
 

@@ -146,7 +146,7 @@ def trap_vs_kramers(land: Any, sched: Any, trap: Any, run: Any, *, need_positive
 
 
 def vmf_exact(kappa: float, temperature: float) -> float:
-    """E[z3] = coth(kappa/T) - T/kappa of vMF on S² (THEOREMS.md A1)."""
+    """E[z3] = coth(kappa/T) - T/kappa of vMF on S² (docs/theorems.md A1)."""
     x = kappa / temperature
     return 1.0 / math.tanh(x) - 1.0 / x
 

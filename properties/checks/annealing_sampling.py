@@ -1,4 +1,4 @@
-"""Checks of Paper A's simulator (THEOREMS.md A1, A8.5): what one step does, and what the chain samples.
+"""Checks of Paper A's simulator (docs/theorems.md A1, A8.5): what one step does, and what the chain samples.
 
 * ``A1.one_step``: the law of ONE step from a fixed point, through the driver, against its exact
   law. The projected Euler-Maruyama step on S¹ turns the angle by ``atan(a)``,

@@ -1,4 +1,4 @@
-"""Checks of Paper A's schedules (THEOREMS.md A2, A4, A6, A8.1): values, and what they do to a trapped chain.
+"""Checks of Paper A's schedules (docs/theorems.md A2, A4, A6, A8.1): values, and what they do to a trapped chain.
 
 ``A2.schedule_values`` holds every schedule form to its closed form at given times (a formula off at
 finite t keeps its asymptotic verdict, so a verdict-only check never sees it). The runs of A4/A6/A8.1

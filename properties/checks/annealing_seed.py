@@ -1,4 +1,4 @@
-"""Checks that adjudicate the seed notes' numbers (THEOREMS.md A8.3, A8.4) on simulated landscapes.
+"""Checks that adjudicate the seed notes' numbers (docs/theorems.md A8.3, A8.4) on simulated landscapes.
 
 ``A8.3_barrier_table`` re-runs the note's table on ``barrier-H`` (H* = 1, 5, 10) against the Kramers
 band (whose ingredients are checked against their independent values, as in the A4 checks);
@@ -136,7 +136,7 @@ _PUBLISHED_TOY = {
     "isotropic_success_c_1.8_to_5.4": [0.85, 0.89], "success_c_10.3": 0.38, "success_c_20": 0.08,
     "fixed_beta_10_50000_steps": 0.865,
     "first_time_U0_below_-1.5_mean_steps": {"beta_10": 159, "beta_100": 130},
-    "source": "THEOREMS.md A8.4 (author's repository result files)",
+    "source": "docs/theorems.md A8.4 (author's repository result files)",
 }
 
 

@@ -1,4 +1,4 @@
-"""Deterministic and asymptotic checks of Paper A's theory (THEOREMS.md A3, A5, A8.2) and its claims.
+"""Deterministic and asymptotic checks of Paper A's theory (docs/theorems.md A3, A5, A8.2) and its claims.
 
 ``A5.kramers`` asserts the Eyring-Kramers *limit*, not only a trend: exact/Kramers -> 1 at rate O(T),
 held to ``|exact/Kramers - 1| <= C·T`` (C = 0.6 stated; the measured coefficient on double-well is

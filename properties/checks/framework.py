@@ -94,7 +94,7 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
     """Decorator registering ``fn(params, seed) -> Outcome`` as a check.
 
     Args:
-      id: unique dotted id, e.g. ``"B4.theorem1"`` (THEOREMS.md section first).
+      id: unique dotted id, e.g. ``"B4.theorem1"`` (docs/theorems.md section first).
       theorem: the theorem/claim tested, with its registry name where there is one.
       statement: the statement in one line.
       paper: ``"A"`` or ``"B"``.

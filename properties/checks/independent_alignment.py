@@ -1,6 +1,6 @@
 """Second implementations of Paper B's bounds, and their reference values, for the checks.
 
-Written from the statements of THEOREMS.md B2, B4, B5, B6 in mpmath (40 digits), without using
+Written from the statements of docs/theorems.md B2, B4, B5, B6 in mpmath (40 digits), without using
 :mod:`contrastive_bounds.theory.alignment`: each ``verify_*`` function evaluates the toolkit's
 numpy function *and* its sympy :class:`~contrastive_bounds.theory.bound.Bound` at the check's own
 points and at tabulated reference points, and returns one :class:`~.agreement.Agreement` per
@@ -10,7 +10,7 @@ comparison. Closed forms used (constant step size eta, a = 1/(2 tau^2 B), c = De
 * Theorem 2 form: ``(G/(beta_s tau)) Delta (e^{beta_s S} - 1)``;
 * CKA/RSA corollaries: ``(1 - x)/(1 + x)`` and ``sqrt(1 - x^2)``.
 
-Reference values: CASES.md C02 (Theorem 1; epsilon, Delta, bound) and C03 (loss gap) as published;
+Reference values: docs/reference-values.md C02 (Theorem 1; epsilon, Delta, bound) and C03 (loss gap) as published;
 the others are exact rationals or 40-digit mpmath values computed once and tabulated here, so an
 edit of either implementation shows.
 """
@@ -30,12 +30,12 @@ __all__ = ["epsilon_mp", "delta_mp", "frobenius_log10_mp", "loss_gap_mp", "corol
 
 DPS = 40
 
-#: CASES.md C02: (C, B, T, delta, tau, S) -> (epsilon, Delta, log10 bound), published.
+#: docs/reference-values.md C02: (C, B, T, delta, tau, S) -> (epsilon, Delta, log10 bound), published.
 C02 = [((100, 256, 1000, "0.05", "0.5", 10), ("0.17370427116883531183", "24.574214968310783817", "1.5213189224469810")),
        ((1000, 4096, 1000, "0.05", "1", 1), ("0.047162210885955110246", "0.7477603477291898929", "-1.9323645278801396")),
        ((200, 1024, 100000, "0.05", "0.1", 60000), ("0.10231721875601699997", "1.1665191824590073645e8",
                                                      "1284.6870081078047796"))]
-#: CASES.md C03: (C, tau) -> log(1 + e^{2/tau}/(C - 1)), published.
+#: docs/reference-values.md C03: (C, tau) -> log(1 + e^{2/tau}/(C - 1)), published.
 C03 = [((10, "1"), "0.59938922370200505131"), ((1000, "1"), "0.0073692329329828110838"),
        ((10, "0.2"), "7.8031839385776533298")]
 #: exact special values of the corollaries: x -> (1 - x)/(1 + x) and x -> sqrt(1 - x^2)
@@ -65,7 +65,7 @@ def _mpf(x: Any) -> mpmath.mpf:
 
 
 def epsilon_mp(batch_size: int, steps: int, delta: Any) -> mpmath.mpf:
-    """eps_{B,delta} = sqrt(log(T B/delta)/(2B)) (THEOREMS.md B4), 40 digits."""
+    """eps_{B,delta} = sqrt(log(T B/delta)/(2B)) (docs/theorems.md B4), 40 digits."""
     with mpmath.workdps(DPS):
         return mpmath.sqrt(mpmath.log(mpmath.mpf(steps) * batch_size / _mpf(delta)) / (2 * mpmath.mpf(batch_size)))
 
@@ -90,14 +90,14 @@ def frobenius_log10_mp(tau: Any, pi_max: Any, batch_size: int, steps: int, delta
 
 
 def loss_gap_mp(tau: Any, pi_max: Any) -> mpmath.mpf:
-    """log(1 + e^{2/tau} pi_max/(1 - pi_max)) (THEOREMS.md B2)."""
+    """log(1 + e^{2/tau} pi_max/(1 - pi_max)) (docs/theorems.md B2)."""
     with mpmath.workdps(DPS):
         p = _mpf(pi_max)
         return mpmath.log(1 + mpmath.exp(2 / _mpf(tau)) * p / (1 - p))
 
 
 def corollary_mp(x: Any) -> mpmath.mpf:
-    """(1 - x)/(1 + x): the CKA (x = rho) and RSA (x = r) corollaries of THEOREMS.md B5."""
+    """(1 - x)/(1 + x): the CKA (x = rho) and RSA (x = r) corollaries of docs/theorems.md B5."""
     with mpmath.workdps(DPS):
         v = _mpf(x)
         return (1 - v) / (1 + v)
@@ -125,7 +125,7 @@ def links_log10_mp(eta: Any, steps: int, tau: Any, batch_size: int, delta_value:
 
 def weight_divergence_log10_mp(tau: Any, pi_max: Any, batch_size: int, steps: int, delta: Any, eta_sum: Any,
                                grad_norm: Any, smoothness: Any) -> mpmath.mpf:
-    """log10 of (G/(beta_s tau)) Delta (e^{beta_s S} - 1) (THEOREMS.md B6, constant 1)."""
+    """log10 of (G/(beta_s tau)) Delta (e^{beta_s S} - 1) (docs/theorems.md B6, constant 1)."""
     with mpmath.workdps(DPS):
         dl = delta_mp(tau, pi_max, epsilon_mp(batch_size, steps, delta))
         if dl == mpmath.inf:
@@ -141,7 +141,7 @@ def _fmt(**kw: Any) -> str:
 
 def verify_loss_gap(points: list[tuple[float, float]]) -> list[Agreement]:
     """The loss-gap bound: numpy ``loss_gap_value`` and the ``alignment.loss_gap`` Bound at ``points``
-    ``[(tau, pi_max), ...]`` against :func:`loss_gap_mp`, and at the C03 rows against CASES.md."""
+    ``[(tau, pi_max), ...]`` against :func:`loss_gap_mp`, and at the C03 rows against docs/reference-values.md."""
     from contrastive_bounds.theory import alignment as A
 
     rows = []
@@ -153,12 +153,12 @@ def verify_loss_gap(points: list[tuple[float, float]]) -> list[Agreement]:
     for (c, tau), ref in C03:
         where = _fmt(num_classes=c, tau=tau)
         rows.append(agreement("alignment.loss_gap_value (numpy)", where, A.loss_gap_value(float(tau), 1 / c),
-                              mpmath.mpf(ref), source="reference CASES.md C03", rtol=1e-12))
+                              mpmath.mpf(ref), source="reference docs/reference-values.md C03", rtol=1e-12))
         import sympy as sp
 
         rows.append(agreement("alignment.loss_gap (Bound)", where,
                               A.LOSS_GAP.evaluate(num_classes=c, tau=sp.Rational(tau)).mp_value, mpmath.mpf(ref),
-                              source="reference CASES.md C03", rtol=1e-12))
+                              source="reference docs/reference-values.md C03", rtol=1e-12))
     return rows
 
 
@@ -194,7 +194,7 @@ def verify_epsilon(batch_size: int, steps: int, delta: float) -> list[Agreement]
     for (c, b, t, dl, tau, s), (eps_ref, _, _) in C02:
         where = _fmt(batch_size=b, steps=t, delta=dl)
         rows.append(agreement("alignment.epsilon_value (numpy)", where, A.epsilon_value(b, t, float(dl)), mpmath.mpf(eps_ref),
-                              source="reference CASES.md C02", rtol=1e-12))
+                              source="reference docs/reference-values.md C02", rtol=1e-12))
     return rows
 
 
@@ -219,13 +219,13 @@ def verify_theorem1(tau: float, pi_max: float, batch_size: int, steps: int, delt
         w = _fmt(num_classes=c, batch_size=b, steps=t, delta=dl, tau=tau_s, S=s)
         e_num = A.epsilon_value(b, t, float(dl))
         rows.append(agreement("alignment.delta_log10 (numpy)", w, A.delta_log10(float(tau_s), 1 / c, e_num),
-                              mpmath.log10(mpmath.mpf(delta_ref)), source="reference CASES.md C02", rtol=1e-12))
+                              mpmath.log10(mpmath.mpf(delta_ref)), source="reference docs/reference-values.md C02", rtol=1e-12))
         rows.append(agreement("alignment.frobenius_log10 (numpy)", w,
                               A.frobenius_log10(s, float(tau_s), b, 10.0 ** A.delta_log10(float(tau_s), 1 / c, e_num)),
-                              mpmath.mpf(log_ref), source="reference CASES.md C02", rtol=1e-12))
+                              mpmath.mpf(log_ref), source="reference docs/reference-values.md C02", rtol=1e-12))
         val = A.FROBENIUS.evaluate(num_classes=c, batch_size=b, steps=t, delta=sp.Rational(dl), tau=sp.Rational(tau_s), eta_sum=s)
         rows.append(agreement("alignment.frobenius (Bound, log10)", w, float(val.log10_exact), mpmath.mpf(log_ref),
-                              source="reference CASES.md C02", rtol=1e-12))
+                              source="reference docs/reference-values.md C02", rtol=1e-12))
     return rows
 
 

@@ -1,6 +1,6 @@
 """Second implementations of Paper A's theory objects, and their reference values, for the checks.
 
-Written from THEOREMS.md A1, A2, A5 without using :mod:`contrastive_bounds.theory.schedules`,
+Written from docs/theorems.md A1, A2, A5 without using :mod:`contrastive_bounds.theory.schedules`,
 :mod:`~contrastive_bounds.theory.kramers` or the S¹ critical-point code:
 
 * schedules: ``T(t)`` of every form as a closed form in mpmath (:func:`schedule_temperature_mp`),
@@ -35,7 +35,7 @@ __all__ = ["schedule_temperature_mp", "hks_constant_reference", "verify_schedule
 DPS = 40
 _H_DW = mpmath.mpf(49) / 32  # H* of double-well: 33/32 + 1/2
 
-#: (form, params, t) -> T(t), 40 digits (mpmath, closed forms of THEOREMS.md A2).
+#: (form, params, t) -> T(t), 40 digits (mpmath, closed forms of docs/theorems.md A2).
 SCHEDULE_REFS = [
     ("temperature", {"c": 2.0, "t0": 2.0}, 0.0, "2.885390081777926814719849362003784274853"),
     ("temperature", {"c": 2.0, "t0": 2.0}, 200.0, "0.3767707497078849340621070417561975281863"),
@@ -54,7 +54,7 @@ def _p(params: Mapping[str, float], key: str, default: float | None = None) -> m
 
 
 def schedule_temperature_mp(form: str, params: Mapping[str, float], t: float) -> mpmath.mpf:
-    """T(t) of a schedule in closed form (THEOREMS.md A2 table), 40 digits.
+    """T(t) of a schedule in closed form (docs/theorems.md A2 table), 40 digits.
 
     Forms: fixed c; temperature c/log(t+t0); inverse-temperature c/log(t+t0); author 1/(c log(t+t0));
     noise c/(2 log(t+t0)); generator c/log(1+t); linear c(1 - t/t_end); exponential c gamma^(t/period);
@@ -197,7 +197,7 @@ def verify_trap(trap: Any, scale: float) -> list[Agreement]:
 
 
 def vmf_mean_z3(kappa: float, temperature: float) -> float:
-    """E[z3] under vMF on S² with V = −kappa z3 at T: coth(x) − 1/x, x = kappa/T (THEOREMS.md A1)."""
+    """E[z3] under vMF on S² with V = −kappa z3 at T: coth(x) − 1/x, x = kappa/T (docs/theorems.md A1)."""
     with mpmath.workdps(30):
         x = mpmath.mpf(kappa) / mpmath.mpf(temperature)
         return float(mpmath.coth(x) - 1 / x)

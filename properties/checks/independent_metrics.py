@@ -1,4 +1,4 @@
-"""Second computations of the metrics the report shows (THEOREMS.md B1, B5), for the checks.
+"""Second computations of the metrics the report shows (docs/theorems.md B1, B5), for the checks.
 
 Each is written differently from :mod:`contrastive_bounds.numerics.alignment.similarity` and
 :mod:`~contrastive_bounds.numerics.alignment.losses`, so a fault in one of them (a missing
@@ -73,7 +73,7 @@ def r_direct(sigma_cl: np.ndarray, sigma_nscl: np.ndarray) -> float:
 def population_losses_mp(z1: np.ndarray, z2: np.ndarray, labels: np.ndarray, tau: float, dps: int = 30) -> tuple[float, float]:
     """(L_DCL, L_NSCL): means over anchors i (first views) of
     -s(z_i, z_i')/tau + log sum_{t in D_i} [e^{s(z_i, z_t)/tau} + e^{s(z_i, z_t')/tau}],
-    D_i = {t != i} (DCL) or {t : y_t != y_i} (NSCL); cosines in mpmath (THEOREMS.md B1)."""
+    D_i = {t != i} (DCL) or {t : y_t != y_i} (NSCL); cosines in mpmath (docs/theorems.md B1)."""
     z1, z2 = np.asarray(z1, np.float64), np.asarray(z2, np.float64)
     n = z1.shape[0]
     with mpmath.workdps(dps):

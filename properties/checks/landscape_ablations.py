@@ -1,4 +1,4 @@
-"""Checks of the seed notes' ablation claims on InfoNCE landscape networks (THEOREMS.md A8.6–A8.8, A9).
+"""Checks of the seed notes' ablation claims on InfoNCE landscape networks (docs/theorems.md A8.6–A8.8, A9).
 
 Each check runs the rows of one ablation of the built-in sweep spec ``ablations`` in this process (the
 check's ``profile`` parameter names the spec's profile: ``quick`` in the main job's quick profile,

@@ -1,4 +1,4 @@
-"""Paper A's condition c > H* on a real InfoNCE landscape with H* > 0 (THEOREMS.md A4, A5, A9).
+"""Paper A's condition c > H* on a real InfoNCE landscape with H* > 0 (docs/theorems.md A4, A5, A9).
 
 Check ``A4.infonce_landscape``: decoupled finite-τ InfoNCE on ``(S^{d−1})^N`` (quick: N = 4, d = 2,
 τ = 0.1, H* = 0.2819; thorough: N = 6, d = 2, τ = 0.1, H* = 0.1881), its transition network giving

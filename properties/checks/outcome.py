@@ -1,6 +1,6 @@
 """What a check returns: :class:`Outcome` (verdict, numbers, figures) and the figure data.
 
-Verdicts (DESIGN.md, Verdicts), in :data:`VERDICTS`:
+Verdicts (docs/design.md, Verdicts), in :data:`VERDICTS`:
 
 - ``holds``: an informative bound held: the measurement is on the right side of a bound that says
   something here (or the toolkit's assertion about a claim is confirmed), and, for a stochastic

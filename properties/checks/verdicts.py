@@ -1,6 +1,6 @@
 """Verdict logic: compare a measurement with a bound or a band, and say what the comparison means.
 
-Three rules make a ``holds`` mean what it says (DESIGN.md, Verdicts):
+Three rules make a ``holds`` mean what it says (docs/design.md, Verdicts):
 
 1. **Informative**: a bound no better than the quantity's trivial bound (``trivial``) cannot fail
    whatever the simulation does; it is reported ``uninformative``, not ``holds``.

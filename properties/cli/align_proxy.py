@@ -1,4 +1,4 @@
-"""``contrastive-bounds align proxy`` and ``align batch-scaling``: Paper B against real SGD (THEOREMS.md B9, B10)."""
+"""``contrastive-bounds align proxy`` and ``align batch-scaling``: Paper B against real SGD (docs/theorems.md B9, B10)."""
 
 from __future__ import annotations
 

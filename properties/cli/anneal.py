@@ -8,9 +8,9 @@ default configuration: ``jax.random.normal`` noise, chains split over the local 
 * the success fraction P(V(Z_T) < V_min + delta) with a Clopper–Pearson interval (95 %);
 * the hitting time of {V < V_min + delta}: fraction reached (the complement is the trapped fraction),
   mean and median;
-* the theory: the schedule's asymptotic verdict (``Schedule.converges(H*)``, THEOREMS.md A4) and,
+* the theory: the schedule's asymptotic verdict (``Schedule.converges(H*)``, docs/theorems.md A4) and,
   for S¹ landscapes started in their deepest trap, the Kramers probability of never escaping by
-  T_END, exp(−∫ dt/τ(T(t))) (THEOREMS.md A5; an Eyring–Kramers approximation, accurate when
+  T_END, exp(−∫ dt/τ(T(t))) (docs/theorems.md A5; an Eyring–Kramers approximation, accurate when
   T(t) ≪ barrier over most of the run);
 * how it ran: the noise generator, the device count and the cost (chain-steps, memory).
 

@@ -1,4 +1,4 @@
-"""Commands ``barrier``, ``schedule`` and ``kramers`` (annealing theory, THEOREMS.md A2–A5)."""
+"""Commands ``barrier``, ``schedule`` and ``kramers`` (annealing theory, docs/theorems.md A2–A5)."""
 
 from __future__ import annotations
 

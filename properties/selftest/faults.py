@@ -265,7 +265,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("integrator.drift", "simulator-O(h)", "S¹ drift 0.95 h V' for h V' (an O(h)-sized error: 2.5 h at h = 0.02)",
           (Substitution(f"{CB}.numerics.landscapes.circle:FourierSeries.value_and_derivative_z", _drift_scaled),),
           ("A1.one_step", "A5.kramers", "A4.trapping")),
-    Fault("integrator.noise_c11", "simulator-O(h)", "noise sqrt(2T)·h for sqrt(2 T h) (CASES.md C11; an O(1) fault "
+    Fault("integrator.noise_c11", "simulator-O(h)", "noise sqrt(2T)·h for sqrt(2 T h) (docs/reference-values.md C11; an O(1) fault "
           "for comparison)", (Substitution(f"{CB}.numerics.langevin.kernel:noise_scale",
                                            lambda f: (lambda temperature, step_size: (2.0 * temperature) ** 0.5 * step_size)),),
           ("A1.one_step", "A1.vmf", "A4.trapping")),

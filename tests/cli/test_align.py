@@ -1,4 +1,4 @@
-"""The ``contrastive-bounds align`` commands (``simulate``, ``train``; THEOREMS.md B4, B5, B8).
+"""The ``contrastive-bounds align`` commands (``simulate``, ``train``; docs/theorems.md B4, B5, B8).
 
 Bad input exits 2 with exactly one line naming the argument; in-domain input gives a result in which
 no -inf/inf/NaN is shown as a number (JSON has no Infinity/NaN either), and a vacuous corollary bound

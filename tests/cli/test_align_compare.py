@@ -1,4 +1,4 @@
-"""``contrastive-bounds align compare CL NSCL`` (THEOREMS.md B5 on a user's embeddings): values, JSON, bad input."""
+"""``contrastive-bounds align compare CL NSCL`` (docs/theorems.md B5 on a user's embeddings): values, JSON, bad input."""
 
 from __future__ import annotations
 

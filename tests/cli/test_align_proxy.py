@@ -1,4 +1,4 @@
-"""``contrastive-bounds align proxy`` and ``align batch-scaling`` (THEOREMS.md B9, B10): results and bad input.
+"""``contrastive-bounds align proxy`` and ``align batch-scaling`` (docs/theorems.md B9, B10): results and bad input.
 
 Bad input exits 2 with one line naming the argument; a diverging SGD run is reported with its step and
 learning rate, never as a result; JSON has no NaN/Infinity.

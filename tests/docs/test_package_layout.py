@@ -1,4 +1,4 @@
-"""The package's layout rules hold (DESIGN.md; house rules): one direction of dependence
+"""The package's layout rules hold (docs/design.md; house rules): one direction of dependence
 (``theory`` imports neither ``numerics`` nor ``properties``; ``numerics`` does not import
 ``properties``), no import cycles between modules, no private helper (``_name``) imported from
 another module, and modules of about 400 lines at most. Static (AST) checks: no module is imported.

@@ -1,4 +1,4 @@
-"""The float64 policy holds for the whole public numerics API (DESIGN.md, Precision).
+"""The float64 policy holds for the whole public numerics API (docs/design.md, Precision).
 
 With JAX's x64 off, every public function that computes with JAX, given float64 input (or asked for
 a float64 dtype), raises the one documented ``X64DisabledError`` (a RuntimeError) naming itself and

@@ -51,7 +51,7 @@ def test_exact_mfpt_by_the_ode_agrees_with_the_toolkits_quadrature():
 
 
 def test_closed_form_trap_matches_c13_and_the_kramers_rate_scales():
-    """double-well trap: barrier 49/32, curvatures 7/2 and -63/16 (CASES.md C13); barrier-H scales them."""
+    """double-well trap: barrier 49/32, curvatures 7/2 and -63/16 (docs/reference-values.md C13); barrier-H scales them."""
     d = ian.double_well_trap(1.0)
     assert d["barriers"] == (1.53125, 1.53125) and d["curvature_min"] == 3.5 and d["curvature_saddle"] == -3.9375
     k = float(ian.kramers_rate(2.0, 0.5))

@@ -1,4 +1,4 @@
-"""Paper B bounds: reference values (CASES.md C01-C05), domains, vacuity, two implementations agree."""
+"""Paper B bounds: reference values (docs/reference-values.md C01-C05), domains, vacuity, two implementations agree."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_C03_loss_gap_balanced(C, tau, ref):
     lies below B2's simpler e^{2/tau}/(C - 1)."""
     assert _close(A.LOSS_GAP.evaluate(num_classes=C, tau=tau).mp_value, ref, 1e-19)
     assert A.loss_gap_value(float(tau), 1 / C) == pytest.approx(float(ref), rel=1e-14)
-    # the simpler e^{2/tau}/(C-1) upper bound of THEOREMS.md B2
+    # the simpler e^{2/tau}/(C-1) upper bound of docs/theorems.md B2
     assert float(mpmath.mpf(ref)) <= math.exp(2 / float(tau)) / (C - 1)
 
 

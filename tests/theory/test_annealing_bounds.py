@@ -1,4 +1,4 @@
-"""Paper A bounds in the registry (THEOREMS.md A2, A4, A5, A6): each Bound agrees with the toolkit's
+"""Paper A bounds in the registry (docs/theorems.md A2, A4, A5, A6): each Bound agrees with the toolkit's
 plain implementation (theory.kramers, theory.annealing, theory.schedules) and with reference values
 at two or more points (closed forms, or mpmath at 40 digits written out here independently)."""
 
@@ -18,7 +18,7 @@ from contrastive_bounds.theory.schedules import hks_constant_to_form, make_sched
 
 LN10 = math.log(10.0)
 # double well V = -cos(x)/2 - cos(2x): minimum at pi (V = -1/2, V'' = 7/2), saddles at cos x = -1/8
-# (V = 33/32, V'' = -63/16), barrier 49/32 = 1.53125 (THEOREMS.md A3)
+# (V = 33/32, V'' = -63/16), barrier 49/32 = 1.53125 (docs/theorems.md A3)
 DW = dict(barrier=sp.Rational(49, 32), barrier_2=sp.Rational(49, 32), minimum_curvature=sp.Rational(7, 2),
           saddle_curvature=sp.Rational(-63, 16), saddle_curvature_2=sp.Rational(-63, 16))
 

@@ -1,6 +1,6 @@
 """Values of the plain (numpy/float) theory formulas at reference points, their return types and the
 argument each error names: written to kill the mutants that survived the mutation-testing run
-(docs/self-test.md, "Mutation testing"); each value is a closed form, a CASES.md reference, or exact."""
+(docs/self-test.md, "Mutation testing"); each value is a closed form, a docs/reference-values.md reference, or exact."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ C02 = [((100, 256, 1000, 0.05, 0.5), 0.17370427116883531183, 24.5742149683107838
 
 @pytest.mark.parametrize("row", C02)
 def test_epsilon_and_delta_value_reproduce_c02(row):
-    """CASES.md C02: eps_{B,delta} and Delta from the numpy functions (not only through the Bound objects)."""
+    """docs/reference-values.md C02: eps_{B,delta} and Delta from the numpy functions (not only through the Bound objects)."""
     (c, b, t, dl, tau), eps, delta = row
     e = A.epsilon_value(b, t, dl)
     assert e == pytest.approx(eps, rel=1e-13)
@@ -44,7 +44,7 @@ def test_delta_value_vacuous_and_beyond_float64():
 @pytest.mark.parametrize("c, tau, ref", [(10, 1.0, 0.59938922370200505131), (1000, 1.0, 0.0073692329329828110838),
                                          (10, 0.2, 7.8031839385776533298)])
 def test_loss_gap_value_reproduces_c03(c, tau, ref):
-    """CASES.md C03: log(1 + e^{2/tau}/(C - 1)) from the numpy function."""
+    """docs/reference-values.md C03: log(1 + e^{2/tau}/(C - 1)) from the numpy function."""
     assert A.loss_gap_value(tau, 1 / c) == pytest.approx(ref, rel=1e-14)
 
 
@@ -76,7 +76,7 @@ def test_corollaries_reject_negative_and_nan(fn):
 
 
 def test_trivial_frobenius_and_link_l1():
-    """2 sqrt(m(m-1)) at m = 2, 10; link L1 = Delta/(tau sqrt B) + d/(2 tau^2 B) (THEOREMS.md B4)."""
+    """2 sqrt(m(m-1)) at m = 2, 10; link L1 = Delta/(tau sqrt B) + d/(2 tau^2 B) (docs/theorems.md B4)."""
     assert A.trivial_frobenius(2) == pytest.approx(2 * math.sqrt(2), rel=1e-15)
     assert A.trivial_frobenius(10) == pytest.approx(2 * math.sqrt(90), rel=1e-15)
     with pytest.raises(ValueError, match="m"):

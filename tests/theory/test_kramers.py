@@ -1,4 +1,4 @@
-"""Kramers law and exact mean first-passage times on S¹ (THEOREMS.md A5), trap probabilities, claims."""
+"""Kramers law and exact mean first-passage times on S¹ (docs/theorems.md A5), trap probabilities, claims."""
 
 from __future__ import annotations
 

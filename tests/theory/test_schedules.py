@@ -1,4 +1,4 @@
-"""Schedules (THEOREMS.md A2/A4): conventions, validation (C12), verdicts."""
+"""Schedules (docs/theorems.md A2/A4): conventions, validation (C12), verdicts."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def test_describe_names_constants():
 
 
 def test_v0_beta_scaled_claim_is_proved():
-    """THEOREMS.md A7: beta-scaled drift makes a log schedule act as log^2 (super-logarithmic)."""
+    """docs/theorems.md A7: beta-scaled drift makes a log schedule act as log^2 (super-logarithmic)."""
     from contrastive_bounds.theory import registry
 
     c = registry.get_claim("annealing.v0_beta_scaled_is_superlogarithmic")

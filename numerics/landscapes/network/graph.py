@@ -1,4 +1,4 @@
-"""The kinetic transition network: H*, Catoni's D, global minima, merge tree (THEOREMS.md A9, A3, A6).
+"""The kinetic transition network: H*, Catoni's D, global minima, merge tree (docs/theorems.md A9, A3, A6).
 
 Nodes are minima (up to symmetry), edges verified transition states. For a non-global minimum ``x``
 its barrier is ``min over paths to a strictly lower minimum of (highest transition state on the

@@ -1,4 +1,4 @@
-"""Geometry of the product manifold ``M = (S^{d−1})^N`` for critical-point search (THEOREMS.md A9).
+"""Geometry of the product manifold ``M = (S^{d−1})^N`` for critical-point search (docs/theorems.md A9).
 
 A point is an array ``z`` of shape ``(N, d)`` with unit rows; a tangent vector ``u`` at ``z`` has the
 same shape with ``z_i·u_i = 0`` for every row. Everything here is pure JAX (jit/vmap-able) and keeps
@@ -15,7 +15,7 @@ the input dtype; the critical-point code runs it in float64.
 * :func:`orbit_generators` — the tangent vectors ``(A z_1, …, A z_N)`` for the ``d(d−1)/2``
   skew-symmetric generators ``A = e_a e_bᵀ − e_b e_aᵀ`` of ``so(d)``: they span the tangent space
   of the ``O(d)`` orbit of ``z``, of dimension ``r·d − r(r+1)/2`` for a configuration of rank ``r``
-  (THEOREMS.md A9).
+  (docs/theorems.md A9).
 * :func:`orbit_projector` — the orthogonal projector (in reduced coordinates) onto that orbit
   tangent space, from an SVD of the generators with a rank tolerance. The critical-point code
   projects the Hessian onto its orthogonal complement, so symmetry zero modes are never counted as

@@ -1,4 +1,4 @@
-"""Batched Riemannian L-BFGS on ``(S^{d−1})^N`` in JAX (minima search; THEOREMS.md A9).
+"""Batched Riemannian L-BFGS on ``(S^{d−1})^N`` in JAX (minima search; docs/theorems.md A9).
 
 One start is minimised by :func:`lbfgs_single`, written with ``lax.while_loop`` (no Python loop
 over iterations); :func:`minimizer` vmaps it over a batch of starts and jits it once per

@@ -113,7 +113,7 @@ def _status(analysis: NetworkAnalysis, minima: list[NetworkMinimum]) -> str:
 def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = None, *, out: str | Path | None = None,
                       resume: bool = False, progress: ProgressFn | None = None, draw: bool = True,
                       transition_states: bool = True, **overrides: Any) -> NetworkResult:
-    """Search the minima and transition states of ``spec`` and analyse the network (THEOREMS.md A9).
+    """Search the minima and transition states of ``spec`` and analyse the network (docs/theorems.md A9).
 
     Args:
       spec: a :class:`~.spec.LandscapeSpec` (:func:`~.spec.infonce_spec`, :func:`~.spec.thomson_spec`,

@@ -6,7 +6,7 @@ evaluated at ``R·u`` for ``u`` on the unit sphere: critical points and their en
 do not depend on the metric, so the search runs on unit spheres; Hessian eigenvalues are reported
 in the unit-sphere metric, ``1/R²`` times them in the metric of the radius-R sphere).
 
-Builders: :func:`infonce_spec` (finite-τ InfoNCE, THEOREMS.md A7), :func:`thomson_spec`,
+Builders: :func:`infonce_spec` (finite-τ InfoNCE, docs/theorems.md A7), :func:`thomson_spec`,
 :func:`landscape_spec` (any registry :class:`~..registry.Landscape`, symmetry by name),
 :func:`user_spec` (any JAX potential). Every builder validates its arguments and probes the
 potential (:func:`validate_potential`): scalar output, finite values and gradients at random
@@ -198,7 +198,7 @@ def _scaled(potential: Callable, r: float) -> Callable:
 
 def infonce_spec(num_points: int, dim: int, tau: float, pairs: Any = None, *, coupled: bool = False,
                  radius: float = 1.0) -> LandscapeSpec:
-    """Finite-τ InfoNCE over positive pairs on ``(S^{dim−1})^{num_points}`` (THEOREMS.md A7).
+    """Finite-τ InfoNCE over positive pairs on ``(S^{dim−1})^{num_points}`` (docs/theorems.md A7).
 
     ``V`` = mean over directed pairs of ``−s_ij/τ + logsumexp_{k∉{i,j}} s_ik/τ`` (coupled: the
     positive joins the denominator), ``s = z zᵀ`` on the sphere of radius ``radius``

@@ -74,7 +74,7 @@ class CriticalPoint:
 
 def orbit_dimension_formula(z: Any, *, rtol: float = 1e-8) -> int:
     """``r·d − r(r+1)/2``: dimension of the ``O(d)`` orbit of ``z`` (N, d) of numerical rank ``r``
-    (stabiliser ``O(d − r)``; THEOREMS.md A9)."""
+    (stabiliser ``O(d − r)``; docs/theorems.md A9)."""
     a = np.asarray(z, dtype=np.float64)
     s = np.linalg.svd(a, compute_uv=False)
     r = int(np.sum(s > rtol * max(1.0, float(s.max(initial=0.0)))))

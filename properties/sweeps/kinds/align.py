@@ -3,7 +3,7 @@
 
 ``align-simulate`` runs :func:`contrastive_bounds.numerics.alignment.descent_run.run_similarity_descent`
 from :func:`~contrastive_bounds.numerics.alignment.descent_run.make_problem` (both seeded by the task's
-seed) and reports d_T against Theorem 1 (THEOREMS.md B4): ``bound``/``bound_log10`` (Theorem 1 at T,
+seed) and reports d_T against Theorem 1 (docs/theorems.md B4): ``bound``/``bound_log10`` (Theorem 1 at T,
 exact in log space), ``empirical`` = d_T, ``ratio`` = d_T / bound (``ratio_log10`` = minus the total
 slack), the slack each proof link adds (``slack_<link>``, log10 factors, the slack budget), each
 link's bound, the status of the bound (``informative``, ``uninformative`` above the trivial

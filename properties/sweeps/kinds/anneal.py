@@ -6,13 +6,13 @@ landscape from a start mode and reports
 * ``empirical``: the success fraction P(V(Z_{t_end}) < V_min + delta) with its Clopper-Pearson
   interval at ``confidence`` (``ci_lo``, ``ci_hi``; 2 450 chains give +-2 % at 95 %);
 * for S¹ landscapes started in their deepest trap, the Kramers prediction of the trapped fraction
-  (:func:`~contrastive_bounds.numerics.langevin.experiments.kramers_trap_band`, THEOREMS.md A5)
+  (:func:`~contrastive_bounds.numerics.langevin.experiments.kramers_trap_band`, docs/theorems.md A5)
   with its stated model-error band: ``bound`` is the predicted escape probability
   ``1 - P(trapped)``, an upper bound on the success fraction from the trap, ``ratio`` = success /
   bound; the ``verdict`` is the band test of the checks of Paper A (trapped fraction's 99.9 %
   Clopper-Pearson interval meets the band: ``holds``; disjoint: ``violated``), ``measured`` where
   there is no prediction;
-* the schedule's asymptotic verdict ``converges`` (HKS, THEOREMS.md A4) and its HKS constant.
+* the schedule's asymptotic verdict ``converges`` (HKS, docs/theorems.md A4) and its HKS constant.
 
 ``c_over_h`` gives the schedule's constant relative to the critical height H*: for the
 logarithmic forms it is the HKS constant ``c_T / H*`` (converted to the form's own constant by

@@ -1,6 +1,6 @@
 """Sweep kind ``landscape``: the transition network of an InfoNCE landscape, and runs on it (A9, A8.6–A8.8).
 
-One task builds ``infonce_spec(num_points, dim, tau, pairs, coupled, radius)`` (THEOREMS.md A7; on the
+One task builds ``infonce_spec(num_points, dim, tau, pairs, coupled, radius)`` (docs/theorems.md A7; on the
 sphere of radius R the similarities are ``R²·cos``, i.e. ``τ → τ/R²``), searches its network
 (:func:`~contrastive_bounds.numerics.landscapes.network.landscape_network`, float64) and reports H*,
 Catoni's D, the minima and verified transition states, the search effort and whether the landscape is
@@ -57,7 +57,7 @@ def _ratios(v: list) -> list:
 
 
 PARAMS = (
-    ParamSpec("ablation", str, "none", choices=ABLATIONS, description="which ablation of THEOREMS.md A8.6-A8.8 the row belongs to"),
+    ParamSpec("ablation", str, "none", choices=ABLATIONS, description="which ablation of docs/theorems.md A8.6-A8.8 the row belongs to"),
     ParamSpec("num_points", int, REQUIRED, check=lambda v: check_int("num_points", v, 3, 64), description="N points (3..64)"),
     ParamSpec("dim", int, REQUIRED, check=lambda v: check_int("dim", v, 2, 16), description="embedding dimension d (2..16)"),
     ParamSpec("tau", float, REQUIRED, check=_positive("tau"), description="InfoNCE temperature tau > 0"),

@@ -1,4 +1,4 @@
-"""The batch-size x learning-rate grid (THEOREMS.md B10): schedule, exact shared randomness, verdicts, resume, divergence."""
+"""The batch-size x learning-rate grid (docs/theorems.md B10): schedule, exact shared randomness, verdicts, resume, divergence."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Comparing users' embeddings in feature form (THEOREMS.md B5): equal to the Gram forms, memory-safe, bad input."""
+"""Comparing users' embeddings in feature form (docs/theorems.md B5): equal to the Gram forms, memory-safe, bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Similarity descent (THEOREMS.md B3, B4): closed-form gradient, O(B^2) step, proof links, resume."""
+"""Similarity descent (docs/theorems.md B3, B4): closed-form gradient, O(B^2) step, proof links, resume."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contrastive losses (THEOREMS.md B1, B2; cases C06, C07) against an independent mpmath reference."""
+"""Contrastive losses (docs/theorems.md B1, B2; cases C06, C07) against an independent mpmath reference."""
 
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ def test_masked_logsumexp_of_an_all_minus_inf_row_is_minus_inf_with_zero_gradien
 
 # ------------------------------------------------------------------ tiny tau (B1)
 # References: closed forms for orthonormal batches, an independent 60-digit mpmath transcription of
-# THEOREMS.md B1, and the tau -> 0 limit tau * L -> mean_i (max_{D_i} s - s_i,pos). Logit differences
+# docs/theorems.md B1, and the tau -> 0 limit tau * L -> mean_i (max_{D_i} s - s_i,pos). Logit differences
 # are formed before dividing by tau and means do not overflow, so tiny tau gives finite, exact losses.
 TINY64 = float(np.finfo(np.float64).tiny)
 TINY32 = float(np.finfo(np.float32).tiny)

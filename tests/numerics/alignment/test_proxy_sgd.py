@@ -1,4 +1,4 @@
-"""Similarity descent against plain SGD (THEOREMS.md B9): gradient identities, eta_eff, exactness, resume, bad input."""
+"""Similarity descent against plain SGD (docs/theorems.md B9): gradient identities, eta_eff, exactness, resume, bad input."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dissimilarities at rounding level (THEOREMS.md B5, C10): noise is judged at the scale of the input
+"""Dissimilarities at rounding level (docs/theorems.md B5, C10): noise is judged at the scale of the input
 patterns, never ranked as signal, and Spearman ties do not depend on the computation path."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CKA and RSA (THEOREMS.md B5; cases C08, C09, C10), cross-checked against rsatoolbox."""
+"""CKA and RSA (docs/theorems.md B5; cases C08, C09, C10), cross-checked against rsatoolbox."""
 
 from __future__ import annotations
 

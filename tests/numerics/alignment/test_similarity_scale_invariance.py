@@ -1,4 +1,4 @@
-"""CKA and RSA are invariant to rescaling each argument (THEOREMS.md B5, case C10): every scale from 1e-100
+"""CKA and RSA are invariant to rescaling each argument (docs/theorems.md B5, case C10): every scale from 1e-100
 to 1e100 gives the unscaled value, and constancy is judged relative to each input's own scale, so only
 truly constant inputs are refused, naming the user's argument (absolute tolerances had turned small or
 large inputs into "constant" errors, sometimes blaming the other argument)."""

@@ -1,4 +1,4 @@
-"""Digits data, augmentations and shared-randomness training of CL/NSCL/SupCon/CE (THEOREMS.md B2, B8).
+"""Digits data, augmentations and shared-randomness training of CL/NSCL/SupCon/CE (docs/theorems.md B2, B8).
 
 The ``align train`` command is tested in tests/cli/test_align.py."""
 

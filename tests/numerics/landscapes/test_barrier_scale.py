@@ -13,7 +13,7 @@ from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, cycl
 from contrastive_bounds.numerics.landscapes.circle import FourierSeries, analyse_circle
 from contrastive_bounds.numerics.landscapes.registry import fourier_landscape, get_landscape
 
-DOUBLE_WELL = FourierSeries.from_dicts(cos={1: -0.5, 2: -1.0})  # H* = 1.53125 (THEOREMS.md A3)
+DOUBLE_WELL = FourierSeries.from_dicts(cos={1: -0.5, 2: -1.0})  # H* = 1.53125 (docs/theorems.md A3)
 
 
 @pytest.mark.parametrize("c", [1e-300, 1e-150, 1e-12, 1.0, 1e5])  # coefficients are capped at 1e6

@@ -1,4 +1,4 @@
-"""Critical heights (THEOREMS.md A3, case C13): persistence (gudhi) vs union-find vs exact critical points."""
+"""Critical heights (docs/theorems.md A3, case C13): persistence (gudhi) vs union-find vs exact critical points."""
 
 from __future__ import annotations
 

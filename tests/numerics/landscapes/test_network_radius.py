@@ -1,4 +1,4 @@
-"""The radius-R InfoNCE landscape is the tau/R² one (the reading of "curvature" in A8.8, THEOREMS.md A8).
+"""The radius-R InfoNCE landscape is the tau/R² one (the reading of "curvature" in A8.8, docs/theorems.md A8).
 
 Similarities on the sphere of radius R are R²·cos, so V_R(u) = V_{tau/R²}(u) for unit directions u: the
 two networks have the same minima, transition states and H*.

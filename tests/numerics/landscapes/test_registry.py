@@ -1,4 +1,4 @@
-"""Landscapes (THEOREMS.md A1, A3, A7): values, gradients, metadata, validation."""
+"""Landscapes (docs/theorems.md A1, A3, A7): values, gradients, metadata, validation."""
 
 from __future__ import annotations
 

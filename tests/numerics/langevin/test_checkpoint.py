@@ -1,4 +1,4 @@
-"""simulate's checkpoints (THEOREMS.md A1 runs; numerics/langevin): a checkpoint that cannot be written fails
+"""simulate's checkpoints (docs/theorems.md A1 runs; numerics/langevin): a checkpoint that cannot be written fails
 before the first step, one that cannot be read (corrupt, truncated, tampered, a folder) is refused with a
 ValueError naming ``checkpoint=`` instead of numpy's or zipfile's internal errors, a refused resume names the
 settings that differ, and checkpoint files get the user's umask like every other file the toolkit writes."""

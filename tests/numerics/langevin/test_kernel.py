@@ -1,4 +1,4 @@
-"""Validation of the Langevin kernel against exact laws (issue 4, THEOREMS.md A1, cases C11, C12).
+"""Validation of the Langevin kernel against exact laws (issue 4, docs/theorems.md A1, cases C11, C12).
 
 Every statistical assertion is a test with a stated false-alarm probability (two-sided unless said):
 estimates are averages over independent chains (one number per chain), so their standard errors are

@@ -1,4 +1,4 @@
-"""The Kramers band's step allowance grows with h·sup|V''| (THEOREMS.md A5; the seed table's H* = 10 point).
+"""The Kramers band's step allowance grows with h·sup|V''| (docs/theorems.md A5; the seed table's H* = 10 point).
 
 The trapped fraction of the projected Euler chain is biased by O(h) times the landscape's curvature:
 barrier-H at H* = 10 is 6.53 times as curved as the double well, so an allowance 1 + 5h calibrated on the

@@ -1,4 +1,4 @@
-"""A schedule's constants are data of the compiled Langevin chunk (CASES.md C14): runs that differ only
+"""A schedule's constants are data of the compiled Langevin chunk (docs/reference-values.md C14): runs that differ only
 in them compile once, and give bit for bit what compiling the constants in gives (the simulator did
 that before, one compilation per run), on every form, dtype and kernel path."""
 
