@@ -1,0 +1,155 @@
+"""``anneal`` on an InfoNCE landscape from a saved search's trap, from the command line (properties/cli/anneal_network.py).
+
+The landscape is decoupled InfoNCE, N = 4 points on S¹, pairs (0,1), (2,3), tau = 0.1: its search (``landscape
+... --starts 128``) finds the global minimum m0 (V = -19.3069) and the trap m1 (V = 1/tau + log 2, both pairs
+split antipodally) with barrier H* = 0.28190 through a transition state of multiplicity 4. The
+Eyring–Kramers predictions are recomputed here independently of the command: the Hessians off the rotation
+mode by central finite differences of a numpy implementation of the loss in angles, the rate by
+theory.kramers.eyring_kramers_log_time (the Bovier–Gayrard–Klein formula), the escapes under the logarithmic
+schedule by the closed form of ∫ (t + t0)^(−H/c) dt, and the band by the allowance of check A4.infonce_landscape
+(F = (1 + 3 T(0)/H)·exp(|h/2 (tr H(trap) − tr H(saddle))|)).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from contrastive_bounds.numerics.stats import clopper_pearson
+from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.theory.kramers import eyring_kramers_log_time
+
+runner = CliRunner()
+TAU, PAIRS = 0.1, ((0, 1), (2, 3))
+LANDSCAPE = ["infonce", "--points", "4", "--dim", "2", "--tau", "0.1"]
+H_STAR = 0.28190425044606826
+
+
+def _v_angles(theta):
+    """Decoupled InfoNCE in angles, numpy only: mean over directed pairs of -s_ap/tau + log sum_k exp(s_ak/tau)."""
+    s = np.cos(theta[:, None] - theta[None, :])
+    terms = []
+    for i, j in PAIRS:
+        for a, p in ((i, j), (j, i)):
+            neg = [k for k in range(4) if k not in (a, p)]
+            terms.append(-s[a, p] / TAU + np.log(np.sum(np.exp(s[a, neg] / TAU))))
+    return float(np.mean(terms))
+
+
+def _hessian_off_rotation(z):
+    theta = np.arctan2(z[:, 1], z[:, 0])
+    n, e = theta.size, 1e-4
+    hess = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            def f(di, dj):
+                t = theta.copy()
+                t[i] += di
+                t[j] += dj
+                return _v_angles(t)
+            hess[i, j] = (f(e, e) - f(e, -e) - f(-e, e) + f(-e, -e)) / (4 * e * e)
+    u = np.ones(n) / math.sqrt(n)
+    comp = np.linalg.svd(np.eye(n) - np.outer(u, u))[0][:, : n - 1]
+    return np.sort(np.linalg.eigvalsh(comp.T @ hess @ comp))
+
+
+@pytest.fixture(scope="module")
+def search(tmp_path_factory):
+    """The saved search, from the command line, and the independent Eyring-Kramers data of its trap m1."""
+    out = tmp_path_factory.mktemp("n4")
+    res = runner.invoke(app, ["landscape", *LANDSCAPE, "--starts", "128", "--hop-rounds", "0", "--ts-rounds", "1",
+                              "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    state = json.loads((out / "network.json").read_text())
+    trap = state["minima"][1]
+    ts = next(t for t in state["transition_states"] if sorted(t["minima"]) == [0, 1] and t["verified"])
+    assert trap["energy"] == pytest.approx(1 / TAU + math.log(2), rel=1e-12)
+    ex, es = _hessian_off_rotation(np.array(trap["z"])), _hessian_off_rotation(np.array(ts["z"]))
+    barrier = ts["energy"] - trap["energy"]
+    assert barrier == pytest.approx(H_STAR, rel=1e-10)
+    count = ts["multiplicity"] / trap["multiplicity"]  # copies of the saddle on one trap configuration (4)
+
+    def log_time(temp):
+        return eyring_kramers_log_time([barrier], ex, [es], temp) - math.log(count)
+
+    return {"out": out, "barrier": barrier, "log_time": log_time, "trace_gap": float(np.sum(ex) - np.sum(es))}
+
+
+def _anneal(search, *args):
+    res = runner.invoke(app, ["anneal", *LANDSCAPE, "--search", str(search["out"]), "--start", "m1", *args,
+                              "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _band(search, n_escapes, t_hot, h):
+    f = (1 + 3 * t_hot / search["barrier"]) * math.exp(abs(0.5 * h * search["trace_gap"]))
+    return math.exp(-n_escapes * f), math.exp(-n_escapes / f)
+
+
+def _meets(out, lo, hi):
+    ci = clopper_pearson(out["trapped"]["count"], out["chains"], 0.999)
+    return ci.hi >= lo and ci.lo <= hi
+
+
+def test_from_the_trap_chains_stay_far_below_h_star_and_escape_at_the_eyring_kramers_rate(search):
+    """Fixed T = H*/20 for t = 10 (Eyring-Kramers: 2e-7 escapes per chain): every chain stays in the trap (never
+    reached the global set, and quenches to m1 at the end); the predicted never-escape probability
+    exp(-t/tau_EK) equals the independent one (1e-6). Fixed T = H*/4 for t = tau_EK: the prediction is exp(-1) (independent), and
+    the trapped fraction's 99.9 % interval meets the band; reached + trapped = all chains, and the chains left in
+    the trap's basin are at most those that never reached the global set."""
+    cold = _anneal(search, "--schedule", "fixed", f"c={H_STAR / 20!r}", "--chains", "128", "--time", "10")
+    assert cold["start_minimum"]["label"] == "m1" and cold["critical_height"] == pytest.approx(H_STAR, rel=1e-12)
+    assert cold["trapped"]["count"] == 128 and cold["in_start_basin"]["count"] == 128
+    assert cold["final_basins"] == {"m1": 128} and cold["energies"]["final"]["min"] > cold["level"]
+    predicted = math.exp(-cold["time"] / math.exp(search["log_time"](H_STAR / 20)))
+    assert cold["theory"]["kramers_trap_probability"] == pytest.approx(predicted, rel=1e-6) and predicted > 0.999999
+    assert _meets(cold, *cold["theory"]["kramers_trap_band"])
+
+    temp = H_STAR / 4
+    tau_ek = math.exp(search["log_time"](temp))
+    t_end = round(tau_ek / 0.002) * 0.002
+    warm = _anneal(search, "--schedule", "fixed", f"c={temp!r}", "--chains", "384", "--time", repr(t_end),
+                   "--step-size", "0.002")
+    k = warm["theory"]["kramers"]
+    assert k["predicted"] == pytest.approx(math.exp(-t_end / tau_ek), rel=1e-6)
+    lo, hi = _band(search, t_end / tau_ek, temp, 0.002)
+    assert k["lo"] == pytest.approx(lo, rel=1e-5) and k["hi"] == pytest.approx(hi, rel=1e-5)  # finite-difference Hessians
+    assert _meets(warm, lo, hi), (warm["trapped"], lo, hi)
+    assert warm["reached"]["count"] + warm["trapped"]["count"] == 384
+    # a chain that reached the global set cannot climb back over a 30-unit barrier at T = 0.07; chains that left the
+    # trap but are still on their way down (past the saddles at V = 0.69 and 3.19 between copies of m0) are in m0's basin
+    assert warm["in_start_basin"]["count"] <= warm["trapped"]["count"] <= warm["in_start_basin"]["count"] + 0.1 * 384
+    assert warm["final_basins"].keys() <= {"m0", "m1"} and sum(warm["final_basins"].values()) == 384
+    assert warm["hitting_time"]["censored"] == warm["trapped"]["count"]
+    assert 0 < warm["hitting_time"]["median"] <= t_end
+
+
+def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_trapped_fraction_stays(search):
+    """T = c/log(t + t0) from the trap. c = 1.5 H*: HKS says converges, and the chains reach the global set (in
+    it at t = 20: 99.9 % interval above 0.95, none left in the trap's basin). c = 0.5 H* with t0 such that the
+    Eyring-Kramers trapped probability as t -> inf is 1/2: HKS says it does not converge; at t = 2 t0 the
+    command's prediction equals the closed form of the escape integral (1e-6), and the trapped fraction is
+    clearly positive and its interval meets the band."""
+    hot = _anneal(search, "--schedule", "temperature", f"c={1.5 * H_STAR!r}", "t0=2", "--chains", "256", "--time", "20")
+    assert hot["theory"]["converges"] is True
+    assert clopper_pearson(hot["success"]["count"], 256, 0.999).lo > 0.95
+    assert hot["in_start_basin"]["count"] == 0 and hot["final_basins"] == {"m0": 256}
+    c = 0.5 * H_STAR
+    log_k = -(search["log_time"](1.0) - search["barrier"])  # log of the rate prefactor: tau = e^{-log_k} e^{H/T}
+    a = search["barrier"] / c  # = 2
+    t0 = (math.exp(log_k) / ((a - 1) * math.log(2.0))) ** (1 / (a - 1))  # k t0^{1-a}/(a-1) = log 2
+    t_end = round(2 * t0 / 0.002) * 0.002
+    cool = _anneal(search, "--schedule", "temperature", f"c={c!r}", f"t0={t0!r}", "--chains", "256",
+                   "--time", repr(t_end), "--step-size", "0.002")
+    assert cool["theory"]["converges"] is False
+    n_esc = math.exp(log_k) * ((t_end + t0) ** (1 - a) - t0 ** (1 - a)) / (1 - a)
+    assert cool["theory"]["kramers_trap_probability"] == pytest.approx(math.exp(-n_esc), rel=1e-6)
+    lo, hi = _band(search, n_esc, c / math.log(t0), 0.002)
+    assert cool["theory"]["kramers_trap_band"] == pytest.approx([lo, hi], rel=1e-5)
+    assert clopper_pearson(cool["trapped"]["count"], 256, 0.999).lo > 0.2
+    assert _meets(cool, lo, hi), (cool["trapped"], lo, hi)
