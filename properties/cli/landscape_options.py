@@ -24,7 +24,8 @@ from typing import Any
 
 from contrastive_bounds.numerics.landscapes.network import LandscapeSpec, infonce_spec, landscape_spec, thomson_spec
 from contrastive_bounds.numerics.landscapes.network.spec import default_pairs
-from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes, resolve_landscape
+from contrastive_bounds.numerics.landscapes.registry import get_landscape, landscape_parameters, list_landscapes, \
+    resolve_landscape
 from contrastive_bounds.theory.domains import check_int, check_real
 
 from contrastive_bounds.properties.cli.common import CLIError, parse_assignments, parse_number
@@ -99,7 +100,7 @@ class LandscapeOptions:
     Attributes:
       name: the landscape argument. params: ``key=value`` words. points, dim, tau, pairs, coupled,
       radius: the options (``None``: not given). extra: parameters of a built-in that are not numbers
-      (not settable on the command line; kept from a saved fingerprint, e.g. ``pairs`` of infonce-toy-soft).
+      (not settable on the command line; kept from a saved fingerprint, e.g. ``means`` of vmf-mixture).
     """
 
     name: str
@@ -165,8 +166,9 @@ def options_from_fingerprint(fingerprint: dict[str, Any]) -> LandscapeOptions:
     if name not in list_landscapes():
         raise ValueError(f"the saved landscape {name!r} is not a built-in (a potential given in Python): it cannot be "
                          "rebuilt from the command line")
-    words = tuple(_word(k, v) for k, v in sorted(params.items()) if not isinstance(v, (list, tuple)))
-    extra = {k: _tuples(v) for k, v in params.items() if isinstance(v, (list, tuple))}
+    taken = landscape_parameters(name)  # other entries are the landscape's metadata (the probe checks the potential)
+    words = tuple(_word(k, v) for k, v in sorted(params.items()) if k in taken and not isinstance(v, (list, tuple)))
+    extra = {k: _tuples(v) for k, v in params.items() if k in taken and isinstance(v, (list, tuple))}
     return LandscapeOptions(name, words, radius=radius, extra=extra)
 
 

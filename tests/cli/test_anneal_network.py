@@ -153,3 +153,116 @@ def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_tra
     assert cool["theory"]["kramers_trap_band"] == pytest.approx([lo, hi], rel=1e-5)
     assert clopper_pearson(cool["trapped"]["count"], 256, 0.999).lo > 0.2
     assert _meets(cool, lo, hi), (cool["trapped"], lo, hi)
+
+
+def test_the_folder_alone_anneals_the_saved_landscape_with_the_same_numbers(search):
+    """`anneal --search FOLDER` without LANDSCAPE rebuilds the saved landscape (its options printed) and gives the
+    same numbers as with the options spelled out (same seed); the human-readable table says the same."""
+    args = ["--start", "trap", "--schedule", "fixed", "c=0.1", "--chains", "64", "--time", "2", "--seed", "5"]
+    alone = runner.invoke(app, ["anneal", "--search", str(search["out"]), *args, "--json", "--no-progress"])
+    assert alone.exit_code == 0, alone.output
+    out = json.loads(alone.stdout)
+    full = _anneal(search, *args[2:])
+    assert out["landscape_options"] == "infonce --points 4 --dim 2 --tau 0.1" and out["start_minimum"]["label"] == "m1"
+    for key in ("success", "reached", "trapped", "in_start_basin", "final_basins", "hitting_time", "energies", "theory"):
+        assert out[key] == full[key], key
+    table = runner.invoke(app, ["anneal", "--search", str(search["out"]), *args, "--no-progress"])
+    assert table.exit_code == 0, table.output
+    assert "trapped (never reached)" in table.stdout and "Eyring-Kramers" in table.stdout and "m1" in table.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--search", "{nowhere}"], ["--search=", "does not exist"]),
+    (["--search", "{empty}"], ["--search=", "no network.json"]),
+    (["--search", "{junk}"], ["--search=", "not JSON"]),
+    (["--search", "{out}", "--start", "m7"], ["--start='m7'", "m0, m1"]),
+    (["infonce", "--points", "4", "--dim", "2", "--tau", "0.2", "--search", "{out}"],
+     ["--tau: saved 0.1, given 0.2", "infonce --points 4 --dim 2 --tau 0.1"]),
+    (["infonce", "--points", "6", "--dim", "2", "--tau", "0.1", "--search", "{out}"], ["--points: saved 4, given 6"]),
+    (["thomson", "--points", "4", "--dim", "2", "--search", "{out}"], ["LANDSCAPE: saved 'infonce', given 'thomson'"]),
+    (["infonce", "--points", "4", "--dim", "2", "--tau", "0.1"], ["--search FOLDER is needed", "landscape infonce"]),
+    (["double-well", "--points", "3"], ["--points"]),
+    (["--points", "4", "--search", "{out}"], ["describe a LANDSCAPE"]),
+    ([], ["LANDSCAPE is missing"]),
+    (["--search", "{out}", "--start", "m1", "--delta", "40"], ["--delta=40.0 puts the start minimum m1"]),
+    (["--search", "{out}", "--start", "m1", "--step-size", "0.3"], ["--time=1.0 must be a positive whole multiple"]),
+])
+def test_bad_input_exits_2_with_one_line_naming_the_option(search, tmp_path, args, words):
+    """Each bad argument: exit 2 and one line naming the option (no traceback)."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "network.json").write_text("{not json")
+    paths = {"out": search["out"], "nowhere": tmp_path / "nowhere", "empty": tmp_path / "empty", "junk": tmp_path / "junk"}
+    argv = [a.format(**paths) for a in args]
+    res = runner.invoke(app, ["anneal", *argv, "--schedule", "fixed", "c=0.1", "--time", "1", "--chains", "8"])
+    assert res.exit_code == 2, res.output
+    assert all(w in res.output for w in words) and "Traceback" not in res.output, res.output
+    assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_a_checkpointed_run_resumes_to_the_same_numbers_and_only_for_its_own_settings(search, tmp_path):
+    """--checkpoint FILE keeps the run; the same command with --resume gives the same numbers (the saved run is
+    complete: nothing is simulated again, only the final quench); a resume with another schedule is refused
+    naming the schedule's constant, and an existing checkpoint is not overwritten without --resume."""
+    ck = str(tmp_path / "run.npz")
+    args = ["--schedule", "temperature", "c=0.2", "t0=3", "--chains", "32", "--time", "1", "--checkpoint", ck]
+    first = _anneal(search, *args)
+    again = _anneal(search, *args, "--resume")
+    for key in ("success", "trapped", "in_start_basin", "hitting_time", "energies"):
+        assert again[key] == first[key], key
+    res = runner.invoke(app, ["anneal", *LANDSCAPE, "--search", str(search["out"]), "--start", "m1", "--schedule",
+                              "temperature", "c=0.25", "t0=3", "--chains", "32", "--time", "1", "--checkpoint", ck,
+                              "--resume"])
+    assert res.exit_code == 2 and "belongs to a different run" in res.output and "0.25 / log" in res.output, res.output
+    res = runner.invoke(app, ["anneal", *LANDSCAPE, "--search", str(search["out"]), "--start", "m1", *args])
+    assert res.exit_code == 2 and "already holds a saved run" in res.output
+
+
+@pytest.mark.slow
+def test_sigint_stops_a_network_run_within_seconds_and_prints_the_resume_command(search, tmp_path):
+    """A real `anneal --search` process (8192 chains x 1.25·10^5 steps: about 10^9 chain-steps, minutes): SIGINT once
+    it has started; it exits with 130 within a few seconds, saves the run to anneal-interrupted-<id>.ckpt.npz and
+    prints the command that resumes it (with --search and --start); that file is this run's (a resume with another
+    seed is refused naming the seed)."""
+    import os
+    import re
+    import selectors
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "contrastive_bounds.properties", "anneal", "--search", str(search["out"]), "--start", "m1",
+           "--schedule", "fixed", "c=0.05", "--chains", "8192", "--time", "250", "--step-size", "0.002", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env={**os.environ, "JAX_PLATFORMS": "cpu"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        sel, head, deadline = selectors.DefaultSelector(), "", time.monotonic() + 180
+        sel.register(proc.stderr, selectors.EVENT_READ)
+        while time.monotonic() < deadline and "Ctrl-C" not in head:
+            if sel.select(timeout=1.0):
+                line = proc.stderr.readline()
+                if not line:
+                    break
+                head += line
+        assert "cost: 1.02e+09 chain-steps" in head, head
+        time.sleep(3.0)
+        assert proc.poll() is None, proc.stderr.read()
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert waited < 10.0, f"took {waited:.1f} s to stop"
+    match = re.search(r"state saved to (\S+)\nresume with: (.+)", err)
+    assert match, err
+    path = tmp_path / match.group(1)
+    assert path.exists() and match.group(2).endswith(f"--checkpoint {match.group(1)} --resume")
+    assert "--search" in match.group(2) and "--start m1" in match.group(2)
+    res = runner.invoke(app, ["anneal", "--search", str(search["out"]), "--start", "m1", "--schedule", "fixed", "c=0.05",
+                              "--chains", "8192", "--time", "250", "--step-size", "0.002", "--seed", "1",
+                              "--checkpoint", str(path), "--resume"])
+    assert res.exit_code == 2 and "seed: 0 in the checkpoint, 1 now" in res.output, res.output
