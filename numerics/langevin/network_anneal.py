@@ -84,7 +84,7 @@ def uniform_starts(spec: Any, chains: int, seed: int) -> np.ndarray:
     (independent of the simulation's noise, which uses ``key(seed)``; as the S¹ ``start_positions``).
 
     Raises:
-      ValueError: chains < 1, a bad seed. Requires JAX x64.
+      ValueError: chains < 1, a bad seed. X64DisabledError: JAX's x64 mode is off.
     """
     require_x64(np.float64, what="langevin.network_anneal.uniform_starts")
     chains = check_int("chains", chains, 1, None)
@@ -107,8 +107,12 @@ def global_set_margin(energies: Sequence[float], v_min: float, fallback: float =
 
 
 def stiffest_eigenvalue(spec: Any, z: Any) -> float:
-    """The largest ``|λ|`` of the Hessian off the symmetry modes at ``z`` ``(N, d)`` (unit-sphere metric):
-    the Euler step's stability number there is ``h·λ`` (must stay well below 2). Requires JAX x64."""
+    """The largest ``|λ|`` of the Hessian off the symmetry modes at ``z`` ``(N, d)`` float64 (unit-sphere metric,
+    units of V): the Euler step's stability number there is ``h·λ`` (must stay well below 2).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off.
+    """
     lam = np.asarray(classify(spec, z).eigenvalues, dtype=np.float64)
     return float(np.max(np.abs(lam))) if lam.size else 0.0
 
@@ -262,7 +266,8 @@ def final_basins(spec: Any, positions: Any, minima: Sequence[Any], *, block: int
       should_stop: called between blocks; True raises ``KeyboardInterrupt`` (the caller's Ctrl-C flag).
 
     Raises:
-      ValueError: bad ``block``. KeyboardInterrupt: ``should_stop()`` returned True. Requires JAX x64.
+      ValueError: bad ``block``. KeyboardInterrupt: ``should_stop()`` returned True.
+      X64DisabledError: JAX's x64 mode is off.
     """
     require_x64(np.float64, what="langevin.network_anneal.final_basins")
     block = check_int("block", block, 1, None)

@@ -296,7 +296,7 @@ def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step
     Raises:
       ValueError: bad arguments (named); a schedule invalid on [0, t_end] (C12); a checkpoint of another run.
       SimulationInterrupted: Ctrl-C during the run (:func:`.driver.simulate`; its result is in the unit clock).
-      Requires JAX x64.
+      X64DisabledError: JAX's x64 mode is off (the run is float64).
     """
     require_x64(np.float64, what="langevin.network_runs.schedule_sample")
     driver = {"progress": progress, "checkpoint": checkpoint, "resume": resume, "stop_after_steps": stop_after_steps}

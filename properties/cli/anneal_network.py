@@ -149,7 +149,7 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
     first = _start_minimum(start, saved, analysis, status)
     v_min, r2 = float(analysis.v_min), float(spec.radius) ** 2
     energies = [m.energy for m in saved.minima]
-    d = global_set_margin(energies, v_min) if delta is None else check_real("delta", delta, 0.0, math.inf)
+    d = global_set_margin(energies, v_min) if delta is None else check_real("--delta", delta, 0.0, math.inf)
     level = v_min + d
     notes = []
     inside = [minimum_label(m.id) for m in saved.minima if m.id not in analysis.global_minima and m.energy < level]

@@ -266,3 +266,21 @@ def test_sigint_stops_a_network_run_within_seconds_and_prints_the_resume_command
                               "--chains", "8192", "--time", "250", "--step-size", "0.002", "--seed", "1",
                               "--checkpoint", str(path), "--resume"])
     assert res.exit_code == 2 and "seed: 0 in the checkpoint, 1 now" in res.output, res.output
+
+
+def test_on_the_double_well_the_network_prediction_equals_the_exact_s1_trap_prediction(tmp_path):
+    """`anneal double-well --search` (the network's trap, Eyring-Kramers modulo symmetry from recomputed Hessians)
+    and `anneal double-well` (the exact S¹ trap of the Fourier analysis) predict the same never-escape probability
+    under the same schedule (1e-9), start from the same minimum, and find the same global set."""
+    out = tmp_path / "dw"
+    res = runner.invoke(app, ["landscape", "double-well", "--starts", "16", "--hop-rounds", "1", "--patience", "1",
+                              "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    args = ["--schedule", "temperature", "c=1.0", "t0=200", "--chains", "64", "--time", "20", "--json", "--no-progress"]
+    net = runner.invoke(app, ["anneal", "double-well", "--search", str(out), *args])
+    circle = runner.invoke(app, ["anneal", "double-well", *args])
+    assert net.exit_code == 0 and circle.exit_code == 0, net.output + circle.output
+    a, b = json.loads(net.stdout), json.loads(circle.stdout)
+    assert a["start_minimum"]["energy"] == pytest.approx(-0.5, abs=1e-12) and a["critical_height"] == pytest.approx(1.53125)
+    assert a["theory"]["kramers_trap_probability"] == pytest.approx(b["theory"]["kramers_trap_probability"], rel=1e-9)
+    assert a["level"] == pytest.approx(b["v_min"] + b["delta"], rel=1e-12)
