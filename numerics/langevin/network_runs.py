@@ -57,7 +57,7 @@ def radius_clock_temperature(temperature: Any, radius: float) -> Any:
 
 
 def _run(spec: Any, temperature: Any, starts: np.ndarray, *, t_end: float, step_size: float, seed: int, level: float,
-         radius: float | None, **driver: Any) -> Any:
+         radius: float | None, integrator: str = "euler", **driver: Any) -> Any:
     radius = float(getattr(spec, "radius", 1.0)) if radius is None else radius
     r2 = check_real("radius", radius, 0.0, math.inf) ** 2
     h = check_real("step_size", step_size, 0.0, math.inf)
@@ -65,7 +65,8 @@ def _run(spec: Any, temperature: Any, starts: np.ndarray, *, t_end: float, step_
     n = max(1, int(round(te / h)))
     if hasattr(temperature, "validate_range"):
         temperature.validate_range(0.0, n * h)
-    kernel = langevin_kernel(spec.potential, temperature=radius_clock_temperature(temperature, radius), step_size=h / r2)
+    kernel = langevin_kernel(spec.potential, temperature=radius_clock_temperature(temperature, radius), step_size=h / r2,
+                             integrator=integrator)
     # a checkpoint (given, or written after Ctrl-C) must name the landscape and the schedule it belongs to
     kernel = dataclasses.replace(kernel, description=run_description(kernel, spec, temperature, radius))
     return simulate(kernel, np.asarray(starts, dtype=np.float64), num_steps=n, seed=check_seed(seed),
@@ -282,12 +283,14 @@ class ScheduleSample:
 
 
 def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step_size: float, seed: int, level: float,
-                    radius: float | None = None, record_every: int | None = None, progress: bool = False,
-                    checkpoint: Any = None, resume: bool = False, stop_after_steps: int | None = None) -> ScheduleSample:
+                    radius: float | None = None, integrator: str = "euler", record_every: int | None = None,
+                    progress: bool = False, checkpoint: Any = None, resume: bool = False,
+                    stop_after_steps: int | None = None) -> ScheduleSample:
     """Chains from ``starts`` ``(chains, N, d)`` under ``schedule`` (a ``Schedule`` of continuous time, radius-R
     clock) to ``t_end`` (``radius`` None: the spec's own radius).
 
     Args:
+      integrator: ``"euler"`` (projected Euler–Maruyama) or ``"geodesic"`` (:func:`.kernel.langevin_kernel`).
       record_every: energy-trace spacing in steps (default: one record, at the end).
       progress, checkpoint, resume, stop_after_steps: passed to :func:`.driver.simulate` (a progress bar;
         save the run's state to a ``.npz`` file and continue it; stop early at a chunk boundary). A
@@ -303,7 +306,7 @@ def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step
     if record_every is not None:
         driver["record_every"] = record_every
     res, r2, te = _run(spec, schedule, starts, t_end=t_end, step_size=step_size, seed=seed, level=level, radius=radius,
-                       **driver)
+                       integrator=integrator, **driver)
     pot = np.asarray(res.potential, dtype=np.float64)
     return ScheduleSample(int(np.sum(res.hit_time <= res.t_end)), int(np.sum(pot < level)), int(pot.size), float(level),
                           te if res.steps_done == res.num_steps else res.t_end * r2, float(step_size), np.asarray(res.hit_time, dtype=np.float64) * r2, pot,

@@ -140,7 +140,7 @@ def anneal(
                               or landscape_params):
             raise CLIError("--points, --dim, --tau, --pairs, --coupled, --radius and --param describe a LANDSCAPE; "
                            "give its name too (or none of them, to anneal the landscape saved in --search)")
-        anneal_network(given, search, sched, schedule_form=schedule, chains=chains, t_end=t_end, step_size=step_size,
+        anneal_network(given, search, sched, chains=chains, t_end=t_end, step_size=step_size,
                        seed=seed, delta=delta, start=start, integrator=integrator, quench=quench,
                        progress=progress and not as_json, checkpoint=checkpoint, resume=resume, yes=yes,
                        as_json=as_json, started=started)

@@ -121,7 +121,7 @@ def _fraction(k: int, n: int, meaning: str) -> dict[str, Any]:
     return {"fraction": ci.estimate, "ci95": [ci.lo, ci.hi], "count": int(k), "method": ci.method, "meaning": meaning}
 
 
-def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: Any, *, schedule_form: str, chains: int,
+def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: Any, *, chains: int,
                    t_end: float, step_size: float | None, seed: int, delta: float | None, start: str, integrator: str,
                    quench: bool, progress: bool, checkpoint: str | None, resume: bool, yes: bool, as_json: bool,
                    started: float) -> None:
@@ -160,6 +160,9 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
         notes.append(f"the global set V < {level:.6g} holds the non-global minima {', '.join(inside)} (--delta is "
                      "larger than their gap to V_min)")
     trap = minimum_trap(saved, spec, first.id, analysis) if first is not None else None
+    if first is not None and first.id in analysis.unconnected:
+        notes.append(f"the start minimum {minimum_label(first.id)} has no path to a lower minimum in the saved network: "
+                     "no barrier and no Eyring-Kramers prediction (the search is incomplete there)")
     stiff_z = first.z if first is not None else saved.minimum(analysis.global_minima[0]).z
     lam_max = trap.stiffest if trap is not None else stiffest_eigenvalue(spec, stiff_z)
     cap = STEP_SCALE * r2 / lam_max if lam_max > 0 else DEFAULT_STEP_SIZE
@@ -180,7 +183,7 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
         warnings.simplefilter("always", StepSizeWarning)
         try:
             run = schedule_sample(spec, starts, sched, t_end=n_steps * h, step_size=h, seed=seed, level=level,
-                                  record_every=default_record_every(n_steps), progress=progress,
+                                  integrator=integrator, record_every=default_record_every(n_steps), progress=progress,
                                   checkpoint=checkpoint, resume=resume)
         except SimulationInterrupted as stop:
             report_interrupt(stop, time_scale=r2)

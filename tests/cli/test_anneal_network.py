@@ -96,6 +96,7 @@ def _meets(out, lo, hi):
     return ci.hi >= lo and ci.lo <= hi
 
 
+@pytest.mark.slow
 def test_from_the_trap_chains_stay_far_below_h_star_and_escape_at_the_eyring_kramers_rate(search):
     """Fixed T = H*/20 for t = 10 (Eyring-Kramers: 2e-7 escapes per chain): every chain stays in the trap (never
     reached the global set, and quenches to m1 at the end); the predicted never-escape probability
@@ -129,6 +130,7 @@ def test_from_the_trap_chains_stay_far_below_h_star_and_escape_at_the_eyring_kra
     assert 0 < warm["hitting_time"]["median"] <= t_end
 
 
+@pytest.mark.slow
 def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_trapped_fraction_stays(search):
     """T = c/log(t + t0) from the trap. c = 1.5 H*: HKS says converges, and the chains reach the global set (in
     it at t = 20: 99.9 % interval above 0.95, none left in the trap's basin). c = 0.5 H* with t0 such that the
@@ -268,6 +270,7 @@ def test_sigint_stops_a_network_run_within_seconds_and_prints_the_resume_command
     assert res.exit_code == 2 and "seed: 0 in the checkpoint, 1 now" in res.output, res.output
 
 
+@pytest.mark.slow
 def test_on_the_double_well_the_network_prediction_equals_the_exact_s1_trap_prediction(tmp_path):
     """`anneal double-well --search` (the network's trap, Eyring-Kramers modulo symmetry from recomputed Hessians)
     and `anneal double-well` (the exact S¹ trap of the Fourier analysis) predict the same never-escape probability

@@ -108,8 +108,8 @@ def test_trap_prediction_is_exp_of_minus_the_escape_integral_with_the_stated_ban
 
 def test_an_interrupted_and_resumed_run_is_bit_identical_and_belongs_to_its_schedule(dw, tmp_path):
     """schedule_sample stopped half-way with a checkpoint, then resumed, equals the uninterrupted run bit for bit
-    (hits, final states, energy trace); the checkpoint is refused for another schedule (the kernel description
-    names it) and for another landscape of the same shape (its fingerprint's probe)."""
+    (hits, final states, energy trace); the checkpoint is refused for another schedule or integrator (the kernel
+    description names them) and for another landscape of the same shape (its fingerprint's probe)."""
     spec, saved = dw
     trap = saved.minimum(_trap_id(saved))
     starts = network_starts(spec, trap.z, 64, 0)
@@ -126,6 +126,8 @@ def test_an_interrupted_and_resumed_run_is_bit_identical_and_belongs_to_its_sche
     assert done.reached == whole.reached and done.t_end == whole.t_end == 4.0
     with pytest.raises(ValueError, match="0.9 / log"):
         schedule_sample(spec, starts, make_schedule("temperature", c=0.9, t0=2.0), checkpoint=ck, resume=True, **kw)
+    with pytest.raises(ValueError, match="integrator=geodesic"):  # the integrator reaches the kernel
+        schedule_sample(spec, starts, sched, checkpoint=ck, resume=True, integrator="geodesic", **kw)
     def doubled(z):
         return 2.0 * _dw(z)
 
