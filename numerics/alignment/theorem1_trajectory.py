@@ -148,15 +148,22 @@ class Theorem1Trajectory:
 
     Attributes:
       log: the :class:`.theorem1_log.Theorem1Log` evaluated.
-      distance: measured d at the records. eta_sum: S_t at the records (``math.fsum`` at T).
-      epsilon, delta_log10 (``inf`` when vacuous), trivial (the trivial bound on d and what it assumes).
-      mismatch, nscl_empty: (K,) at records 0..K-1, or None without batches.
-      max_same_fraction: (T,) per step, or None without batches.
-      l1_log10: (K,) log10 of the L1 bound at records 0..K-1 (None without batches).
+      distance: measured d at the records.
+      eta_sum: S_t at the records (``math.fsum`` at T).
+      epsilon: eps_{B,delta} with the log's T.
+      delta_log10: log10 Delta (``inf`` when vacuous).
+      trivial: the trivial bound on d (2 sqrt(m(m-1)), or 2m when the diagonals differ).
+      trivial_note: which of the two, in words.
       l2_step_log10: (K,) log10 of L2 composed from record k's measured d to record k+1.
       bounds_log10: link -> log10 of its bound on d at the records (``triangle``/``L1`` only when
         every step is recorded and the batches are known).
+      mismatch: (K,) mismatch at records 0..K-1, or None without batches.
+      nscl_empty: (K,) NSCL anchors without another-class sample at those records, or None.
+      max_same_fraction: (T,) per step, or None without batches.
+      l1_log10: (K,) log10 of the L1 bound at records 0..K-1 (None without batches).
       l1_reason: why L1 was not evaluated (None when it was).
+      rtol: relative tolerance of every "holds" comparison.
+      notes: what the evaluation could not do, in words.
     """
 
     log: Theorem1Log

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import re
 
 import mpmath as mp
 import numpy as np
@@ -282,3 +283,18 @@ def test_malformed_files_are_refused_and_never_unpickled(tmp_path):
     np.testing.assert_array_equal(load_array_file(str(lone), "--eta-file"), np.eye(3))
     with pytest.raises(ValueError, match=r"^--eta-file=.* is not a .npy or .npz file"):
         load_array_file(str(text), "--eta-file")
+
+
+def test_the_documented_format_lists_exactly_the_arrays_read():
+    """docs/alignment-numerics.md's format table names every array the reader knows, and no other."""
+    from pathlib import Path
+
+    from contrastive_bounds.numerics.alignment.theorem1_log import LOG_ARRAYS
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "alignment-numerics.md").read_text(encoding="utf-8")
+    table = page[page.index("### The file format"):page.index("### What is evaluated")]
+    names = set()
+    for line in table.splitlines():
+        if line.startswith("| `"):
+            names |= set(re.findall(r"`(\w+)`", line.split("|")[1]))
+    assert names == set(LOG_ARRAYS)
