@@ -192,13 +192,19 @@ class Theorem1Trajectory:
             return np.log10(measured) <= bound_log10 + math.log10(1 + self.rtol)
 
     def holds(self) -> dict[str, bool | None]:
-        """Whether each link holds at every record (None: not evaluated). Keys: ``L1_step``, ``L2_step``, the chain."""
+        """Whether each link holds at every record. Keys: ``L1_step``, ``L2_step``, the chain.
+
+        None where the link is not evaluated (no batches) or vacuous (Delta infinite: an infinite bound
+        says nothing, so it is never reported as holding); ``triangle`` uses no Delta and is always
+        evaluated when present.
+        """
+        vac = self.vacuous
         out: dict[str, bool | None] = {
-            "L1_step": None if self.mismatch is None else bool(np.all(self._below(self.mismatch, self.l1_log10))),
-            "L2_step": bool(np.all(self._below(self.distance[1:], self.l2_step_log10)))}
+            "L1_step": None if self.mismatch is None or vac else bool(np.all(self._below(self.mismatch, self.l1_log10))),
+            "L2_step": None if vac else bool(np.all(self._below(self.distance[1:], self.l2_step_log10)))}
         for link in CHAIN:
-            out[link] = bool(np.all(self._below(self.distance, self.bounds_log10[link]))) if link in self.bounds_log10 \
-                else None
+            ok = link in self.bounds_log10 and (link == "triangle" or not vac)
+            out[link] = bool(np.all(self._below(self.distance, self.bounds_log10[link]))) if ok else None
         return out
 
     def first_violations(self) -> dict[str, int | None]:

@@ -44,6 +44,14 @@ def _l10(x: float | None) -> float | None:
     return math.log10(x) if x > 0 else -math.inf
 
 
+def _holds(s: dict, key: str) -> str:
+    """``True``/``False``, or why there is no verdict (vacuous, or not evaluated)."""
+    v = s["holds"][key]
+    if v is not None:
+        return str(v)
+    return "n/a (vacuous)" if s["status"] == "vacuous" else "n/a (not evaluated)"
+
+
 def _shown_rows(k1: int, rows: int) -> list[int]:
     """First, last and evenly spaced records between them (at most ``rows``)."""
     if k1 <= rows:
@@ -110,12 +118,11 @@ def _print(s: dict, rows: int) -> None:
         lv, sl = s["bounds_log10"][link], s["slack_log10"][link]
         first = s["first_violation"].get(link)
         budget.add_row(f"bound {link}", _fmt(lv), f"{lv:.4f}" if math.isfinite(lv) else _fmt(lv),
-                       f"{sl:.4f}" if sl is not None and math.isfinite(sl) else "n/a", str(s["holds"][link]),
+                       f"{sl:.4f}" if sl is not None and math.isfinite(sl) else "n/a", _holds(s, link),
                        "" if first is None else str(first))
     for key, what in (("L1_step", "L1 per step (mismatch <= L1 bound)"), ("L2_step", "L2 per step (from measured d_t)")):
         first = s["first_violation"].get(key)
-        budget.add_row(what, "", "", "", "n/a" if s["holds"][key] is None else str(s["holds"][key]),
-                       "" if first is None else str(first))
+        budget.add_row(what, "", "", "", _holds(s, key), "" if first is None else str(first))
     console.print(budget)
     reason = f" ({s['reason']})" if s["reason"] else ""
     console.print(f"Delta = {_fmt(s['delta_log10'])} (pi_max = {s['pi_max']:.4g}, epsilon = {s['epsilon']:.4g}, "
@@ -125,7 +132,8 @@ def _print(s: dict, rows: int) -> None:
                       f"{s['first_uninformative_step']} on: it says nothing there")
     if s["l1_evaluated"]:
         console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {s['batch_event']} "
-                      f"(largest fraction {s['max_same_fraction']:.4g}; batches from {s['batches_source']})")
+                      f"(largest fraction {s['max_same_fraction']:.4g}; "
+                      f"{'the log' if s['batches_source'] == 'batches' else 'the toolkit sampler'}'s batches)")
     else:
         console.print(f"L1, the summed links and the batch event are not evaluated: {s['l1_reason']}")
     for note in s["notes"]:

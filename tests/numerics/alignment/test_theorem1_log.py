@@ -298,3 +298,16 @@ def test_the_documented_format_lists_exactly_the_arrays_read():
         if line.startswith("| `"):
             names |= set(re.findall(r"`(\w+)`", line.split("|")[1]))
     assert names == set(LOG_ARRAYS)
+
+
+def test_a_vacuous_log_reports_no_verdict_for_its_links():
+    """Delta infinite (1 - pi_max - epsilon <= 0): every bound after t = 0 is +inf, the status says vacuous with
+    the reason, and the links using Delta get no verdict (None), never a green 'holds'; triangle still does."""
+    lg = read_theorem1_log(_with(pi_max=np.array(0.5)))
+    ev = evaluate_theorem1_log(lg)
+    status, reason = ev.status()
+    assert status == "vacuous" and "<= 0" in reason
+    holds = ev.holds()
+    assert holds["triangle"] is True and all(holds[k] is None for k in ("L1_step", "L2_step", "L1", "L2", "L3",
+                                                                         "theorem1"))
+    assert np.all(ev.bounds_log10["theorem1"][1:] == np.inf) and ev.record_status()[1:] == ["vacuous", "vacuous"]
