@@ -222,7 +222,15 @@ class Theorem1Log:
 
 
 def scalar(arrays: Mapping[str, Callable[[], np.ndarray]], name: str, who: str, kind: str) -> Any:
-    """A scalar array of the log as a Python value of ``kind`` (``float``, ``int``, ``bool``, ``str``), or None."""
+    """A scalar array of the log as a Python value of ``kind`` (``float``, ``int``, ``bool``, ``str``), or None.
+
+    Args:
+      arrays: name -> reader of the log; name: the array; who: the log, for messages; kind: as above.
+
+    Raises:
+      ValueError: naming the log and the array when it is not 0-d (or of one element) or not of ``kind``
+        (a bool is ``true``/``false`` or an integer 0/1).
+    """
     if name not in arrays:
         return None
     a = np.asarray(arrays[name]())
@@ -247,7 +255,11 @@ def scalar(arrays: Mapping[str, Callable[[], np.ndarray]], name: str, who: str, 
 
 
 def merge_option(who: str, name: str, from_log: Any, given: Any, check: Callable[[str, Any], Any]) -> Any:
-    """The value of ``name`` from the log or the caller (never two different ones), validated by ``check``."""
+    """The value of ``name`` from the log or the caller (never two different ones), validated by ``check``.
+
+    Returns: the validated value, or None when neither gives one.
+    Raises: ValueError: both give a value and they differ (naming ``name`` and the log), or ``check``'s error.
+    """
     if from_log is not None and given is not None and float(from_log) != float(given):
         raise ValueError(f"{name}={given!r} differs from the log's {name}={from_log!r} ({who}); give one of them")
     value = from_log if from_log is not None else given
@@ -255,16 +267,20 @@ def merge_option(who: str, name: str, from_log: Any, given: Any, check: Callable
 
 
 def check_tau(name: str, value: Any) -> float:
+    """A temperature in (0, inf); ValueError naming ``name`` otherwise."""
     return check_real(name, value, 0.0)
 
 
 def check_delta(name: str, value: Any) -> float:
+    """A failure probability in (0, 1); ValueError naming ``name`` otherwise."""
     return check_probability(name, value)
 
 
 def check_batch_size(name: str, value: Any) -> int:
+    """A batch size, an integer in [1, 2**31 - 1]; ValueError naming ``name`` otherwise."""
     return check_int(name, value, 1, 2**31 - 1)
 
 
 def check_log_seed(name: str, value: Any) -> int:
+    """A sampler seed in [0, 2**32 - 1] (:func:`~contrastive_bounds.theory.domains.check_seed`)."""
     return check_seed(value, name)
