@@ -23,7 +23,16 @@ def simulate(
                                      "so pi_max = ceil(n/C)/n (= 1/C when C divides n)."),
     batch_size: int = typer.Option(64, help="B samples per batch (shared by both runs)."),
     tau: float = typer.Option(0.5, help="Temperature tau > 0."),
-    eta: float = typer.Option(1.0, help="Constant step size eta >= 0 (eta = 0: nothing moves, d_T = 0 = every bound)."),
+    eta: float = typer.Option(1.0, help="Step size eta >= 0: constant, or the peak of --eta-schedule (eta_t = eta * f(t)); "
+                              "eta = 0: nothing moves, d_T = 0 = every bound."),
+    eta_schedule: str = typer.Option("constant", help="Step-size schedule f(t): constant, step, exponential, cosine, "
+                                     "linear, polynomial, inverse-sqrt, inverse-time (docs/alignment-numerics.md)."),
+    eta_param: Optional[list[str]] = typer.Option(None, help="Schedule parameter key=value (repeatable), e.g. gamma=0.5 "
+                                                  "period=100, final_fraction=0.01, decay_steps=400, power=2, t0=10."),
+    warmup_steps: int = typer.Option(0, help="Linear warm-up over the first W steps (any schedule)."),
+    warmup_start: float = typer.Option(0.0, help="Warm-up's first multiplier w0 in [0, 1] (eta_0 = w0 * eta)."),
+    eta_file: Optional[str] = typer.Option(None, help=".npy/.npz with the T step sizes (eta_t = eta * value_t; "
+                                           "keep --eta 1 for the values themselves)."),
     steps: int = typer.Option(500, help="T steps."),
     seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches, in [0, 2^32 - 1]."),
     delta: float = typer.Option(0.05, help="Failure probability of Theorem 1."),
@@ -32,24 +41,32 @@ def simulate(
     both_views: bool = typer.Option(False, help="Both views as anchors."),
     replace: bool = typer.Option(False, help="Batches with replacement (i.i.d.)."),
     stratified: bool = typer.Option(False, help="Stratified batches."),
+    save_log: Optional[str] = typer.Option(None, help="Write the run as a Theorem-1 log (.npz) for `align theorem1`."),
+    log_every: int = typer.Option(1, help="Record Sigma every K steps in --save-log (and at the last step)."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
+    from contrastive_bounds.properties.cli import align_schedule as sched
     from contrastive_bounds.numerics.alignment.descent_run import (
         DescentConfig, check_run_inputs, make_problem, run_similarity_descent)
 
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
-                        replace=replace, stratified=stratified)
-    check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
+                        replace=replace, stratified=stratified,
+                        schedule=sched.schedule_from_options(eta_schedule, eta_param, warmup_steps, warmup_start, eta_file))
+    sched.check_config(check_run_inputs, sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
+    sched.check_save_log(save_log, log_every, steps, num_samples)
+    traj = log_every if save_log else None
     prog, cb = progress_bar("similarity descent", steps, json_out)
     if prog is not None:
         with prog:
-            res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
+            res = run_similarity_descent(sigma0, labels, cfg, progress=cb, trajectory_every=traj)
     else:
-        res = run_similarity_descent(sigma0, labels, cfg)
+        res = run_similarity_descent(sigma0, labels, cfg, trajectory_every=traj)
     summary = _with_vacuity(res.summary())
+    if save_log:
+        summary["log"] = {"path": save_log, "records": sched.write_log(save_log, res)}
     if json_out:
         emit_json(summary)
         return
@@ -66,10 +83,14 @@ def simulate(
     reason = f" ({summary['reason']})" if summary["reason"] else ""
     console.print(f"Delta = {_fmt_value(summary['delta_log10'])} (pi_max = {summary['pi_max']:.4g}, epsilon = "
                   f"{summary['epsilon']:.4g}); status: {summary['status']}{reason}")
+    console.print(sched.schedule_line(summary))
     console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
     console.print(f"CKA = {summary['cka']:.6f} {_fmt_lower(summary['cka_lower'], summary['cka_lower_vacuous'])} "
                   f"(rho = {summary['rho']:.4g}); RSA = {summary['rsa']:.6f} "
                   f"{_fmt_lower(summary['rsa_lower'], summary['rsa_lower_vacuous'])} (r = {summary['r']:.4g})")
+    if save_log:
+        console.print(f"Theorem-1 log written to {save_log} ({summary['log']['records']} records): "
+                      f"contrastive-bounds align theorem1 {save_log}")
 
 
 # summary key of a corollary lower bound -> (registered bound that states it, its parameter, summary key)
@@ -247,8 +268,9 @@ def _plot(res, path: str) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``align`` sub-app (``simulate``, ``train``, ``proxy``, ``batch-scaling``, ``compare``) to ``app``."""
-    from contrastive_bounds.properties.cli import align_compare, align_proxy
+    from contrastive_bounds.properties.cli import align_compare, align_proxy, align_theorem1
 
     align_proxy.register(align_app)
     align_compare.register(align_app)
+    align_theorem1.register(align_app)
     app.add_typer(align_app, name="align")

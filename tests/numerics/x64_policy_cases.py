@@ -149,6 +149,13 @@ CASES: dict[str, Callable[[], Any]] = {
     "alignment.loss_core.stable_mean": lambda: _m("alignment.loss_core", "stable_mean")(np.ones(3), 3),
     "alignment.descent_gradients.rows_gradient": lambda: _m("alignment.descent_gradients", "rows_gradient")(
         np.eye(2), np.ones((2, 2), bool), np.eye(2), 0.5, 0.5),
+    "alignment.theorem1_trajectory.evaluate_theorem1_log": lambda: _m("alignment.theorem1_trajectory",
+                                                                      "evaluate_theorem1_log")(
+        _m("alignment.theorem1_log_io", "read_theorem1_log")({
+            "sigma_cl": np.stack([SIG, SIG]), "sigma_nscl": np.stack([SIG, SIG]), "step_sizes": np.ones(1),
+            "batch_size": np.array(2), "pi_max": np.array(0.5), "tau": np.array(0.5)})),
+    "alignment.descent.applied_gradients": lambda: _m("alignment.descent", "applied_gradients")(
+        np.eye(4), np.eye(4), np.array([0, 1]), LAB, tau=0.5),
     "alignment.descent_run.run_descent_chunk": lambda: _m("alignment.descent_run", "run_descent_chunk")(
         _m("alignment.descent", "DescentState")(SIG, SIG, np.float64(0.0)), np.array([[0, 1]]), LAB, 0.5, 1.0),
     "alignment.sgd.init_model": lambda: _m("alignment.sgd", "init_model")(_sgd_config(), _key()),
@@ -270,6 +277,11 @@ EXEMPT: dict[str, str] = {
                                                     "run_similarity_descent",
     "alignment.descent_problem.make_problem": "numpy problem generator (no JAX)",
     "alignment.descent_result.link_bounds_log10": "numpy log-space arithmetic on a finished run",
+    "alignment.descent.same_class_fractions": "fractions of integer counts from integer batch and labels",
+    "alignment.step_schedule.*": "numpy float64 step-size sequences (data of the compiled scan)",
+    "alignment.theorem1_log.*": "reading and checking log files (numpy)",
+    "alignment.theorem1_log_io.*": "validation of a log's arrays (numpy; the sampler draws integer indices) and "
+                                   "writing it",
     "alignment.sgd.sigma_tolerance": "a constant per dtype name",
     "alignment.sgd.divergence_message": "text",
     "alignment.sgd.reference_memory_bytes": "integer arithmetic",
