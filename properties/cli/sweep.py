@@ -113,6 +113,8 @@ def sweep(
         raise ValueError(f"--retries={retries} must be >= 0")
     sp = load_spec(spec, profile=profile)
     out_dir = Path(out or (f"sweep-{sp.name}" + ("" if profile == "default" else f"-{profile}")))
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out={out_dir} exists and is not a folder")
     if report_only:
         import pyarrow.parquet as pq
 
@@ -151,8 +153,8 @@ def sweep(
                           f"same command with --resume to finish the sweep", markup=False, highlight=False)
         raise typer.Exit(130)
     except SweepClusterLost as exc:
-        where = f"--scheduler={scheduler}" if scheduler else "the embedded cluster"
-        err_console.print(f"error: {where}: {exc.why}; {exc.done} of {exc.total} tasks are saved in "
+        where = f"--scheduler={scheduler}: " if scheduler else ""
+        err_console.print(f"error: {where}{exc.why}; {exc.done} of {exc.total} tasks are saved in "
                           f"{exc.out_dir}; run the same command with --resume to finish the sweep",
                           markup=False, highlight=False)
         raise typer.Exit(EXIT_INCOMPLETE)

@@ -140,3 +140,16 @@ def test_the_lost_connection_filter_drops_connection_noise_and_keeps_real_errors
     f.closing = True
     assert not f.filter(record("Compute Failed", ValueError("x")))
     assert f.filter(record("scheduler crashed", RuntimeError("x"), level=logging.CRITICAL))
+
+
+def test_a_worker_setup_that_fails_is_reported_not_retried(spec, tmp_path):
+    """A real start-up error (the set-up plugin raises on the worker: here its hold folder cannot be created) is not
+    mistaken for a lost worker: the cluster start fails once, and SweepClusterLost says why, naming the cause."""
+    from contrastive_bounds.properties.sweeps.engine import SweepClusterLost
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(SweepClusterLost) as info:
+        run_sweep(spec, tmp_path / "out", workers=1, setup=SweepWorkerSetup(hold=blocker / "hold"))
+    assert info.value.done == 0 and info.value.total == len(spec.tasks)
+    assert "could not start 1 worker(s)" in info.value.why and "NotADirectoryError" in info.value.why, info.value.why
