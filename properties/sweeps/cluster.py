@@ -85,7 +85,8 @@ def _benign_types() -> tuple[type[BaseException], ...]:
 #: closing cluster broke; what they report is handled by the sweep (the task runs again, the rows
 #: are saved, the lost scheduler is reported in one line).
 _BENIGN_TEXT = ("CommClosedError", "Stream is closed", "Failed to reconnect to scheduler", "Worker failed to connect",
-                "Failed to restart worker", "lost connection", "Connection refused")
+                "Failed to restart worker", "lost connection", "Connection refused",
+                "Failed to communicate with scheduler during heartbeat")
 
 
 class LostConnectionFilter(logging.Filter):

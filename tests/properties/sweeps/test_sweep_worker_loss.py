@@ -135,6 +135,8 @@ def test_the_lost_connection_filter_drops_connection_noise_and_keeps_real_errors
     f = LostConnectionFilter()
     assert not f.filter(record("Failed to communicate with scheduler during heartbeat.", CommClosedError("in <TCP>")))
     assert not f.filter(record("broadcast to tcp://127.0.0.1:1 failed: CommClosedError: in <TCP (closed)>"))
+    assert not f.filter(record("Failed to communicate with scheduler during heartbeat.", OSError("Timed out trying to connect")))
+    assert f.filter(record("Unexpected exception during heartbeat. Closing worker.", KeyError("op")))
     assert f.filter(record("Compute Failed", ValueError("tau=-1 must be > 0")))
     assert f.filter(record("Worker plugin contrastive-bounds-sweep failed to setup"))
     f.closing = True
