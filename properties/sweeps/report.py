@@ -246,11 +246,14 @@ def _curves(rows: list[dict[str, Any]], cfg: dict[str, Any], columns: list[str])
         where = f" for {facet} = {_text(fv)}" if facet else ""
         title = f"{what} against {x}{where}"
         pooled = _pooled(points, others)
+        band = ""
+        if lo and hi:
+            ci = ", the confidence interval" if (lo, hi) == ("ci_lo", "ci_hi") else ""
+            band = f" The shaded band runs from {lo} to {hi}{ci} (averaged the same way)."
+        axes = x + (f" and {series}" if series else "")
         caption = (f"Curves of {what} against {x}" + (" (log scale)" if cfg.get("logx") else "")
                    + (f", one line per value of {series}" if series else "") + where + ". "
-                   + _pooling("point", [len(p) for p in points], x + (f" and {series}" if series else ""), pooled, "mean")
-                   + (f" The shaded band runs from {lo} to {hi}" + (", the confidence interval" if (lo, hi) == ("ci_lo", "ci_hi")
-                                                                       else "") + " (averaged the same way)." if lo and hi else ""))
+                   + _pooling("point", [len(p) for p in points], axes, pooled, "mean") + band)
         spec = PlotSpec(title, x, what, lines, logx=bool(cfg.get("logx")), logy=bool(cfg.get("logy")))
         out.append((f"curves-{y}-{x}" + (f"-{facet}-{fv}" if facet else ""), render_figure(spec), caption))
     return out
