@@ -16,7 +16,7 @@ align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simu
 
 
 @align_app.command("simulate")
-@command
+@command(aliases={"step_size": "eta"})  # DescentConfig calls --eta step_size
 def simulate(
     num_samples: int = typer.Option(1000, help="n samples (m = 2n view rows of Sigma)."),
     num_classes: int = typer.Option(10, help="C classes, as balanced as n allows (sample i has class i mod C), "

@@ -59,15 +59,15 @@ def test_proxy_reference_set_too_large_names_the_option():
 def test_proxy_divergence_names_step_and_learning_rate():
     """An overflowing learning rate: exit 2 with the model, the step and the learning rate, no result."""
     res = runner.invoke(app, PROXY + ["--learning-rate", "1e100"])
-    _one_line_error(res, "diverged at step 1", "learning_rate=1e+100")
+    _one_line_error(res, "diverged at step 1", "--learning-rate=1e+100")
 
 
 def test_proxy_bad_options():
     """Out-of-domain options exit 2 naming the argument."""
-    _one_line_error(runner.invoke(app, PROXY + ["--views", "fresh", "--model", "free"]), "views='fresh' needs model='mlp'")
-    _one_line_error(runner.invoke(app, PROXY + ["--record-every", "0"]), "record_every")
-    _one_line_error(runner.invoke(app, PROXY + ["--eta-estimator", "adam"]), "eta_estimator")
-    _one_line_error(runner.invoke(app, PROXY + ["--tau", "0"]), "tau")
+    _one_line_error(runner.invoke(app, PROXY + ["--views", "fresh", "--model", "free"]), "--views='fresh' needs --model='mlp'")
+    _one_line_error(runner.invoke(app, PROXY + ["--record-every", "0"]), "--record-every=0")
+    _one_line_error(runner.invoke(app, PROXY + ["--eta-estimator", "adam"]), "--eta-estimator='adam'")
+    _one_line_error(runner.invoke(app, PROXY + ["--tau", "0"]), "--tau=0.0")
 
 
 def test_batch_scaling_json_and_table():
@@ -87,5 +87,5 @@ def test_batch_scaling_bad_options():
     """Malformed lists and out-of-range values exit 2 naming the option."""
     _one_line_error(runner.invoke(app, GRID + ["--exponents", "a,b"]), "--exponents")
     _one_line_error(runner.invoke(app, GRID + ["--batch-sizes", "8.5,16"]), "--batch-sizes")
-    _one_line_error(runner.invoke(app, GRID + ["--reference-batch", "64"]), "reference_batch")
-    _one_line_error(runner.invoke(app, GRID + ["--budgets", "epochs,weeks"]), "budgets")
+    _one_line_error(runner.invoke(app, GRID + ["--reference-batch", "64"]), "--reference-batch=64 must be one of --batch-sizes=(8, 16)")
+    _one_line_error(runner.invoke(app, GRID + ["--budgets", "epochs,weeks"]), "--budgets=")
