@@ -32,6 +32,9 @@ def simulate(
     both_views: bool = typer.Option(False, help="Both views as anchors."),
     replace: bool = typer.Option(False, help="Batches with replacement (i.i.d.)."),
     stratified: bool = typer.Option(False, help="Stratified batches."),
+    empty_negatives: str = typer.Option("error", help="An anchor whose batch has no other-class sample (an empty "
+                                        "NSCL denominator): 'error' (refused before any step) or 'exclude' (the "
+                                        "anchor is skipped and counted)."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
@@ -41,7 +44,7 @@ def simulate(
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
-                        replace=replace, stratified=stratified)
+                        replace=replace, stratified=stratified, empty_negatives=empty_negatives)
     check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
     prog, cb = progress_bar("similarity descent", steps, json_out)
     if prog is not None:

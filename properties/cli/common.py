@@ -58,7 +58,9 @@ def option_names(ctx: Any, aliases: Mapping[str, str] | None = None) -> dict[str
     Every option contributes its Python parameter name (``batch_size``) and each of its option names
     without dashes (``batch-size``, ``batch_size``), all mapped to its first long option
     (``--batch-size``). ``aliases`` maps further library names to a parameter of the command
-    (``{"step_size": "eta"}``: the library's ``step_size`` is the command's ``--eta``). Names the
+    (``{"step_size": "eta"}``: the library's ``step_size`` is the command's ``--eta``). A flag's
+    ``name=True`` becomes the flag (``--replace``), ``name=False`` its negation (``--no-progress``, or
+    ``no --replace`` for a flag without one). Names the
     user gave as ``key=value`` words (landscape or bound parameters) are left out: there the
     library's name *is* what the user typed. Arguments (positional) are not mapped.
 
@@ -71,25 +73,28 @@ def option_names(ctx: Any, aliases: Mapping[str, str] | None = None) -> dict[str
     if ctx is None or ctx.command is None:
         return {}
     out: dict[str, str] = {}
-    by_param: dict[str, str] = {}
     for param in ctx.command.params:
         if getattr(param, "param_type_name", None) != "option" or param.name is None:
             continue
         decls = [o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")]
         if not decls:
             continue
-        shown = decls[0]
-        by_param[param.name] = shown
-        out[param.name] = shown
-        for decl in decls:
-            bare = decl.lstrip("-")
-            out[bare] = shown
-            out[bare.replace("-", "_")] = shown
+        on = [o for o in param.opts if o.startswith("--")]
+        shown = on[0] if on else decls[0]
+        off = [o for o in param.secondary_opts if o.startswith("--")]
+        keys = {param.name} | {d.lstrip("-") for d in on} | {d.lstrip("-").replace("-", "_") for d in on}
+        for key in keys:
+            out[key] = shown
+            if getattr(param, "is_flag", False):  # a flag is typed bare: replace=True is --replace
+                out[f"{key}=True"] = shown
+                out[f"{key}=False"] = off[0] if off else f"no {shown}"
     for library_name, param_name in (aliases or {}).items():
-        if param_name in by_param:
-            out[library_name] = by_param[param_name]
+        for suffix in ("", "=True", "=False"):
+            if param_name + suffix in out:
+                out[library_name + suffix] = out[param_name + suffix]
     for key in _assignment_keys(ctx):
-        out.pop(key, None)
+        for suffix in ("", "=True", "=False"):
+            out.pop(key + suffix, None)
     return out
 
 
@@ -125,7 +130,7 @@ def in_option_terms(message: str, names: Mapping[str, str]) -> str:
     def replace(match: re.Match[str]) -> str:
         name = match.group(1)
         followed_by_equals = match.string.startswith("=", match.end())
-        if not followed_by_equals and "_" not in name:
+        if not followed_by_equals and "_" not in name and "=" not in name:
             return name  # a plain word ("steps", "seed"): only its name=value form is an argument
         return names[name]
 

@@ -53,6 +53,16 @@ def test_option_names_come_from_the_command_and_skip_key_value_words():
     res = runner.invoke(demo, ["--time", "-1", "--eta", "0", "--batch-size", "0"])
     assert res.exit_code == 2
     assert "error: --time=-1.0 and --eta=0.0 and --batch-size=0 and --seed=0" in res.output
+    flags = typer.Typer()
+
+    @flags.command()
+    @common.command
+    def go(fast: bool = typer.Option(False, "--fast"), progress: bool = typer.Option(True, "--progress/--quiet"),
+           other: int = typer.Option(0)) -> None:
+        raise ValueError("fast=True needs progress=False; fast=False needs progress=True")
+
+    res = runner.invoke(flags, ["--fast"])
+    assert "error: --fast needs --quiet; no --fast needs --progress" in res.output
     res = runner.invoke(demo, ["seed=5", "--seed", "3"])
     assert res.exit_code == 2 and "and seed=3 with ['seed=5']" in res.output
 
@@ -68,6 +78,12 @@ def test_option_names_come_from_the_command_and_skip_key_value_words():
     (["barrier", "double-well", "--resolution", "3"], "error: --resolution=3 is outside its domain"),
     (["schedule", "temperature", "c=1", "--critical-height", "-1"], "error: --critical-height=-1.0 is outside"),
     (["bound", "alignment.frobenius", "--digits", "3"], "error: --digits=3 is outside its domain"),
+    # flags are typed bare: stratified=True is --stratified
+    (["align", "simulate", "--stratified", "--replace"],
+     "error: --stratified samples without replacement; it cannot be combined with --replace"),
+    # a suggested remedy names an option the command has
+    (["align", "simulate", "--num-samples", "4", "--num-classes", "2", "--batch-size", "2", "--steps", "5"],
+     "use --empty-negatives='exclude' to skip such anchors"),
     # a landscape parameter typed as key=value keeps its name
     (["kramers", "barrier-H", "H=-1", "--temperature", "1"], "error: H=-1 is outside its domain"),
 ])
