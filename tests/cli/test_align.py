@@ -112,10 +112,10 @@ def test_train_plot_folder_checked_before_training(monkeypatch):
 
 
 @pytest.mark.parametrize("argv, name", [
-    (["align", "simulate", "--batch-size", "200", "--num-samples", "100"], "batch_size=200"),
-    (["align", "train", "--batch-size", "100000"], "batch_size=100000"),
+    (["align", "simulate", "--batch-size", "200", "--num-samples", "100"], "--batch-size=200"),
+    (["align", "train", "--batch-size", "100000"], "--batch-size=100000"),
     (["align", "simulate", "--num-samples", "10", "--num-classes", "2", "--batch-size", "8", "--stratified", "--replace",
-      "--steps", "1"], "stratified"),
+      "--steps", "1"], "--stratified samples without replacement; it cannot be combined with --replace"),
 ])
 def test_bad_input_is_one_line_before_progress(monkeypatch, argv, name):
     """Bad input: one line 'error: ...' (no leading blank line), raised before progress output starts."""
