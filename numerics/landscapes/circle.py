@@ -323,6 +323,8 @@ def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> C
     ``c > 0`` (an absolute tolerance had made ``barrier-H`` with H = 1e-300 look constant). Degenerate critical points where ``V'`` does not change sign are not extrema and are
     skipped; two extrema closer than the grid spacing could be missed (raise ``resolution``).
 
+    Precision: numpy float64 and scipy's Brent, no JAX: the same result whatever JAX's x64 mode.
+
     Raises:
       ValueError: ``resolution`` not an integer >= 64.
     """
