@@ -23,7 +23,6 @@ For n <= ``cross_check_max_n`` every quantity is recomputed from the n x n Grams
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
@@ -38,39 +37,33 @@ __all__ = ["load_embeddings", "load_labels", "compare_embeddings", "feature_rho"
 
 
 def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
-    """Read an (n, d) float array (rows = samples) from ``.npy`` or ``.npz`` as float64.
+    """Read an (n, d) real array (rows = samples, columns = features) from ``.npy`` or ``.npz`` as float64.
 
-    A ``.npz`` must hold one array, or ``key`` must name one. A 1-D array is n samples of one feature.
+    The file is read by :func:`~contrastive_bounds.numerics.arrayfiles.read_array` (never unpickled).
+    A ``.npz`` must hold one array, or ``key`` must name one.
+
+    Args:
+      path: the file. name: how messages call it (``"CL"``, ``"NSCL"``). key: the array of a ``.npz``.
+    Returns:
+      float64 array (n, d), n >= 4, d >= 1, finite, no zero row.
     Raises:
-      ValueError: naming ``name`` for a missing/unreadable file, an ambiguous ``.npz``, a non-real
-        or non-finite array, n < 4, no feature, or a zero row (its cosine similarities are undefined).
+      ValueError: naming ``name`` and the path: a missing, empty, text, pickled, damaged or truncated
+        file; an ambiguous ``.npz``; a non-real array; not 2-D (a 1-D array of n values is refused, not
+        read as n x 1: one feature gives cosine similarities of +-1 only); n < 4; no feature; a
+        non-finite value or a zero row (its cosine similarities are undefined).
     """
-    if not os.path.isfile(path):
-        raise ValueError(f"{name}={path!r}: no such file")
-    try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{name}={path!r} is not a .npy/.npz array file ({exc})") from None
-    if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            files = list(data.files)
-            if key is not None:
-                if key not in files:
-                    raise ValueError(f"{name}={path!r} has no array {key!r} (arrays: {files})")
-                arr = data[key]
-            elif len(files) == 1:
-                arr = data[files[0]]
-            else:
-                raise ValueError(f"{name}={path!r} holds {len(files)} arrays {files}: name one with --key")
-    else:
-        arr = data
+    from contrastive_bounds.numerics.arrayfiles import read_array
+
+    arr = read_array(path, name, key=key)
     if arr.dtype.kind not in "fiub":
         raise ValueError(f"{name}={path!r} has dtype {arr.dtype}: a real numeric array is needed")
-    arr = np.asarray(arr, np.float64)
     if arr.ndim == 1:
-        arr = arr[:, None]
+        raise ValueError(f"{name}={path!r} is 1-D (shape {arr.shape}): embeddings must be 2-D, (n samples, d features); "
+                         "if one feature per sample is really meant, save x[:, None] (every cosine similarity is then "
+                         "+-1)")
     if arr.ndim != 2 or arr.shape[1] == 0:
         raise ValueError(f"{name}={path!r} must be 2-D (rows = samples, columns = features); got shape {arr.shape}")
+    arr = np.asarray(arr, np.float64)
     if arr.shape[0] < 4:
         raise ValueError(f"{name}={path!r} has n={arr.shape[0]} rows; at least 4 samples are needed")
     bad = ~np.all(np.isfinite(arr), axis=1)
@@ -83,21 +76,29 @@ def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
     return arr
 
 
-def load_labels(path: str, n: int) -> np.ndarray:
-    """Integer labels (n,) from ``.npy``/``.npz``; ValueError naming ``--labels`` for a wrong shape or type."""
-    if not os.path.isfile(path):
-        raise ValueError(f"--labels={path!r}: no such file")
-    data = np.load(path, allow_pickle=False)
-    if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            if len(data.files) != 1:
-                raise ValueError(f"--labels={path!r} must hold exactly one array; holds {data.files}")
-            data = data[data.files[0]]
-    y = np.asarray(data).reshape(-1) if np.ndim(data) == 2 and 1 in np.shape(data) else np.asarray(data)
-    if y.shape != (n,) or y.dtype.kind not in "iu":
-        raise ValueError(f"--labels={path!r} must be an integer array of shape ({n},); got {y.dtype} {y.shape}")
+def load_labels(path: str, n: int, name: str = "labels") -> np.ndarray:
+    """Integer class labels of shape (n,) from ``.npy`` or a one-array ``.npz`` (never unpickled).
+
+    Args:
+      path: the file. n: the number of samples (rows of the embeddings). name: how messages call it.
+    Returns:
+      integer array (n,) with at least 2 classes.
+    Raises:
+      ValueError: naming ``name``: an unreadable file (as :func:`load_embeddings`), a ``.npz`` with
+        several arrays, a shape other than (n,) (an (n, 1) column included: save ``labels.ravel()``),
+        a non-integer dtype, or a single class.
+    """
+    from contrastive_bounds.numerics.arrayfiles import read_array
+
+    y = read_array(path, name)
+    if y.dtype.kind not in "iu":
+        raise ValueError(f"{name}={path!r} has dtype {y.dtype}: labels must be integers (save labels.astype(int) if "
+                         "they are whole numbers)")
+    if y.shape != (n,):
+        hint = "; save labels.ravel()" if y.size == n else ""
+        raise ValueError(f"{name}={path!r} has shape {y.shape}: labels must be 1-D of shape ({n},), one per sample{hint}")
     if np.unique(y).size < 2:
-        raise ValueError(f"--labels={path!r} holds a single class; at least 2 are needed")
+        raise ValueError(f"{name}={path!r} holds a single class; at least 2 are needed")
     return y
 
 

@@ -13,7 +13,8 @@ from contrastive_bounds.properties.cli.common import command, console, emit_json
 def compare(
     cl: str = typer.Argument(..., help="CL embeddings: .npy or .npz, rows = samples, columns = features."),
     nscl: str = typer.Argument(..., help="NSCL (or any second) embeddings of the same samples, same row order."),
-    labels: Optional[str] = typer.Option(None, help="Integer labels .npy/.npz (n,): adds C, pi_max and CKA with labels."),
+    labels: Optional[str] = typer.Option(None, help="Integer labels .npy/.npz of shape (n,): adds C, pi_max and CKA "
+                                         "with labels."),
     key: Optional[str] = typer.Option(None, help="Array name inside .npz files holding several arrays."),
     spearman_sample: int = typer.Option(2000, help="Rows of the subsample for Spearman RSA when n(n-1)/2 > 5e6."),
     seed: int = typer.Option(0, help="Seed of that subsample."),
