@@ -33,7 +33,15 @@ from contrastive_bounds.theory.domains import check_int, check_seed
 from contrastive_bounds.numerics.alignment.similarity import (
     cka_rho, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r)
 
-__all__ = ["load_embeddings", "load_labels", "compare_embeddings", "feature_rho", "feature_pair_stats"]
+__all__ = ["load_embeddings", "load_labels", "compare_embeddings", "feature_rho", "feature_pair_stats",
+           "MAX_SPEARMAN_SAMPLE", "MAX_SPEARMAN_PAIRS"]
+
+
+MAX_SPEARMAN_SAMPLE = 5000
+"""Most rows of the Spearman subsample: its ranks need n(n-1)/2 distances and a few n x n float64
+matrices (about 1 GiB at 5000 rows)."""
+MAX_SPEARMAN_PAIRS = MAX_SPEARMAN_SAMPLE * (MAX_SPEARMAN_SAMPLE - 1) // 2
+"""Most pairs ranked exactly (the same memory as :data:`MAX_SPEARMAN_SAMPLE` rows)."""
 
 
 def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
@@ -184,8 +192,10 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
     Args:
       x_cl, x_nscl: float arrays (n, d1), (n, d2), finite, no zero row (:func:`load_embeddings` checks files).
       labels: optional int (n,) classes: adds C, pi_max and each representation's CKA with the labels.
-      spearman_max_pairs: exact Spearman RSA up to this many pairs (>= 3); beyond, a row subsample.
-      spearman_sample: rows of that subsample (>= 3). seed: its seed.
+      spearman_max_pairs: exact Spearman RSA up to this many pairs, in [3, :data:`MAX_SPEARMAN_PAIRS`];
+        beyond, a row subsample.
+      spearman_sample: rows of that subsample, in [3, :data:`MAX_SPEARMAN_SAMPLE`] (memory: a few
+        ``spearman_sample^2`` float64 matrices). seed: its seed, in [0, 2**32 - 1].
       cross_check_max_n: recompute with n x n Grams (:mod:`.similarity`) when n is at most this (>= 0).
 
     Returns: JSON-ready dict: ``n``, dims, ``cka`` (cosine and linear, biased and debiased), ``rsa``
@@ -200,8 +210,8 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
     x, y = np.asarray(x_cl, np.float64), np.asarray(x_nscl, np.float64)
     if x.ndim != 2 or y.ndim != 2 or x.shape[0] != y.shape[0]:
         raise ValueError(f"CL and NSCL must be 2-D with the same number of rows n; got {x.shape} and {y.shape}")
-    check_int("spearman_max_pairs", spearman_max_pairs, 3)
-    check_int("spearman_sample", spearman_sample, 3)
+    check_int("spearman_max_pairs", spearman_max_pairs, 3, MAX_SPEARMAN_PAIRS)
+    check_int("spearman_sample", spearman_sample, 3, MAX_SPEARMAN_SAMPLE)
     check_int("cross_check_max_n", cross_check_max_n, 0)
     check_seed(seed)
     for name, a in (("CL", x), ("NSCL", y)):

@@ -44,6 +44,7 @@ from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
     "BarrierResult",
+    "MAX_SPHERE_VERTICES",
     "circle_barrier",
     "torus_barrier",
     "sphere_barrier",
@@ -60,6 +61,11 @@ __all__ = [
     "sampled_minima",
     "string_method_barrier",
 ]
+
+
+MAX_SPHERE_VERTICES = 10**6
+"""Most mesh vertices of :func:`sphere_barrier`: about three minutes and 2 GB at 10^6 on a loaded 2-core
+CPU (the mesh, gudhi's simplex tree and the union-find grow linearly; 10^7 would take half an hour)."""
 
 
 @dataclass(frozen=True)
@@ -260,10 +266,11 @@ def sphere_barrier(landscape: Landscape, *, num_vertices: int = 20000) -> Barrie
     (not rigorous; an estimate, so ``error_bound`` is None).
 
     Raises:
-      ValueError: not an S² landscape, or ``num_vertices < 12``.
+      ValueError: not an S² landscape, or ``num_vertices`` outside [12, 10**6] (:data:`MAX_SPHERE_VERTICES`).
       X64DisabledError: JAX's x64 mode is off (the potential is evaluated by JAX).
     """
     require_x64(np.float64, what="landscapes.barriers.sphere_barrier")
+    check_int("num_vertices", num_vertices, 12, MAX_SPHERE_VERTICES)
     if (landscape.num_points, landscape.dim) != (1, 3):
         raise ValueError(f"landscape {landscape.name!r} is not on S² (num_points=1, dim=3)")
     pts, tri = fibonacci_sphere(num_vertices)
@@ -300,9 +307,10 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
 
     Args:
       landscape: any landscape of those geometries.
-      resolution: grid points per circle (S¹: integer in [16, 1e7] (1e7: about a minute), default 4096; tori: integer >= 8,
-        default 64) or mesh vertices (S²: integer >= 12, default 20000). ``None`` means the default;
-        every given value is validated (0 is not a sentinel).
+      resolution: grid points per circle (S¹: integer in [16, 1e7] (1e7: about two minutes and 4 GB on a
+        loaded 2-core CPU), default 4096; tori: integer in [8, 4096] with ``resolution^N <= 4e6``, default
+        64) or mesh vertices (S²: integer in [12, 1e6] (1e6: about three minutes and 2 GB), default
+        20000). ``None`` means the default; every given value is validated (0 is not a sentinel).
 
     Precision: as the method it calls; only an S¹ Fourier landscape is computed without JAX (numpy
     float64, whatever x64 says); every other landscape needs JAX's x64 mode.
@@ -318,7 +326,7 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
     if geom == (1, 2):
         kind, lo, hi = "circle", 16, 10**7
     elif geom == (1, 3):
-        kind, lo, hi = "sphere", 12, 10**7
+        kind, lo, hi = "sphere", 12, MAX_SPHERE_VERTICES
     elif landscape.dim == 2 and landscape.num_points <= 3:
         kind, lo, hi = "torus", 8, 4096
     else:

@@ -16,8 +16,9 @@ def compare(
     labels: Optional[str] = typer.Option(None, help="Integer labels .npy/.npz of shape (n,): adds C, pi_max and CKA "
                                          "with labels."),
     key: Optional[str] = typer.Option(None, help="Array name inside .npz files holding several arrays."),
-    spearman_sample: int = typer.Option(2000, help="Rows of the subsample for Spearman RSA when n(n-1)/2 > 5e6."),
-    seed: int = typer.Option(0, help="Seed of that subsample."),
+    spearman_sample: int = typer.Option(2000, help="Rows of the subsample for Spearman RSA when n(n-1)/2 > 5e6, in "
+                                        "[3, 5000]."),
+    seed: int = typer.Option(0, help="Seed of that subsample, in [0, 2^32 - 1]."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """CKA (cosine/linear, biased/debiased), RSA (Pearson/Spearman), rho, r and the CKA/RSA lower bounds, in feature form."""

@@ -56,6 +56,7 @@ def proxy(
     seed: int = typer.Option(0, help="Seed of init, views and batches, in [0, 2^32 - 1]."),
     dtype: str = typer.Option("float64", help="'float64' or 'float32' (throughput)."),
     checkpoint: Optional[str] = typer.Option(None, help="Checkpoint .npz (atomic; an existing one is resumed)."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Plain SGD of CL and NSCL vs similarity descent on the same batches: fidelity, d_t, Theorem 1 on real training."""
@@ -69,6 +70,13 @@ def proxy(
                       record_every=record_every, fit_steps=fit_steps, eta_estimator=eta_estimator, eta_eff=eta_eff,
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
+    from contrastive_bounds.properties.cli.align_cost import mlp_bytes, proxy_seconds, refuse_costly, refuse_memory
+
+    sizes = (f"--model={model}, --reference-size={reference_size}, --hidden={hidden}, "
+             f"--projection-dim={projection_dim}")
+    refuse_memory(mlp_bytes(hidden, projection_dim, model=model, reference_size=reference_size), sizes)
+    refuse_costly(proxy_seconds(reference_size, batch_size, steps, hidden, projection_dim, model),
+                  f"{sizes}, --batch-size={batch_size}, --steps={steps}", yes)
     prog, cb = progress_bar("SGD and proxy", steps, json_out)
     res = _run(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
@@ -118,6 +126,7 @@ def batch_scaling(
     dtype: str = typer.Option("float32", help="Training dtype ('float32' throughput, or 'float64')."),
     delta: float = typer.Option(0.05, help="Failure probability of Theorem 1 (predicted signs)."),
     checkpoint: Optional[str] = typer.Option(None, help="Grid checkpoint .json (finished cells are kept)."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Batch size x learning-rate scaling on digits (paper Fig. 5): CKA/RSA vs B beside the bound's and the paper's trend."""
@@ -131,6 +140,14 @@ def batch_scaling(
                         sgd=SGDConfig(reference_size=reference_size, num_classes=num_classes, tau=tau, hidden=hidden,
                                       views=views, dtype=dtype))
     check_scaling_inputs(cfg)
+    from contrastive_bounds.properties.cli.align_cost import batch_scaling_seconds, mlp_bytes, refuse_costly, refuse_memory
+
+    lanes = len(cfg.exponents) * cfg.seeds
+    refuse_memory(mlp_bytes(hidden, 32, lanes), f"--hidden={hidden} with {lanes} lanes (--exponents x --seeds)")
+    refuse_costly(batch_scaling_seconds(cfg.batch_sizes, cfg.budgets, len(cfg.exponents), seeds, epochs, reference_size,
+                                        reference_batch, hidden),
+                  f"--batch-sizes={batch_sizes}, --budgets={budgets}, {len(cfg.exponents)} exponents, --seeds={seeds}, "
+                  f"--epochs={epochs}, --reference-size={reference_size}, --hidden={hidden}", yes)
     cells = len(cfg.batch_sizes) * len(cfg.budgets)
     prog, cb = progress_bar("grid cells", cells, json_out)
     res = _run(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)

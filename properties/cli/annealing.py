@@ -32,7 +32,7 @@ def _fmt(x: Any) -> str:
 def barrier(
     landscape: str = typer.Argument(..., help=f"built-in name ({', '.join(list_landscapes())}) or a Fourier file (.json/.toml)"),
     params: Optional[list[str]] = typer.Argument(None, help="landscape parameters key=value (e.g. H=5)"),
-    resolution: Optional[int] = typer.Option(None, "--resolution", help="grid points per circle (S¹: 16..1e7, default 4096; tori: >= 8, default 64) or mesh vertices (S²: >= 12, default 20000)"),
+    resolution: Optional[int] = typer.Option(None, "--resolution", help="grid points per circle (S¹: 16..1e7, default 4096; tori: 8..4096 with at most 4e6 points, default 64) or mesh vertices (S²: 12..1e6, default 20000)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Critical height H* by sublevel-set persistence, with minima, saddles and the error bound."""

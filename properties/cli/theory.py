@@ -172,26 +172,37 @@ def _print_solution(obj: Bound, sol: Any) -> None:
         console.print(f"  [dim]{escape(str(note))}[/dim]")
 
 
+MAX_DIGITS = 1000
+"""Largest ``--digits`` of ``bound`` (evaluation): mpmath at a thousand digits takes about a second a
+bound; far beyond, a run takes minutes and the exact value exceeds Python's int-to-text limit."""
+MAX_SOLVE_DIGITS = 60
+"""Largest ``--digits`` with ``--solve`` (digits of each certified end)."""
+
+
 def bound_cmd(
     name: str = typer.Argument(..., help="Bound name, e.g. alignment.frobenius (see `list`); "
                                          "`bound NAME --help` lists NAME's parameters."),
     assignments: Optional[list[str]] = typer.Argument(None, help="Parameters as key=value."),
-    digits: int = typer.Option(30, "--digits", help="Significant digits for mpmath evaluation (>= 5); "
-                                                   "with --solve, digits of each certified end (at most 60)."),
+    digits: int = typer.Option(30, "--digits", help=f"Significant digits for mpmath evaluation, in [5, {MAX_DIGITS}]; "
+                                                   f"with --solve, digits of each certified end, in [5, "
+                                                   f"{MAX_SOLVE_DIGITS}]."),
     solve: Optional[str] = typer.Option(None, "--solve", help="Give the range of this parameter over which the "
                                         "bound is non-vacuous and informative, ends certified by interval "
                                         "arithmetic (python-flint); the other parameters fixed."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Evaluate a bound at one point (exact input, mpmath at --digits; never overflows), or solve it for one parameter."""
+    if solve is not None and not 5 <= digits <= MAX_SOLVE_DIGITS:  # before any work
+        raise CLIError(f"--digits={digits} with --solve must be in [5, {MAX_SOLVE_DIGITS}] (digits of each certified end)")
+    if solve is None and not 5 <= digits <= MAX_DIGITS:
+        raise CLIError(f"--digits={digits} is outside its domain: integers in [5, {MAX_DIGITS}] (significant digits "
+                       "of the mpmath evaluation)")
     obj = registry.get(name)
     if not isinstance(obj, Bound):
         raise CLIError(f"{name!r} is a claim, not a bound; use `contrastive-bounds claims`")
     raw = parse_assignments(assignments)
     values = {k: parse_exact(k, v) for k, v in raw.items()}
     if solve is not None:
-        if not 5 <= digits <= 60:
-            raise CLIError(f"--digits={digits} with --solve must be in [5, 60] (digits of each certified end)")
         sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
         if as_json:
             emit_json(sol.to_dict())
