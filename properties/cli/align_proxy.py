@@ -156,7 +156,8 @@ def batch_scaling(
         emit_json(s)
         return
     for metric in ("cka", "rsa"):
-        table = Table(title=f"CL-NSCL {metric.upper()} at T (mean [95% interval over {seeds} seeds]; training in {dtype})")
+        table = Table(title=f"CL-NSCL {metric.upper()} at T (mean [95% interval over {seeds} seeds, within the range of "
+                            f"{metric.upper()}]; training in {dtype})")
         table.add_column("budget, a")
         for b in cfg.batch_sizes:
             table.add_column(f"B={b}")
@@ -165,6 +166,10 @@ def batch_scaling(
                 cells_ = [r for r in s[f"table_{metric}"] if r["budget"] == budget and r["exponent"] == a]
                 table.add_row(f"{budget}, a={a:g}", *[_cell(r) for r in cells_])
         console.print(table)
+        if any(r.get("clipped") for r in s[f"table_{metric}"]):
+            lo_r, hi_r = (0, 1) if metric == "cka" else (-1, 1)
+            console.print(f"* the t-interval reached past the range of {metric.upper()}, [{lo_r}, {hi_r}], and is cut "
+                          "there (the mean lies in the range, so the coverage is unchanged)", markup=False, highlight=False)
     table = Table(title="trend in B: measured (slope of CKA per doubling of B) vs Theorem 1 and the paper")
     for col in ("budget, a", "slope [95%]", "measured", "bound (S nominal)", "bound (S eff)", "paper", "vs bound",
                 "vs paper"):
@@ -181,7 +186,7 @@ def batch_scaling(
 def _cell(r: dict) -> str:
     if r.get("mean") is None:
         return f"diverged ({r['diverged']})" if r["diverged"] else "n/a"
-    ci = "" if r.get("lo") is None else f" [{r['lo']:.3f}, {r['hi']:.3f}]"
+    ci = "" if r.get("lo") is None else f" [{r['lo']:.3f}, {r['hi']:.3f}]" + ("*" if r.get("clipped") else "")
     return f"{r['mean']:.3f}{ci}" + (f" ({r['diverged']} diverged)" if r["diverged"] else "")
 
 
