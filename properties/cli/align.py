@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Optional
 
 import typer
@@ -35,6 +36,8 @@ def simulate(
     empty_negatives: str = typer.Option("error", help="An anchor whose batch has no other-class sample (an empty "
                                         "NSCL denominator): 'error' (refused before any step) or 'exclude' (the "
                                         "anchor is skipped and counted)."),
+    checkpoint: Optional[str] = typer.Option(None, help="Checkpoint .npz, written atomically after every chunk of "
+                                             "steps; an existing one of the same run is continued (Ctrl-C keeps it)."),
     yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
@@ -57,12 +60,13 @@ def simulate(
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
                         replace=replace, stratified=stratified, empty_negatives=empty_negatives)
     check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
+    if checkpoint is not None and os.path.exists(checkpoint):
+        _check_descent_checkpoint(checkpoint)
+    from contrastive_bounds.properties.cli.align_proxy import run_interruptible
+
     prog, cb = progress_bar("similarity descent", steps, json_out)
-    if prog is not None:
-        with prog:
-            res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
-    else:
-        res = run_similarity_descent(sigma0, labels, cfg)
+    res = run_interruptible(lambda **kw: run_similarity_descent(sigma0, labels, cfg, checkpoint=checkpoint, **kw),
+                            prog, cb, checkpoint)
     summary = _with_vacuity(res.summary())
     if json_out:
         emit_json(summary)
@@ -84,6 +88,18 @@ def simulate(
     console.print(f"CKA = {summary['cka']:.6f} {_fmt_lower(summary['cka_lower'], summary['cka_lower_vacuous'])} "
                   f"(rho = {summary['rho']:.4g}); RSA = {summary['rsa']:.6f} "
                   f"{_fmt_lower(summary['rsa_lower'], summary['rsa_lower_vacuous'])} (r = {summary['r']:.4g})")
+
+
+def _check_descent_checkpoint(path: str) -> None:
+    """Refuse, before the run, a --checkpoint file that is not a readable checkpoint of align simulate."""
+    from contrastive_bounds.numerics.arrayfiles import read_arrays
+
+    start_over = "use another checkpoint path, or delete the file to start over"
+    arrays = read_arrays(path, "checkpoint", remedy=start_over)
+    missing = {"fingerprint", "step", "sigma_cl", "sigma_nscl"} - set(arrays)
+    if missing:
+        raise ValueError(f"checkpoint={path!r} is not a checkpoint of align simulate (no {', '.join(sorted(missing))}); "
+                         f"{start_over}")
 
 
 def _check_exponent_fits(tau: float, eta: float, steps: int, batch_size: int) -> None:

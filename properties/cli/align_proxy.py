@@ -78,7 +78,7 @@ def proxy(
     refuse_costly(proxy_seconds(reference_size, batch_size, steps, hidden, projection_dim, model),
                   f"{sizes}, --batch-size={batch_size}, --steps={steps}", yes)
     prog, cb = progress_bar("SGD and proxy", steps, json_out)
-    res = _run(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
+    res = run_interruptible(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -150,7 +150,7 @@ def batch_scaling(
                   f"--epochs={epochs}, --reference-size={reference_size}, --hidden={hidden}", yes)
     cells = len(cfg.batch_sizes) * len(cfg.budgets)
     prog, cb = progress_bar("grid cells", cells, json_out)
-    res = _run(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
+    res = run_interruptible(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -196,8 +196,9 @@ def register(app: typer.Typer) -> None:
     app.command("batch-scaling")(command(batch_scaling))
 
 
-def _run(fn, prog, cb, checkpoint: str | None):  # noqa: ANN001, ANN202
-    """``fn()`` (with ``progress=cb`` inside the progress bar when there is one); Ctrl-C -> :func:`interrupted`."""
+def run_interruptible(fn, prog, cb, checkpoint: str | None):  # noqa: ANN001, ANN201
+    """``fn()`` (with ``progress=cb`` inside the progress bar when there is one); Ctrl-C -> :func:`interrupted`
+    (what was kept and how to continue, exit 130). Shared by the align commands that checkpoint."""
     try:
         if prog is None:
             return fn()
