@@ -11,8 +11,8 @@ from contrastive_bounds.properties.cli.common import command, console, emit_json
 
 
 def compare(
-    cl: str = typer.Argument(..., help="CL embeddings: .npy or .npz, rows = samples, columns = features."),
-    nscl: str = typer.Argument(..., help="NSCL (or any second) embeddings of the same samples, same row order."),
+    cl: str = typer.Argument(..., metavar="CL", help="CL embeddings: .npy or .npz, rows = samples, columns = features."),
+    nscl: str = typer.Argument(..., metavar="NSCL", help="NSCL (or any second) embeddings of the same samples, same row order."),
     labels: Optional[str] = typer.Option(None, help="Integer labels .npy/.npz of shape (n,): adds C, pi_max and CKA "
                                          "with labels."),
     key: Optional[str] = typer.Option(None, help="Array name inside .npz files holding several arrays."),
