@@ -300,7 +300,7 @@ def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, r
     cells: dict[str, Any] = {}
     if checkpoint and resume and os.path.exists(checkpoint):
         cells = _load_cells(checkpoint, fp)
-    ref = load_reference_set(config.sgd)
+    ref = load_reference_set(dataclasses.replace(config.sgd, batch_size=config.reference_batch))  # sgd's own is unused
     todo = [(b, g) for g in config.budgets for b in config.batch_sizes]
     for i, (b, g) in enumerate(todo):
         key = f"{g}:{b}"

@@ -102,8 +102,20 @@ def test_batch_scaling_refuses_a_malformed_checkpoint(d, name, words):
     assert (d / name).read_bytes() == before
 
 
-def test_batch_scaling_ignores_the_sgd_batch_size_it_never_uses():
+def test_batch_scaling_ignores_the_sgd_batch_size_it_never_uses(monkeypatch):
     """A reference set of 16 was refused with 'batch_size=32 is outside [2, 16]', an option batch-scaling
-    does not have (its cells set their own batch sizes): now only the grid's sizes are checked."""
+    does not have (its cells set their own batch sizes): now only the grid's sizes are checked, and the
+    run reaches its cells (stubbed here) with the reference set loaded."""
+    from contrastive_bounds.numerics.alignment import batch_scaling as bs
+
     res = runner.invoke(app, [*GRID[:-2], "--batch-sizes", "4,32"])
     _one_line(res, "error: --batch-sizes=32 is outside its domain: integers in [2, 16]")
+    seen = []
+
+    def cell(config, b, g, ref):  # noqa: ANN001, ANN202
+        seen.append((b, g, ref.labels.shape[0]))
+        raise ValueError("the cells were reached")
+
+    monkeypatch.setattr(bs, "run_cell", cell)
+    _one_line(runner.invoke(app, GRID), "error: the cells were reached")
+    assert seen == [(4, "epochs", 16)]
