@@ -333,6 +333,7 @@ EXEMPT: dict[str, str] = {
     "precision.require_x64": "the policy itself",
     "stats.*": "numpy/scipy statistics",
     "filemode.*": "file modes and atomic writes",
+    "arrayfiles.*": "reading .npy/.npz files (numpy)",
     "fingerprints.*": "text comparison of JSON fingerprints",
     "alignment.cka.*": "numpy float64",
     "alignment.rsa.*": "numpy float64",
