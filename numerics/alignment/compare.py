@@ -209,16 +209,16 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
     """
     x, y = np.asarray(x_cl, np.float64), np.asarray(x_nscl, np.float64)
     if x.ndim != 2 or y.ndim != 2 or x.shape[0] != y.shape[0]:
-        raise ValueError(f"CL and NSCL must be 2-D with the same number of rows n; got {x.shape} and {y.shape}")
+        raise ValueError(f"x_cl and x_nscl must be 2-D with the same number of rows n; got {x.shape} and {y.shape}")
     check_int("spearman_max_pairs", spearman_max_pairs, 3, MAX_SPEARMAN_PAIRS)
     check_int("spearman_sample", spearman_sample, 3, MAX_SPEARMAN_SAMPLE)
     check_int("cross_check_max_n", cross_check_max_n, 0)
     check_seed(seed)
-    for name, a in (("CL", x), ("NSCL", y)):
+    for name, a in (("x_cl", x), ("x_nscl", y)):
         if not np.all(np.isfinite(a)) or np.any(~np.any(a != 0, axis=1)):
             raise ValueError(f"{name} must be finite with no zero row (cosine similarities)")
     u, v = _unit(x), _unit(y)
-    for name, a in (("CL", u), ("NSCL", v)):
+    for name, a in (("x_cl", u), ("x_nscl", v)):
         if np.all(np.abs(a - a[0]) <= 1e-12):
             raise ValueError(f"{name} is constant: all n rows point the same way (every cosine similarity is 1), so "
                              "CKA and RSA are undefined")

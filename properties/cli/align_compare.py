@@ -64,4 +64,4 @@ def compare(
 
 def register(app: typer.Typer) -> None:
     """Add ``compare`` to the ``align`` sub-app."""
-    app.command("compare")(command(compare))
+    app.command("compare")(command(compare, aliases={"x_cl": "cl", "x_nscl": "nscl"}))

@@ -62,7 +62,8 @@ def option_names(ctx: Any, aliases: Mapping[str, str] | None = None) -> dict[str
     ``name=True`` becomes the flag (``--replace``), ``name=False`` its negation (``--no-progress``, or
     ``no --replace`` for a flag without one). Names the
     user gave as ``key=value`` words (landscape or bound parameters) are left out: there the
-    library's name *is* what the user typed. Arguments (positional) are not mapped.
+    library's name *is* what the user typed. Arguments (positional) are mapped only through an
+    alias, to their metavar (``{"x_cl": "cl"}``: ``x_cl`` becomes ``CL``).
 
     Args:
       ctx: the click context of the running command (``None``: an empty mapping).
@@ -73,7 +74,11 @@ def option_names(ctx: Any, aliases: Mapping[str, str] | None = None) -> dict[str
     if ctx is None or ctx.command is None:
         return {}
     out: dict[str, str] = {}
+    arguments: dict[str, str] = {}
     for param in ctx.command.params:
+        if getattr(param, "param_type_name", None) == "argument" and param.name is not None:
+            arguments[param.name] = getattr(param, "metavar", None) or param.name.upper()  # as usage shows it: CL
+            continue
         if getattr(param, "param_type_name", None) != "option" or param.name is None:
             continue
         decls = [o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")]
@@ -89,6 +94,8 @@ def option_names(ctx: Any, aliases: Mapping[str, str] | None = None) -> dict[str
                 out[f"{key}=True"] = shown
                 out[f"{key}=False"] = off[0] if off else f"no {shown}"
     for library_name, param_name in (aliases or {}).items():
+        if param_name in arguments:  # an alias may name a positional argument: its metavar
+            out[library_name] = arguments[param_name]
         for suffix in ("", "=True", "=False"):
             if param_name + suffix in out:
                 out[library_name + suffix] = out[param_name + suffix]
@@ -151,7 +158,11 @@ def command(fn: Callable[..., Any] | None = None, *, aliases: Mapping[str, str] 
         return lambda f: command(f, aliases=aliases)
 
     def fail(text: str) -> None:
-        text = in_option_terms(text, option_names(current_context(), aliases))
+        try:
+            names = option_names(current_context(), aliases)
+        except Exception:  # noqa: BLE001 - naming options must never hide the error itself
+            names = {}
+        text = in_option_terms(text, names)
         err_console.print(f"error: {text}", markup=False, highlight=False)
         raise typer.Exit(EXIT_BAD_INPUT)
 

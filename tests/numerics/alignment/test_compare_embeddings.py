@@ -120,10 +120,13 @@ def test_load_embeddings_and_labels(tmp_path):
 
 
 def test_constant_and_mismatched_inputs_raise():
-    """A representation with all rows equal has no rho or RSA; different n is refused."""
+    """A representation with all rows equal has no rho or RSA; different n is refused; the messages name
+    the function's own arguments (x_cl, x_nscl), which the command line shows as CL and NSCL."""
     rng = np.random.default_rng(4)
     x = rng.standard_normal((50, 3))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^x_cl is constant: all n rows point the same way"):
         compare_embeddings(np.ones((50, 3)), x)
-    with pytest.raises(ValueError, match="same number of rows"):
+    with pytest.raises(ValueError, match=r"^x_nscl is constant"):
+        compare_embeddings(x, np.ones((50, 3)))
+    with pytest.raises(ValueError, match=r"^x_cl and x_nscl must be 2-D with the same number of rows"):
         compare_embeddings(x, x[:40])
