@@ -112,3 +112,20 @@ def test_check_and_sweep_messages_from_their_libraries_name_options(monkeypatch,
     monkeypatch.setattr(spec, "load_spec", refuse_spec)
     res = runner.invoke(app, ["sweep", "seed-table", "--profile", "nope"])
     assert res.exit_code == 2 and "error: --profile='nope' is not a profile" in res.output
+
+
+def test_an_alias_may_name_a_positional_argument_and_a_broken_map_never_hides_the_error(monkeypatch):
+    """aliases={"x_cl": "cl"}: the library's x_cl is shown as the argument's metavar CL; if reading the
+    command's parameters fails, the original message is printed unchanged (exit 2 all the same)."""
+    demo = typer.Typer()
+
+    @demo.command()
+    @common.command(aliases={"x_cl": "cl"})
+    def run(cl: str = typer.Argument(..., metavar="CL"), tau: float = typer.Option(1.0)) -> None:
+        raise ValueError(f"x_cl is constant and tau={tau}")
+
+    res = runner.invoke(demo, ["a.npy", "--tau", "2"])
+    assert res.exit_code == 2 and "error: CL is constant and --tau=2.0" in res.output
+    monkeypatch.setattr(common, "option_names", lambda *a: 1 / 0)
+    res = runner.invoke(demo, ["a.npy"])
+    assert res.exit_code == 2 and "error: x_cl is constant and tau=1.0" in res.output
