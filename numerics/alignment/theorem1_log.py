@@ -261,7 +261,7 @@ def merge_option(who: str, name: str, from_log: Any, given: Any, check: Callable
     Raises: ValueError: both give a value and they differ (naming ``name`` and the log), or ``check``'s error.
     """
     if from_log is not None and given is not None and float(from_log) != float(given):
-        raise ValueError(f"{name}={given!r} differs from the log's {name}={from_log!r} ({who}); give one of them")
+        raise ValueError(f"{name}={given!r} differs from the log's array {name!r} = {from_log!r} ({who}); give one of them")
     value = from_log if from_log is not None else given
     return None if value is None else check(name, value)
 

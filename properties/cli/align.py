@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Optional
 
 import typer
@@ -16,7 +17,7 @@ align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simu
 
 
 @align_app.command("simulate")
-@command
+@command(aliases={"step_size": "eta"})  # DescentConfig calls --eta step_size
 def simulate(
     num_samples: int = typer.Option(1000, help="n samples (m = 2n view rows of Sigma)."),
     num_classes: int = typer.Option(10, help="C classes, as balanced as n allows (sample i has class i mod C), "
@@ -43,27 +44,45 @@ def simulate(
     stratified: bool = typer.Option(False, help="Stratified batches."),
     save_log: Optional[str] = typer.Option(None, help="Write the run as a Theorem-1 log (.npz) for `align theorem1`."),
     log_every: int = typer.Option(1, help="Record Sigma every K steps in --save-log (and at the last step)."),
+    empty_negatives: str = typer.Option("error", help="An anchor whose batch has no other-class sample (an empty "
+                                        "NSCL denominator): 'error' (refused before any step) or 'exclude' (the "
+                                        "anchor is skipped and counted)."),
+    checkpoint: Optional[str] = typer.Option(None, help="Checkpoint .npz, written atomically after every chunk of "
+                                             "steps; an existing one of the same run is continued (Ctrl-C keeps it)."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
     from contrastive_bounds.properties.cli import align_schedule as sched
     from contrastive_bounds.numerics.alignment.descent_run import (
         DescentConfig, check_run_inputs, make_problem, run_similarity_descent)
+    from contrastive_bounds.properties.cli.align_cost import refuse_costly, refuse_memory, simulate_bytes, simulate_seconds
+    from contrastive_bounds.theory.domains import check_int
 
+    # sizes first: Sigma_0 (m x m, m = 2n) is built before the run's own checks
+    n = check_int("num_samples", num_samples, 2)
+    check_int("batch_size", batch_size, 2)
+    check_int("steps", steps, 1, 2**31 - 1)
+    _check_exponent_fits(tau, eta, steps, batch_size)
+    refuse_memory(simulate_bytes(n), f"--num-samples={n} (m = {2 * n} rows of Sigma)")
+    refuse_costly(simulate_seconds(n, batch_size, steps), f"--num-samples={n}, --batch-size={batch_size}, "
+                  f"--steps={steps}", yes)
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
-                        replace=replace, stratified=stratified,
+                        replace=replace, stratified=stratified, empty_negatives=empty_negatives,
                         schedule=sched.schedule_from_options(eta_schedule, eta_param, warmup_steps, warmup_start, eta_file))
     sched.check_config(check_run_inputs, sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
     sched.check_save_log(save_log, log_every, steps, num_samples)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        _check_descent_checkpoint(checkpoint)
+    from contrastive_bounds.properties.cli.align_proxy import run_interruptible
+
     traj = log_every if save_log else None
     prog, cb = progress_bar("similarity descent", steps, json_out)
-    if prog is not None:
-        with prog:
-            res = run_similarity_descent(sigma0, labels, cfg, progress=cb, trajectory_every=traj)
-    else:
-        res = run_similarity_descent(sigma0, labels, cfg, trajectory_every=traj)
+    res = run_interruptible(lambda **kw: run_similarity_descent(sigma0, labels, cfg, checkpoint=checkpoint,
+                                                                trajectory_every=traj, **kw),
+                            prog, cb, checkpoint)
     summary = _with_vacuity(res.summary())
     if save_log:
         summary["log"] = {"path": save_log, "records": sched.write_log(save_log, res)}
@@ -91,6 +110,34 @@ def simulate(
     if save_log:
         console.print(f"Theorem-1 log written to {save_log} ({summary['log']['records']} records): "
                       f"contrastive-bounds align theorem1 {save_log}")
+
+
+def _check_descent_checkpoint(path: str) -> None:
+    """Refuse, before the run, a --checkpoint file that is not a readable checkpoint of align simulate."""
+    from contrastive_bounds.numerics.arrayfiles import read_arrays
+
+    start_over = "use another checkpoint path, or delete the file to start over"
+    arrays = read_arrays(path, "checkpoint", remedy=start_over)
+    missing = {"fingerprint", "step", "sigma_cl", "sigma_nscl"} - set(arrays)
+    if missing:
+        raise ValueError(f"checkpoint={path!r} is not a checkpoint of align simulate (no {', '.join(sorted(missing))}); "
+                         f"{start_over}")
+
+
+def _check_exponent_fits(tau: float, eta: float, steps: int, batch_size: int) -> None:
+    """Refuse a run whose Theorem-1 exponent S/(2 tau^2 B) (S = T eta) is beyond float64 even in log space.
+
+    The run's link bounds are evaluated in float64 log space; below tau of about 1e-150 their exponent
+    itself overflows. ``contrastive-bounds bound alignment.frobenius`` evaluates the bound exactly there.
+    """
+    if not (tau > 0 and math.isfinite(tau) and eta > 0 and math.isfinite(eta)):
+        return  # the run's own checks name tau or eta
+    log_exponent = math.log(steps * eta) - math.log(2 * batch_size) - 2 * math.log(tau)
+    if log_exponent > math.log(1e300):
+        raise ValueError(f"--tau={tau!r}: the Theorem-1 exponent S/(2 tau^2 B) = 10^{log_exponent / math.log(10):.4g} "
+                         f"(S = --steps x --eta = {steps * eta:g}) is beyond float64 even in log space, so the run's "
+                         "link bounds cannot be evaluated; choose a larger --tau, or evaluate the bound exactly with "
+                         "`contrastive-bounds bound alignment.frobenius`")
 
 
 # summary key of a corollary lower bound -> (registered bound that states it, its parameter, summary key)
@@ -163,6 +210,7 @@ def train(
     learning_rate: float = typer.Option(1e-3, help="Adam learning rate."),
     seed: int = typer.Option(0, help="Seed of init, split, batches and augmentations, in [0, 2^32 - 1]."),
     plot: Optional[str] = typer.Option(None, help="Write a PNG of the per-epoch metrics to this file."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Train CL, NSCL, SupCon (SCL) and CE on digits under shared randomness; per-epoch CKA/RSA and loss gap."""
@@ -173,6 +221,9 @@ def train(
     cfg = TrainConfig(num_classes=num_classes, tau=tau, epochs=epochs, batch_size=batch_size,
                       learning_rate=learning_rate, seed=seed)
     check_train_config(cfg)  # before any output: bad input gives one line and exit 2
+    from contrastive_bounds.properties.cli.align_cost import refuse_costly, train_seconds
+
+    refuse_costly(train_seconds(epochs, batch_size), f"--epochs={epochs}, --batch-size={batch_size}", yes)
     if plot is not None:
         _check_plot_path(plot)
     prog, cb = progress_bar("training", epochs, json_out)

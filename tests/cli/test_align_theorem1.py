@@ -157,7 +157,7 @@ def test_malformed_logs_exit_2_naming_the_array(tmp_path):
         assert len(res.output.strip().splitlines()) == 1 and re.search(match, res.output), (match, res.output)
         assert "Traceback" not in res.output and "allow_pickle" not in res.output
     ok = _bad(tmp_path, "ok", **good)
-    for opts, match in ((["--tau", "0.7"], r"--tau=0.7 differs from the log's tau=0.5"),
+    for opts, match in ((["--tau", "0.7"], r"--tau=0.7 differs from the log's array 'tau' = 0.5"),
                         (["--eta", "1"], r"--eta=1.0 is given but LOG=.* holds step_sizes"),
                         (["--rows", "1"], r"--rows=1 must be in \[2, 10000\]")):
         res = runner.invoke(app, ["align", "theorem1", ok, *opts])

@@ -35,6 +35,14 @@ def _landscape(name: str = "double-well") -> Any:
     return get_landscape(name)
 
 
+def _jax_circle() -> Any:
+    """An S¹ landscape given only by a JAX potential (no Fourier form): the circle functions that
+    evaluate it need x64 for float64."""
+    from contrastive_bounds.numerics.landscapes.landscape import Landscape
+
+    return Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2) + 0.3 * z[0, 1])
+
+
 def _kernel() -> Any:
     from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 
@@ -137,10 +145,10 @@ CASES: dict[str, Callable[[], Any]] = {
         _landscape(), 0.5, chains=2, t_end=0.1, step_size=0.01, seed=0),
     "langevin.driver.simulate": lambda: _m("langevin.driver", "simulate")(
         _kernel(), np.tile([[[1.0, 0.0]]], (2, 1, 1)), num_steps=1, seed=0),
-    "landscapes.barriers.circle_barrier": lambda: _m("landscapes.barriers", "circle_barrier")(_landscape()),
+    "landscapes.barriers.circle_barrier": lambda: _m("landscapes.barriers", "circle_barrier")(_jax_circle()),
     "landscapes.barriers.torus_barrier": lambda: _m("landscapes.barriers", "torus_barrier")(_landscape()),
     "landscapes.barriers.sphere_barrier": lambda: _m("landscapes.barriers", "sphere_barrier")(_landscape("vmf")),
-    "landscapes.barriers.landscape_barrier": lambda: _m("landscapes.barriers", "landscape_barrier")(_landscape()),
+    "landscapes.barriers.landscape_barrier": lambda: _m("landscapes.barriers", "landscape_barrier")(_jax_circle()),
     "landscapes.string_method.sampled_minima": lambda: _m("landscapes.string_method", "sampled_minima")(_landscape(), _key()),
     "landscapes.string_method.string_method_barrier": lambda: _m("landscapes.string_method", "string_method_barrier")(
         _landscape(), np.array([[1.0, 0.0]]), np.array([[-1.0, 0.0]])),
@@ -234,7 +242,8 @@ EXEMPT: dict[str, str] = {
                                           "float64 numpy",
     "langevin.kernel.langevin_kernel": "factory: the kernel's states come from simulate, which is guarded",
     "langevin.fused_rng.threefry2x32": "uint32 arithmetic only",
-    "langevin.experiments.circle_trap": "numpy critical points of a Fourier series",
+    "langevin.experiments.circle_trap": "numpy float64 critical points of a Fourier series (no JAX; the same "
+                                        "values with x64 off, test_float64_policy.py)",
     "langevin.experiments.kramers_trap_band": "numpy/mpmath",
     "langevin.experiments.misscaled_temperature": "scalar arithmetic",
     "langevin.experiments.default_delta": "scalar arithmetic",
@@ -299,7 +308,8 @@ EXEMPT: dict[str, str] = {
     "landscapes.circle.read_fourier_file": "file parsing",
     "landscapes.circle.analyse_circle": "numpy roots of a trigonometric polynomial",
     "landscapes.escape.min_escape_temperature": "numpy",
-    "landscapes.escape.circle_escape_times": "mpmath quadrature",
+    "landscapes.escape.circle_escape_times": "numpy critical points and mpmath quadrature (no JAX; the same values "
+                                             "with x64 off, test_float64_policy.py)",
     "landscapes.infonce.hardest_negative_potential": "factory: returns the potential (guarded where simulated)",
     "landscapes.infonce.hardest_negative_value_and_grad": "factory",
     "landscapes.infonce.soft_hardest_negative_potential": "factory",
@@ -335,6 +345,7 @@ EXEMPT: dict[str, str] = {
     "precision.require_x64": "the policy itself",
     "stats.*": "numpy/scipy statistics",
     "filemode.*": "file modes and atomic writes",
+    "arrayfiles.*": "reading .npy/.npz files (numpy)",
     "fingerprints.*": "text comparison of JSON fingerprints",
     "alignment.cka.*": "numpy float64",
     "alignment.rsa.*": "numpy float64",

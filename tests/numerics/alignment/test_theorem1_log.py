@@ -235,7 +235,7 @@ def test_malformed_logs_are_refused_naming_the_array(arrays, match):
 
 def test_conflicting_options_are_refused():
     """tau, step sizes and response given twice (log and caller) with different values are refused."""
-    with pytest.raises(ValueError, match=r"^tau=0.7 differs from the log's tau=0.5"):
+    with pytest.raises(ValueError, match=r"^tau=0.7 differs from the log's array 'tau' = 0.5"):
         read_theorem1_log(_good(), tau=0.7)
     assert read_theorem1_log(_good(), tau=0.5).tau == 0.5
     with pytest.raises(ValueError, match=r"^step_size=1.0 is given but .* holds step_sizes"):
