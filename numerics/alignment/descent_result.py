@@ -32,6 +32,12 @@ __all__ = ["DescentResult", "LINKS", "link_bounds_log10"]
 LINKS = ("triangle", "L1", "L2", "L3", "theorem1")
 
 
+def _log_two_tau2_b(tau: float, batch_size: int) -> float:
+    """log(2 tau^2 B), also where tau^2 underflows float64 (tau below ~1e-154)."""
+    p = 2 * tau * tau * batch_size
+    return math.log(p) if p > 0 else math.log(2.0) + 2.0 * math.log(tau) + math.log(batch_size)
+
+
 @dataclass
 class DescentResult:
     """Outcome of :func:`.descent_run.run_similarity_descent`.
@@ -109,7 +115,7 @@ class DescentResult:
             return np.full(self.distance.size - 1, np.inf)
         ln_c = self.delta_log10 * math.log(10) - math.log(c.tau) - 0.5 * math.log(c.batch_size)
         with np.errstate(divide="ignore"):
-            ln_ad = np.log(self.distance[:-1]) - math.log(2 * c.tau * c.tau * c.batch_size)
+            ln_ad = np.log(self.distance[:-1]) - _log_two_tau2_b(c.tau, c.batch_size)
         return np.logaddexp(ln_c, ln_ad) / math.log(10)
 
     def link_holds(self, rtol: float = 1e-9) -> dict[str, bool]:
@@ -236,7 +242,7 @@ def link_bounds_log10(res: DescentResult, steps: int) -> dict[str, np.ndarray]:
         else:
             # sum_{s<t} eta_s (c + a d_s) = c S_t + a sum_{s<t} eta_s d_s, added in log space
             ln_c = res.delta_log10 * math.log(10) - math.log(c.tau) - 0.5 * math.log(c.batch_size)
-            ln_a = -math.log(2 * c.tau * c.tau * c.batch_size)
+            ln_a = -_log_two_tau2_b(c.tau, c.batch_size)
             ln_cs = ln_c + np.log(np.concatenate([[0.0], np.cumsum(etas)]))
             ln_ad = ln_a + np.log(np.concatenate([[0.0], np.cumsum(etas * res.distance[:-1])]))
             l1 = np.logaddexp(ln_cs, ln_ad) / math.log(10)

@@ -134,13 +134,21 @@ def _save_checkpoint(path: str, *, fingerprint: str, step: int, sigma_cl, sigma_
 
 
 def _load_checkpoint(path: str, fingerprint: str):
-    with np.load(path, allow_pickle=False) as data:
-        if str(data["fingerprint"]) != fingerprint:
-            raise ValueError(f"checkpoint={path!r} belongs to a different run (config, Sigma_0, labels or "
-                             "trajectory_every differ)")
-        recs = {k[4:]: data[k] for k in data.files if k.startswith("rec_")}
-        traj = {k[5:]: data[k] for k in data.files if k.startswith("traj_")}
-        return int(data["step"]), data["sigma_cl"], data["sigma_nscl"], recs, traj
+    """The saved state of ``path``; ValueError naming ``checkpoint`` for a file that is not one (never unpickled)."""
+    from contrastive_bounds.numerics.arrayfiles import read_arrays
+
+    start_over = "use another checkpoint path, or delete the file to start over"
+    data = read_arrays(path, "checkpoint", remedy=start_over)
+    missing = {"fingerprint", "step", "sigma_cl", "sigma_nscl"} - set(data)
+    if missing:
+        raise ValueError(f"checkpoint={path!r} is not a checkpoint of similarity descent (no "
+                         f"{', '.join(sorted(missing))}); {start_over}")
+    if str(data["fingerprint"]) != fingerprint:
+        raise ValueError(f"checkpoint={path!r} belongs to a different run (config, Sigma_0, labels or "
+                         "trajectory_every differ)")
+    recs = {k[4:]: data[k] for k in data if k.startswith("rec_")}
+    traj = {k[5:]: data[k] for k in data if k.startswith("traj_")}
+    return int(data["step"]), data["sigma_cl"], data["sigma_nscl"], recs, traj
 
 
 def _check_batches(batches: np.ndarray, labels: np.ndarray, start: int, policy: str) -> None:

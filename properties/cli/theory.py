@@ -204,7 +204,7 @@ def _print_solution(obj: Bound, sol: Any) -> None:
         console.print(f"  [dim]{escape(str(note))}[/dim]")
 
 
-MAX_DIGITS = 1000
+from contrastive_bounds.theory.bound import EVALUATE_MAX_DIGITS as MAX_DIGITS  # noqa: E402
 """Largest ``--digits`` of ``bound`` (evaluation): mpmath at a thousand digits takes about a second a
 bound; far beyond, a run takes minutes and the exact value exceeds Python's int-to-text limit."""
 MAX_SOLVE_DIGITS = 60
