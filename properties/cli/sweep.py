@@ -29,6 +29,11 @@ EXIT_INCOMPLETE = 3
 MAX_ERRORS_SHOWN = 5
 
 
+#: Embedded worker processes allowed per core (beyond that a sweep only slows down and may run out of memory).
+MAX_WORKERS_PER_CORE = 4
+#: Largest --retries: a task lost with its worker more often than this is reported as an error row.
+MAX_RETRIES = 100
+
 def _list(as_json: bool) -> None:
     from contrastive_bounds.properties.sweeps.engine import estimate_cost
     from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec
@@ -107,10 +112,13 @@ def sweep(
         return _kinds(as_json)
     if spec is None:
         raise ValueError(f"SPEC is missing: give a spec file or a built-in spec ({', '.join(builtin_specs())}); see --list")
-    if workers is not None and workers < 1:
-        raise ValueError(f"--workers={workers} must be >= 1")
-    if retries < 0:
-        raise ValueError(f"--retries={retries} must be >= 0")
+    max_workers = MAX_WORKERS_PER_CORE * default_workers()
+    if workers is not None and not 1 <= workers <= max_workers:
+        raise ValueError(f"--workers={workers} must be in [1, {max_workers}] ({MAX_WORKERS_PER_CORE} per core of this "
+                         "machine: each worker is a process with its own JAX; with --scheduler the cluster's own "
+                         "workers are used)")
+    if not 0 <= retries <= MAX_RETRIES:
+        raise ValueError(f"--retries={retries} must be in [0, {MAX_RETRIES}]")
     sp = load_spec(spec, profile=profile)
     out_dir = Path(out or (f"sweep-{sp.name}" + ("" if profile == "default" else f"-{profile}")))
     if out_dir.exists() and not out_dir.is_dir():

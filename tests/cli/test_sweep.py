@@ -3,6 +3,7 @@ real thing in a subprocess: the quick seed table on 2 workers, and Ctrl-C then -
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -45,6 +46,22 @@ def test_bad_spec_exits_2_with_one_line_naming_the_key_and_row(tmp_path):
     assert not (tmp_path / "o").exists()
     missing = _run(str(tmp_path / "nope.toml"))
     assert missing.exit_code == 2 and "neither a file nor a built-in spec" in missing.output
+
+
+def test_workers_and_retries_have_upper_limits(tmp_path):
+    """--workers beyond 4 per core and --retries beyond 100 are refused with one line naming the option and
+    its range, before anything starts (a --dry-run accepted 100000 workers)."""
+    from contrastive_bounds.properties.cli.sweep import MAX_RETRIES, MAX_WORKERS_PER_CORE
+    from contrastive_bounds.properties.sweeps.cluster import default_workers
+
+    top = MAX_WORKERS_PER_CORE * default_workers()
+    for opts, match in ((["--workers", str(top + 1)], rf"--workers={top + 1} must be in \[1, {top}\]"),
+                        (["--workers", "0"], rf"--workers=0 must be in \[1, {top}\]"),
+                        (["--retries", str(MAX_RETRIES + 1)], rf"--retries={MAX_RETRIES + 1} must be in \[0, {MAX_RETRIES}\]")):
+        res = _run("seed-table", "--profile", "quick", "--dry-run", "--out", str(tmp_path / "o"), *opts)
+        assert res.exit_code == 2 and re.search(match, res.output), res.output
+        assert len([ln for ln in res.output.splitlines() if ln.strip()]) == 1
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_sweep_above_the_cost_limit_is_refused_without_yes(tmp_path):
