@@ -238,3 +238,16 @@ def test_simulate_checkpoint_survives_ctrl_c_and_resumes_to_the_same_result(monk
     (tmp_path / "bad.npz").write_text("not a checkpoint")
     bad = runner.invoke(app, [*argv, "--checkpoint", str(tmp_path / "bad.npz")])
     assert bad.exit_code == 2 and "--checkpoint=" in bad.output and "is a text file" in bad.output
+
+
+def test_simulate_shows_a_vacuous_link_as_vacuous_not_as_holding():
+    """C = 2 with B = 8 makes 1 - pi_max - epsilon <= 0 (C02's vacuous case): every link bound is infinite,
+    and the table says 'n/a (vacuous ...)' in the holds column instead of a green True."""
+    args = ["align", "simulate", "--num-samples", "20", "--num-classes", "2", "--batch-size", "8", "--steps", "5"]
+    res = runner.invoke(app, args + ["--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["status"] == "vacuous" and out["bounds_log10"]["theorem1"] is None  # JSON has no Infinity
+    text = runner.invoke(app, args, env={"COLUMNS": "400"})
+    rows = [ln for ln in text.stdout.splitlines() if "bound theorem1" in ln or "bound L2" in ln]
+    assert len(rows) == 2 and all("n/a (vacuous: infinite bound)" in ln and "True" not in ln for ln in rows), text.stdout
