@@ -119,12 +119,14 @@ def test_strict_makes_uninformative_fail_and_the_report_says_so(tmp_path: Path):
     res = runner.invoke(app, ["check", "--scenarios", str(f), "--out", str(tmp_path / "o"), "--strict"])
     assert res.exit_code == 1 and "uninformative" in res.output
     md = (tmp_path / "o" / "report.md").read_text()
-    assert "1 uninformative" in md and "strict (uninformative and vacuous fail)" in md
+    assert "1 uninformative" in md and "strict (uninformative, vacuous and inconclusive fail)" in md
+    assert md.splitlines()[0] == ("# contrastive-bounds check report: 1 check, 1 of which could not have failed "
+                                  "(uninformative 1); 1 failing; exit code 1")
 
 
 def test_every_verdict_has_its_own_colour_and_exit_policy():
-    """Distinct colours for distinct verdicts; only violated fails by default, strict adds the silent ones."""
+    """Distinct colours for distinct verdicts; only violated fails by default, strict fails every verdict but holds."""
     assert set(VERDICTS) == {"holds", "uninformative", "vacuous", "inconclusive", "violated"}
     colours = [VERDICT_COLOURS[v] for v in (*VERDICTS, "error")]
     assert len(set(colours[:-1])) == len(VERDICTS)
-    assert FAILING == {"violated"} and FAILING_STRICT == {"violated", "uninformative", "vacuous"}
+    assert FAILING == {"violated"} and FAILING_STRICT == set(VERDICTS) - {"holds"}
