@@ -82,8 +82,8 @@ def apply_agreements(out: Outcome, rows: Iterable[Agreement]) -> Outcome:
     makes ``out`` ``violated`` whatever its p-value says (Holm never softens it).
 
     Returns:
-      ``out`` itself: unchanged verdict when every row agrees (the summary gains the count and the
-      largest relative error), else ``violated`` with the first disagreeing row in the summary.
+      ``out`` itself, its verdict field untouched (the summary gains the count and the largest relative
+      error, or the first disagreeing row); :func:`~.verdicts.assess` makes a disagreement ``violated``.
     """
     rows = list(rows)
     if not rows:
@@ -103,9 +103,8 @@ def apply_agreements(out: Outcome, rows: Iterable[Agreement]) -> Outcome:
         else:
             detail = f"{len(mine)} comparisons, largest relative difference {max(r.rel_error for r in mine):.1e}"
         out.conditions.append(Condition(kind, f"the values the check uses agree with their {what}", not wrong, detail))
-    if bad:
+    if bad:  # the verdict becomes violated in assess (the test's own verdict is kept in test_verdict)
         b = bad[0]
-        out.verdict = "violated"
         out.summary = (f"{b.quantity} DISAGREES with its {b.source} value at {b.point}: {b.toolkit:.17g} vs "
                        f"{b.independent:.17g} (relative {b.rel_error:.2e} > {b.rtol:g}; {len(bad)} of {len(rows)} "
                        f"comparisons fail); " + out.summary)

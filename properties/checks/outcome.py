@@ -140,6 +140,9 @@ class Outcome:
       conditions: the deterministic conditions (:class:`Condition`) checked beside the stochastic test;
         one that fails makes the verdict ``violated`` whatever ``p_value`` says (added with
         :meth:`require`; :func:`~.verdicts.assess` enforces it and adds the finiteness condition).
+      test_verdict: when a condition failed, the verdict the check's test alone gave (e.g. ``holds``:
+        the simulation agreed with the band, but the schedule did not satisfy the premise); ``None``
+        otherwise.
     """
 
     verdict: Verdict
@@ -164,6 +167,7 @@ class Outcome:
     power: float | None = None
     table: list[dict[str, Any]] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
+    test_verdict: Verdict | None = None
 
     @property
     def failed_conditions(self) -> list[Condition]:
@@ -171,12 +175,13 @@ class Outcome:
         return [c for c in self.conditions if not c.ok]
 
     def require(self, kind: str, name: str, ok: bool, detail: str = "") -> bool:
-        """Record a deterministic condition; when it fails, the outcome becomes ``violated`` for good.
+        """Record a deterministic condition beside the outcome's test.
 
-        The summary gains ``"<KIND> FAILED: name (detail)"`` in front, once per failed condition. Holm's
-        correction never turns such a ``violated`` into ``inconclusive`` (the runner and the self-test
-        check :attr:`failed_conditions`), and :func:`~.verdicts.assess` restores ``violated`` if a later
-        line of the check overwrote it.
+        The verdict field keeps the verdict of the check's *test* (what the comparison of the numbers
+        says) while the check is being built; :func:`~.verdicts.assess` (applied to every outcome a
+        registered check returns) then makes a failed condition ``violated`` and keeps the test's own
+        verdict in :attr:`test_verdict`. Holm's correction never turns such a ``violated`` into
+        ``inconclusive``. The summary gains ``"<KIND> FAILED: name (detail)"`` in front.
 
         Args:
           kind: a key of :data:`CONDITION_KINDS`; name: what is required; ok: whether it holds;
@@ -191,7 +196,6 @@ class Outcome:
         cond = Condition(kind, name, bool(ok), detail)
         self.conditions.append(cond)
         if not cond.ok:
-            self.verdict = "violated"
             self.summary = f"{kind.upper()} FAILED: {name}" + (f" ({detail})" if detail else "") + "; " + self.summary
         return cond.ok
 

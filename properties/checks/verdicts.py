@@ -75,6 +75,8 @@ def _enforce_conditions(o: Outcome) -> None:
         if bad:
             o.require("finite", "the measured value, the bound and the p-value are numbers", False, "; ".join(bad))
     if o.failed_conditions:
+        if o.test_verdict is None:
+            o.test_verdict = o.verdict
         o.verdict = "violated"
 
 
