@@ -10,11 +10,19 @@ from contrastive_bounds.properties.checks.outcome import PlotSpec
 __all__ = ["render_figure"]
 
 
+def _markers_only(style: str) -> bool:
+    """Whether a matplotlib format string draws markers without a line (``"o"``, ``"x"``, ``"ks"``)."""
+    return not any(part in style for part in ("-", ":", "."))
+
+
 def render_figure(spec: PlotSpec) -> bytes:
     """Draw one :class:`PlotSpec` as PNG bytes (matplotlib, Agg backend).
 
-    Lines (``kind="lines"``) are drawn with their confidence bands (``lo``..``hi``); ``None`` values
-    become gaps. ``kind="bars"`` draws the first value of each series as a bar.
+    Lines (``kind="lines"``) are drawn with their confidence bands (``lo``..``hi``) as a shaded band; a
+    series drawn with markers only (a style without ``-``, ``:`` or ``.`` line parts, e.g. ``"o"``) gets
+    its ``lo``..``hi`` as error bars, which are visible at a single point. ``None`` values become gaps.
+    When every x of a linear axis is an integer (N, d, epochs), the x ticks are integers.
+    ``kind="bars"`` draws the first value of each series as a bar.
 
     Raises:
       ValueError: a series' ``x`` and ``y`` differ in length (from matplotlib).
@@ -32,16 +40,28 @@ def render_figure(spec: PlotSpec) -> bytes:
             ax.bar(range(len(vals)), vals, color="tab:blue")
             ax.set_xticks(range(len(vals)), labels, rotation=30, ha="right", fontsize=8)
         else:
+            all_x: list[float] = []
             for s in spec.series:
                 xs = [float(v) for v in s.x]
+                all_x += xs
                 ys = [float("nan") if v is None else float(v) for v in s.y]
-                ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)
                 if s.lo is not None and s.hi is not None:
                     lo = [float("nan") if v is None else float(v) for v in s.lo]
                     hi = [float("nan") if v is None else float(v) for v in s.hi]
-                    ax.fill_between(xs, lo, hi, alpha=0.2)
+                    if _markers_only(s.style):
+                        err = [[max(y - a, 0.0) for y, a in zip(ys, lo)], [max(b - y, 0.0) for y, b in zip(ys, hi)]]
+                        ax.errorbar(xs, ys, yerr=err, fmt=s.style, label=s.label, ms=5, capsize=4, lw=1.2)
+                        continue
+                    line = ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)[0]
+                    ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+                else:
+                    ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)
             if spec.logx:
                 ax.set_xscale("log")
+            elif all_x and all(float(x).is_integer() for x in all_x):
+                from matplotlib.ticker import MaxNLocator
+
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             if spec.logy:
                 ax.set_yscale("log")
             ax.legend(fontsize=8)

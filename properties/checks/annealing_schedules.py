@@ -90,13 +90,13 @@ def asserted_behaviour(rule: str, sched: Any, h_star: float, epsilon: float, t_e
     raise ValueError(f"rule={rule!r} must be 'hks' or 'seed-inverted'")
 
 
-def _hks_case(params: Mapping[str, Any], seed: int, *, statement_converges: bool) -> Outcome:
+def _hks_case(params: Mapping[str, Any], seed: int) -> Outcome:
     """Shared by A4.convergence / A4.trapping: run T = c/log(t + t0) from the trap of double-well.
 
-    Deterministic conditions: the HKS verdict of the schedule (theory.schedules, c against H*) is the
-    statement's (``statement_converges``), and Kramers' forever-trapped probability is 0 exactly when
-    it converges. Stochastic: the trapped fraction at the horizon against the Kramers band, and (for a
-    schedule asserted to converge by ``rule``) the success fraction at the horizon above 1/2.
+    Deterministic conditions: the toolkit's HKS verdict (``Schedule.converges``) is the closed-form rule
+    c > H*, and Kramers' forever-trapped probability is 0 exactly when c > H*. Stochastic: the trapped
+    fraction at the horizon against the Kramers band, and (for a schedule asserted to converge by
+    ``rule``) the success fraction at the horizon above 1/2.
     """
     from contrastive_bounds.theory.kramers import log_probability_never_escape
 
@@ -107,12 +107,11 @@ def _hks_case(params: Mapping[str, Any], seed: int, *, statement_converges: bool
     out, band = trap_vs_kramers(land, sched, trap, run, need_positive=not converge)
     log_p_inf = log_probability_never_escape(sched, list(trap.barriers), list(trap.log_prefactors), 0.0, math.inf)
     succ = clopper_pearson(run.success, run.chains, CONF)
-    hks = sched.converges(land.critical_height)
-    out.require("premise", f"the HKS verdict of {sched.describe().split(';')[0]} at H* = {land.critical_height:g} is "
-                f"'{'converges' if statement_converges else 'traps'}', as the statement says",
-                hks.converges is statement_converges, hks.reason)
-    out.require("exact", "Kramers' forever-trapped probability is 0 exactly when the schedule converges (c > H*)",
-                (log_p_inf == -math.inf) == statement_converges, f"exp(-N(inf)) = {math.exp(log_p_inf):.4g}")
+    hks, closed = sched.converges(land.critical_height), c > land.critical_height
+    out.require("independent", f"Schedule.converges at H* = {land.critical_height:g} is the closed-form HKS rule "
+                f"c > H* ({c:g} > {land.critical_height:g}: {closed})", hks.converges is closed, hks.reason)
+    out.require("exact", "Kramers' forever-trapped probability is 0 exactly when c > H*",
+                (log_p_inf == -math.inf) == closed, f"exp(-N(inf)) = {math.exp(log_p_inf):.4g}")
     out.details.update({"schedule": sched.describe(), "asserted_converges": converge, "assertion": why,
                         "kramers_band": band.to_dict(), "trap_probability_forever_kramers": math.exp(log_p_inf),
                         "success": {"count": run.success, "fraction": run.success / run.chains, "ci": [succ.lo, succ.hi]},
@@ -143,7 +142,7 @@ def _hks_case(params: Mapping[str, Any], seed: int, *, statement_converges: bool
        quick={**_A4_COMMON, "c": 2.0, "t0": 500.0, "t_end": 200.0},
        thorough={**_A4_COMMON, "chains": 8192, "c": 2.0, "t0": 500.0, "t_end": 500.0})
 def a4_convergence(params: Mapping[str, Any], seed: int) -> Outcome:
-    return _hks_case(params, seed, statement_converges=True)
+    return _hks_case(params, seed)
 
 
 @check("A4.trapping", theorem="A4 (HKS 1989; Hajek 1988 necessity): c < H* traps with positive probability",
@@ -153,7 +152,7 @@ def a4_convergence(params: Mapping[str, Any], seed: int) -> Outcome:
        quick={**_A4_COMMON, "c": 1.0, "t0": 10.0, "t_end": 200.0},
        thorough={**_A4_COMMON, "chains": 8192, "c": 1.0, "t0": 10.0, "t_end": 2000.0})
 def a4_trapping(params: Mapping[str, Any], seed: int) -> Outcome:
-    return _hks_case(params, seed, statement_converges=False)
+    return _hks_case(params, seed)
 
 
 @check("A4.fast_schedules", theorem="A2/A4: liminf beta/log t > 1/H* traps (exponential, beta = c (t+t0)^alpha)",

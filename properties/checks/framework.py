@@ -94,6 +94,10 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
           validate: Callable[[Mapping[str, Any]], None] | None = None) -> Callable:
     """Decorator registering ``fn(params, seed) -> Outcome`` as a check.
 
+    The decorated name is the assessed function (every outcome goes through :func:`~.verdicts.assess`,
+    so a failed deterministic condition is ``violated`` however the check is called); the original is
+    its ``__wrapped__``.
+
     Args:
       id: unique dotted id, e.g. ``"B4.theorem1"`` (docs/theorems.md section first).
       theorem: the theorem/claim tested, with its registry name where there is one.
@@ -121,7 +125,7 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
 
         _CHECKS[id] = CheckSpec(id, theorem, statement, assessed,
                                 {"quick": dict(quick), "thorough": dict(thorough or quick)}, paper, validate)
-        return fn
+        return assessed  # a direct call of the module's function is assessed too (its original: __wrapped__)
 
     return deco
 

@@ -249,7 +249,7 @@ def a87_negatives(params: Mapping[str, Any], seed: int) -> Outcome:
         arr_rows.sort(key=lambda r: r["num_points"])
         xs = [float(r["num_points"]) for r in arr_rows]
         plots.append(PlotSpec("A8.7: Arrhenius exponent (fixed-T escapes) vs network barrier", "N", "barrier",
-                              [Series("Arrhenius exponent (bootstrap interval)", xs, [r["arrhenius_barrier"] for r in arr_rows],
+                              [Series("Arrhenius exponent (99.9% bootstrap interval)", xs, [r["arrhenius_barrier"] for r in arr_rows],
                                       lo=[r["arrhenius_lo"] for r in arr_rows], hi=[r["arrhenius_hi"] for r in arr_rows],
                                       style="o"),
                                Series("network barrier of the trap", xs, [r["trap_barrier"] for r in arr_rows], style="--x")]))
