@@ -47,7 +47,9 @@ def test_theorem1_divided_by_10_is_caught(monkeypatch):
     monkeypatch.setitem(A.FROBENIUS.factors, "drift", A.FROBENIUS.factors["drift"] / 10)
     assert _run("B4.reference_values").verdict == "violated"
     out = _run("B4.theorem1", SMALL_DESCENT)
-    assert out.verdict == "violated" and "disagrees" in out.summary
+    assert out.verdict == "violated" and out.test_verdict == "uninformative"  # d_T alone could not see it
+    assert {c.kind for c in out.failed_conditions} == {"independent", "reference"}
+    assert "INDEPENDENT FAILED: the Theorem-1 bound is the same in both toolkit implementations" in out.summary
 
 
 def test_per_step_theorem1_numerics_fault_is_caught(monkeypatch):
