@@ -121,14 +121,14 @@ def _validate(p: Mapping[str, Any]) -> None:
 
 
 _QUICK = {"num_points": 4, "dim": 2, "tau": 0.1, "starts": 128, "chains": 256, "step_scale": 0.2, "trapped_target": 0.5,
-          "horizon_t0_multiple": 2.0, "success_level": 0.95, "noise_factor": 1.0, "calibration_chains": 128}
+          "horizon_t0_multiple": 2.0, "success_level": 0.95, "noise_factor": 1.0, "calibration_chains": 512}
 
 
 @check("A4.infonce_landscape", theorem="A4 (HKS) + A5 (Eyring-Kramers) on an InfoNCE landscape network (A9)", paper="A",
        statement="T = c/log(t + t0) from the deepest trap of a finite-tau InfoNCE landscape with H* > 0: c = 1.5 H* reaches "
                  "the global set (success >= success_level at the horizon), c = 0.5 H* leaves a trapped fraction > 0; both "
                  "trapped fractions within the Eyring-Kramers band (prefactor modulo symmetry where non-degenerate)",
-       quick=_QUICK, thorough={**_QUICK, "num_points": 6, "chains": 1024, "starts": 256, "calibration_chains": 512,
+       quick=_QUICK, thorough={**_QUICK, "num_points": 6, "chains": 1024, "starts": 256, "calibration_chains": 2048,
                                     "horizon_t0_multiple": 4.0}, validate=_validate)
 def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
     from contrastive_bounds.numerics.landscapes.network_kramers import euler_step_log_rate_bias, network_trap, trap_starts
