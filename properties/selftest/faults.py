@@ -160,6 +160,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("sgd.learning_rate", "driver-wiring", "the SGD step applies 1.1 times the learning rate it is given",
           (Substitution(f"{CB}.numerics.alignment.sgd:sgd_pair_step", mk.sgd_learning_rate(1.1)),),
           ("B9.proxy_known_case",)),
+    Fault("sampler.duplicates", "driver-wiring", "the batch sampler (with replacement) draws B/2 indices and returns "
+          "each twice: batches not i.i.d.", (Substitution(f"{CB}.numerics.alignment.descent:sample_batch",
+                                                         mk.batch_duplicates),),
+          ("B4.batch_event",)),
     Fault("training.tau", "driver-wiring", "training epoch passes 1.25 tau to batch_loss",
           (Substitution(f"{CB}.numerics.alignment.training:batch_loss", mk.kw(tau=lambda t: t * 1.25), scope="here"),),
           ("B8.replay_training",)),

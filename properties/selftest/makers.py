@@ -17,6 +17,7 @@ __all__ = ["kw", "bound_times", "shift_log10", "uncentred_cka", "schedule_shift"
            "exponential_half_rate", "trap_prefactor", "kernel_temperature", "misscaled", "time_index", "mfpt_scaled",
            "drift_scaled", "unrefined_barrier", "network_prefactor_doubled", "u0_positive_as_negative",
            "infonce_tau_scaled", "radius_linear", "block_gradients_over_tau", "sgd_learning_rate", "losses_swapped",
+           "batch_duplicates",
            "certification_gives_up", "mp_confirms_everything"]
 
 def kw(**changes: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -184,6 +185,19 @@ def sgd_learning_rate(factor: float) -> Callable[[Any], Any]:
             return original(params_cl, params_nscl, batch, ref, config, tau, learning_rate * factor, fresh_key)
         return sgd_pair_step
     return make
+
+
+def batch_duplicates(original: Any) -> Any:
+    """sample_batch with replacement drawing B/2 indices and returning each twice (batches not i.i.d.)."""
+    def sample_batch(key: Any, labels: Any, batch_size: int, *, replace: bool = False, stratified: bool = False,
+                     num_classes: int | None = None) -> Any:
+        import jax.numpy as jnp
+
+        if not replace:
+            return original(key, labels, batch_size, replace=replace, stratified=stratified, num_classes=num_classes)
+        half = original(key, labels, (batch_size + 1) // 2, replace=True)
+        return jnp.concatenate([half, half])[:batch_size]
+    return sample_batch
 
 
 def losses_swapped(original: Any) -> Any:

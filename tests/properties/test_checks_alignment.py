@@ -91,3 +91,18 @@ def test_theorem2_with_wrong_smoothness_is_caught(monkeypatch):
 
     monkeypatch.setattr(A.WEIGHT_DIVERGENCE, "evaluate", wrong)
     assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "violated"
+
+
+def test_batch_event_uses_the_toolkits_sampler_and_sees_one_that_is_not_iid():
+    """B4.batch_event draws with numerics' sample_batch: a sampler returning each index twice keeps every failure
+    frequency at 0 (the Hoeffding event is loose), but the first anchor's same-class count leaves Binomial(B-1, 1/C)
+    (chi-square p < 1e-10, significant after Holm); the correct sampler's law test passes."""
+    from contrastive_bounds.properties.selftest import get_fault, substituted
+
+    good = _run("B4.batch_event", {"runs": 200})
+    assert good.verdict == "holds" and good.details["p_law"] > 1e-3
+    assert good.details["sampler"].startswith("numerics.alignment.descent.sample_batch")
+    with substituted(*get_fault("sampler.duplicates").substitutions):
+        bad = _run("B4.batch_event", {"runs": 200})
+    assert bad.verdict == "violated" and bad.details["failures"] == 0 and bad.details["p_law"] < 1e-10
+    assert bad.p_value < 1e-3 / 40 and not bad.failed_conditions  # stochastic, and significant
