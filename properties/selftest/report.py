@@ -75,7 +75,7 @@ def render_markdown(result: SelfTestResult, env: dict[str, Any] | None = None) -
               "|---|---|---|---|---|---|---|"]
     for i, f in enumerate(result.faults, 1):
         ran = ", ".join(f"`{r.check}` {r.verdict}" for r in f.runs)
-        lines.append(f"| F{i} | `{f.id}` | {f.kind} | {f.description.replace('|', '/')} | {_caught_text(f)} | {ran} | "
+        lines.append(f"| F{i} | `{f.id}` | {f.kind} | {f.description.replace('|', chr(92) + '|')} | {_caught_text(f)} | {ran} | "
                      f"{f.seconds:.1f} s |")
     lines += ["", "## Matrix", "", "● red under the fault, ○ ran and stayed green, blank: not run (fault numbers as in "
               "the table above).", ""]
