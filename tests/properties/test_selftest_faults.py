@@ -110,3 +110,29 @@ def test_cli_self_test_prints_progress_the_matrix_and_writes_its_files(tmp_path)
     assert "| `A2.schedule_values` | ● |" in md
     bad = CliRunner().invoke(app, ["check", "--self-test", "--only", "nothing-like-this", "--out", str(out)])
     assert bad.exit_code == 2 and "matches no built-in fault" in bad.output
+
+
+def test_ctrl_c_during_the_self_test_keeps_what_finished_and_exits_130(tmp_path):
+    """A KeyboardInterrupt inside a fault's check (Ctrl-C): the substitutions are undone, the baseline and the
+    finished runs are written to self-test.md / self-test.json marked interrupted, and the command exits 130."""
+    from contrastive_bounds.numerics.landscapes import barriers
+
+    def interrupt(original):
+        def circle_barrier(*a, **k):
+            raise KeyboardInterrupt
+        return circle_barrier
+
+    stop = Fault("stop", "landscape", "Ctrl-C", (Substitution("contrastive_bounds.numerics.landscapes.barriers:circle_barrier",
+                                                               interrupt),), ("A3.critical_height",))
+    original = barriers.circle_barrier
+    with substituted(Substitution("contrastive_bounds.properties.selftest.faults:select_faults",
+                                  lambda f: (lambda only: [get_fault("schedule.author_constant"), stop]))):
+        res = CliRunner().invoke(app, ["check", "--self-test", "--only", "x", "--out", str(tmp_path)])
+    assert res.exit_code == 130, res.output
+    assert "interrupted: 2 of 2 faults started" in res.output
+    assert barriers.circle_barrier is original  # restored
+    data = json.loads((tmp_path / "self-test.json").read_text())
+    assert data["interrupted"] is True and data["exit_code"] == 1
+    assert [f["id"] for f in data["faults"]] == ["schedule.author_constant", "stop"]
+    assert data["faults"][0]["caught_by"] == ["A2.schedule_values"] and data["faults"][1]["runs"] == []
+    assert "INTERRUPTED (partial)" in (tmp_path / "self-test.md").read_text()
