@@ -41,7 +41,7 @@ from contrastive_bounds.numerics.alignment.descent_problem import (
 )
 from contrastive_bounds.numerics.alignment.descent_result import LINKS, DescentResult, link_bounds_log10
 
-__all__ = ["DescentConfig", "DescentResult", "make_problem", "run_similarity_descent", "check_run_inputs", "LINKS",
+__all__ = ["DescentConfig", "DescentResult", "make_problem", "run_similarity_descent", "check_run_inputs", "read_checkpoint_arrays", "LINKS",
            "chunk_batches", "run_descent_chunk"]
 
 _RECORD_FIELDS = StepRecord._fields
@@ -133,8 +133,18 @@ def _save_checkpoint(path: str, *, fingerprint: str, step: int, sigma_cl, sigma_
         **{f"traj_{k}": v for k, v in trajectory.items()}), prefix=".ckpt-", suffix=".npz")
 
 
-def _load_checkpoint(path: str, fingerprint: str):
-    """The saved state of ``path``; ValueError naming ``checkpoint`` for a file that is not one (never unpickled)."""
+def read_checkpoint_arrays(path: str) -> dict[str, np.ndarray]:
+    """The arrays of a similarity-descent checkpoint file (as :func:`run_similarity_descent` writes it).
+
+    Args:
+      path: the ``checkpoint=`` file (.npz), read by :func:`~contrastive_bounds.numerics.arrayfiles.read_arrays`
+        (identified by its first bytes; never unpickled).
+    Returns:
+      member name -> array; at least ``fingerprint``, ``step``, ``sigma_cl``, ``sigma_nscl``.
+    Raises:
+      ValueError: naming ``checkpoint``: not a readable .npz (empty, text, pickle, damaged, ...), or an archive
+        without those members.
+    """
     from contrastive_bounds.numerics.arrayfiles import read_arrays
 
     start_over = "use another checkpoint path, or delete the file to start over"
@@ -143,6 +153,12 @@ def _load_checkpoint(path: str, fingerprint: str):
     if missing:
         raise ValueError(f"checkpoint={path!r} is not a checkpoint of similarity descent (no "
                          f"{', '.join(sorted(missing))}); {start_over}")
+    return data
+
+
+def _load_checkpoint(path: str, fingerprint: str):
+    """The saved state of ``path``; ValueError naming ``checkpoint`` for a file that is not one, or of another run."""
+    data = read_checkpoint_arrays(path)
     if str(data["fingerprint"]) != fingerprint:
         raise ValueError(f"checkpoint={path!r} belongs to a different run (config, Sigma_0, labels or "
                          "trajectory_every differ)")

@@ -219,6 +219,8 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.verify.classify_batch": lambda: _m("landscapes.network.verify", "classify_batch")(
         _spec(), Z3[None]),
     "landscapes.network.search.landscape_network": lambda: _m("landscapes.network.search", "landscape_network")(_spec()),
+    "langevin.network_anneal.uniform_starts": lambda: _m("langevin.network_anneal", "uniform_starts")(_spec(), 2, 0),
+    "langevin.network_anneal.final_basins": lambda: _m("langevin.network_anneal", "final_basins")(_spec(), Z3[None], []),
     "landscapes.network.spec.validate_potential": lambda: _m("landscapes.network.spec", "validate_potential")(
         _spec().potential, 3, 3, _spec().symmetry),
     "landscapes.network.spec.infonce_spec": lambda: _m("landscapes.network.spec", "infonce_spec")(4, 3, 0.5),
@@ -235,6 +237,7 @@ CASES: dict[str, Callable[[], Any]] = {
 EXEMPT: dict[str, str] = {
     "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
     "alignment.descent.sample_batch": "integer indices from a PRNG key",
+    "alignment.descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",
     "alignment.data.load_digits_subset": "numpy arrays of the requested dtype (no JAX)",
     "alignment.training.init_params": "float32 parameters by design (training is a float32 throughput run and says so)",
     "alignment.training.check_train_config": "validation only",
@@ -254,6 +257,14 @@ EXEMPT: dict[str, str] = {
     "landscapes.network_kramers.network_trap": "numpy bookkeeping of a finished network around classify, which refuses "
                                                "float64 with x64 off",
     "landscapes.network_kramers.orbit_volume_density": "numpy singular values (float64)",
+    "langevin.network_anneal.network_starts": "numpy Haar rotations of a saved minimum (float64)",
+    "langevin.network_anneal.global_set_margin": "scalar arithmetic on saved minimum energies",
+    "langevin.network_anneal.stiffest_eigenvalue": "numpy bookkeeping around classify, which refuses float64 with x64 off",
+    "langevin.network_anneal.minimum_trap": "numpy bookkeeping of a saved network around network_trap (classify refuses)",
+    "langevin.network_anneal.trap_prediction": "mpmath quadrature of escape rates of a finished trap",
+    "langevin.network_runs.run_description": "a text description of a run (no computation)",
+    "landscapes.network.saved.load_saved_search": "reads a JSON state file (python floats)",
+    "landscapes.network.saved.minimum_label": "formats a minimum's label (text)",
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
     "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
