@@ -96,7 +96,7 @@ def simulate(
     table.add_row("measured d_T", f"{summary['d_T']:.6g}", f"{d_l10:.4f}" if d_l10 is not None else "n/a (d_T = 0)", "", "")
     for link, lv in summary["bounds_log10"].items():
         table.add_row(f"bound {link}", _fmt_value(lv), _fmt_log10(lv), _fmt_slack(summary["slack_log10"][link], summary),
-                      str(summary["holds"][link]) if math.isfinite(lv) else "n/a (vacuous: infinite bound)")
+                      "n/a (vacuous: infinite bound)" if lv == math.inf else str(summary["holds"][link]))
     table.add_row("L1 per step", "", "", "", str(summary["holds"]["L1_step"]))
     console.print(table)
     reason = f" ({summary['reason']})" if summary["reason"] else ""

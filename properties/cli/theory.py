@@ -253,8 +253,10 @@ def claims_cmd(
     only: Optional[str] = typer.Option(None, "--only", help="Only claims whose name contains this text."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts (with --certify, also
-    when a certification gave up: a claim the toolkit asserts must then be proved or certified)."""
+    """A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts.
+
+    With --certify, a certification that gave up also exits 1: a claim the toolkit asserts must then be
+    proved or certified."""
     rows = []
     for c in registry.claims():
         if only and only not in c.name:
