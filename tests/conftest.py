@@ -5,3 +5,52 @@ from contrastive_bounds.properties.profiles import load_from_env
 
 enable_x64()
 load_from_env()
+
+
+import math
+
+import numpy as np
+import pytest
+
+
+class _InfoNCEOnCircle:
+    """Decoupled InfoNCE of N = 4 points on S¹, pairs (0,1), (2,3), in angles, numpy only: an implementation
+    independent of the toolkit's, for Hessians by central finite differences (arc length is the metric)."""
+
+    pairs = ((0, 1), (2, 3))
+
+    def __init__(self, tau: float) -> None:
+        self.tau = tau
+
+    def energy(self, theta: np.ndarray) -> float:
+        """Mean over directed pairs of -s_ap/tau + log sum_k exp(s_ak/tau), k over the other pair's points."""
+        s = np.cos(theta[:, None] - theta[None, :])
+        terms = []
+        for i, j in self.pairs:
+            for a, p in ((i, j), (j, i)):
+                neg = [k for k in range(4) if k not in (a, p)]
+                terms.append(-s[a, p] / self.tau + np.log(np.sum(np.exp(s[a, neg] / self.tau))))
+        return float(np.mean(terms))
+
+    def hessian_off_rotation(self, z: np.ndarray) -> np.ndarray:
+        """Sorted eigenvalues of the Hessian in the angles of ``z`` (4, 2), restricted off the rotation mode."""
+        theta = np.arctan2(z[:, 1], z[:, 0])
+        n, e = theta.size, 1e-4
+        hess = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                def f(di, dj):
+                    t = theta.copy()
+                    t[i] += di
+                    t[j] += dj
+                    return self.energy(t)
+                hess[i, j] = (f(e, e) - f(e, -e) - f(-e, e) + f(-e, -e)) / (4 * e * e)
+        u = np.ones(n) / math.sqrt(n)  # the rotation mode
+        comp = np.linalg.svd(np.eye(n) - np.outer(u, u))[0][:, : n - 1]
+        return np.sort(np.linalg.eigvalsh(comp.T @ hess @ comp))
+
+
+@pytest.fixture(scope="session")
+def infonce_circle_reference():
+    """The independent numpy InfoNCE of N = 4 on S¹ at tau = 0.1 (energy in angles, Hessian off rotation)."""
+    return _InfoNCEOnCircle(0.1)

@@ -24,41 +24,13 @@ from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.theory.kramers import eyring_kramers_log_time
 
 runner = CliRunner()
-TAU, PAIRS = 0.1, ((0, 1), (2, 3))
+TAU = 0.1
 LANDSCAPE = ["infonce", "--points", "4", "--dim", "2", "--tau", "0.1"]
 H_STAR = 0.28190425044606826
 
 
-def _v_angles(theta):
-    """Decoupled InfoNCE in angles, numpy only: mean over directed pairs of -s_ap/tau + log sum_k exp(s_ak/tau)."""
-    s = np.cos(theta[:, None] - theta[None, :])
-    terms = []
-    for i, j in PAIRS:
-        for a, p in ((i, j), (j, i)):
-            neg = [k for k in range(4) if k not in (a, p)]
-            terms.append(-s[a, p] / TAU + np.log(np.sum(np.exp(s[a, neg] / TAU))))
-    return float(np.mean(terms))
-
-
-def _hessian_off_rotation(z):
-    theta = np.arctan2(z[:, 1], z[:, 0])
-    n, e = theta.size, 1e-4
-    hess = np.zeros((n, n))
-    for i in range(n):
-        for j in range(n):
-            def f(di, dj):
-                t = theta.copy()
-                t[i] += di
-                t[j] += dj
-                return _v_angles(t)
-            hess[i, j] = (f(e, e) - f(e, -e) - f(-e, e) + f(-e, -e)) / (4 * e * e)
-    u = np.ones(n) / math.sqrt(n)
-    comp = np.linalg.svd(np.eye(n) - np.outer(u, u))[0][:, : n - 1]
-    return np.sort(np.linalg.eigvalsh(comp.T @ hess @ comp))
-
-
 @pytest.fixture(scope="module")
-def search(tmp_path_factory):
+def search(tmp_path_factory, infonce_circle_reference):
     """The saved search, from the command line, and the independent Eyring-Kramers data of its trap m1."""
     out = tmp_path_factory.mktemp("n4")
     res = runner.invoke(app, ["landscape", *LANDSCAPE, "--starts", "128", "--hop-rounds", "0", "--ts-rounds", "1",
@@ -68,7 +40,8 @@ def search(tmp_path_factory):
     trap = state["minima"][1]
     ts = next(t for t in state["transition_states"] if sorted(t["minima"]) == [0, 1] and t["verified"])
     assert trap["energy"] == pytest.approx(1 / TAU + math.log(2), rel=1e-12)
-    ex, es = _hessian_off_rotation(np.array(trap["z"])), _hessian_off_rotation(np.array(ts["z"]))
+    hess = infonce_circle_reference.hessian_off_rotation
+    ex, es = hess(np.array(trap["z"])), hess(np.array(ts["z"]))
     barrier = ts["energy"] - trap["energy"]
     assert barrier == pytest.approx(H_STAR, rel=1e-10)
     count = ts["multiplicity"] / trap["multiplicity"]  # copies of the saddle on one trap configuration (4)

@@ -23,35 +23,6 @@ from contrastive_bounds.properties.sweeps.kinds.landscape import cached_network
 from contrastive_bounds.theory.kramers import eyring_kramers_log_time
 
 TAU = 0.1
-PAIRS = ((0, 1), (2, 3))
-
-
-def _v_angles(theta):
-    """Decoupled InfoNCE in angles, numpy only: mean over directed pairs of -s_ap/tau + log sum_k exp(s_ak/tau)."""
-    s = np.cos(theta[:, None] - theta[None, :])
-    terms = []
-    for i, j in PAIRS:
-        for a, p in ((i, j), (j, i)):
-            neg = [k for k in range(4) if k not in (a, p)]
-            terms.append(-s[a, p] / TAU + np.log(np.sum(np.exp(s[a, neg] / TAU))))
-    return float(np.mean(terms))
-
-
-def _hessian_off_rotation(z):
-    theta = np.arctan2(z[:, 1], z[:, 0])
-    n, e = theta.size, 1e-4
-    hess = np.zeros((n, n))
-    for i in range(n):
-        for j in range(n):
-            def f(di, dj):
-                t = theta.copy()
-                t[i] += di
-                t[j] += dj
-                return _v_angles(t)
-            hess[i, j] = (f(e, e) - f(e, -e) - f(-e, e) + f(-e, -e)) / (4 * e * e)
-    u = np.ones(n) / math.sqrt(n)  # the rotation mode
-    comp = np.linalg.svd(np.eye(n) - np.outer(u, u))[0][:, : n - 1]
-    return np.sort(np.linalg.eigvalsh(comp.T @ hess @ comp))
 
 
 @pytest.fixture(scope="module")
@@ -61,17 +32,17 @@ def n4():
     return spec, res, network_trap(res, spec)
 
 
-def test_trap_of_infonce_n4_is_non_degenerate_with_independent_hessians(n4):
+def test_trap_of_infonce_n4_is_non_degenerate_with_independent_hessians(n4, infonce_circle_reference):
     """The trap (V = 1/tau + log 2: both pairs split antipodally) and its escape saddle: eigenvalues off the
     rotation mode equal the finite-difference Hessian of an independent implementation (1e-5 relative)."""
     spec, res, trap = n4
     assert trap.non_degenerate and trap.direct_to_global, trap.prefactor_reason
     assert trap.energy == pytest.approx(1 / TAU + math.log(2), rel=1e-12)
     assert trap.barrier == pytest.approx(res.critical_height, rel=1e-14)
-    np.testing.assert_allclose(trap.eigenvalues, _hessian_off_rotation(trap.z), rtol=1e-5)
+    np.testing.assert_allclose(trap.eigenvalues, infonce_circle_reference.hessian_off_rotation(trap.z), rtol=1e-5)
     sad = trap.saddles[0]
     ts = next(t for t in res.transition_states if t.id == sad.ts)
-    np.testing.assert_allclose(sad.eigenvalues, _hessian_off_rotation(ts.z), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sad.eigenvalues, infonce_circle_reference.hessian_off_rotation(ts.z), rtol=1e-5, atol=1e-6)
     assert sad.eigenvalues[0] < 0 < sad.eigenvalues[1]
 
 
