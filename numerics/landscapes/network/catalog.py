@@ -50,7 +50,7 @@ class Catalog:
                 return m.id
         return None
 
-    def add_minimum(self, cp: CriticalPoint, found_by: str) -> tuple[int, bool]:
+    def add_minimum(self, cp: CriticalPoint, found_by: str, detail: str = "") -> tuple[int, bool]:
         """Add a refined, classified minimum unless known; returns ``(id, is_new)``."""
         known = self.match_minimum(cp.z, cp.energy, loose=False)
         if known is not None:
@@ -60,7 +60,7 @@ class Catalog:
         self.minima.append(NetworkMinimum(
             id=mid, energy=cp.energy, z=cp.z, multiplicity=multiplicity(cp.z, self.symmetry, tol=self.gram_tol),
             gradient_norm=cp.gradient_norm, eigenvalues=[float(x) for x in cp.eigenvalues[:6]],
-            orbit_dim=cp.orbit_dim, verified=cp.verified, note=cp.reason, found_by=found_by))
+            orbit_dim=cp.orbit_dim, verified=cp.verified, note=cp.reason, found_by=found_by, found_detail=detail))
         return mid, True
 
     # ---------------------------------------------------------- transition states
@@ -71,13 +71,15 @@ class Catalog:
                 return t.id
         return None
 
-    def add_ts(self, cp: CriticalPoint, minima: list[int], verified: bool, reason: str, found_by: str) -> int:
+    def add_ts(self, cp: CriticalPoint, minima: list[int], verified: bool, reason: str, found_by: str,
+               descents: list[dict[str, Any]] | None = None) -> int:
         """Record a saddle candidate (verified or not) and return its id."""
         tid = len(self.transition_states)
         self.transition_states.append(TransitionState(
             id=tid, energy=cp.energy, z=cp.z, multiplicity=multiplicity(cp.z, self.symmetry, tol=self.gram_tol),
             gradient_norm=cp.gradient_norm, eigenvalue=float(cp.eigenvalues[0]) if cp.eigenvalues.size else float("nan"),
-            index=cp.index, minima=list(minima), verified=verified, reason=reason, found_by=found_by))
+            index=cp.index, minima=list(minima), verified=verified, reason=reason, found_by=found_by,
+            descents=list(descents or [])))
         return tid
 
     def verified_ts(self) -> list[TransitionState]:
