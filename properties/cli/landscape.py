@@ -44,6 +44,7 @@ from contrastive_bounds.properties.cli.common import (
 )
 
 DEFAULT_OUT = "contrastive-bounds-landscape"
+_D = SearchSettings()  # the command's defaults are the search's
 EXIT_INTERRUPTED = 130
 #: Refusal threshold of :func:`search_cost` (about an hour of one core at 3e7 pair terms a second).
 MAX_SEARCH_COST = 1e11
@@ -175,19 +176,19 @@ def landscape(
     pairs: Optional[str] = typer.Option(None, "--pairs", help="positive pairs i-j,k-l (default 0-1,2-3,...)"),
     coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),
     radius: float = typer.Option(1.0, "--radius", help="sphere radius R > 0 (InfoNCE: tau -> tau/R^2)"),
-    starts: int = typer.Option(64, "--starts", help="random starts K >= 1"),
-    structured_starts: int = typer.Option(4000, "--structured-starts", help="InfoNCE: budget of structured templates "
+    starts: int = typer.Option(_D.starts, "--starts", help="random starts K >= 1"),
+    structured_starts: int = typer.Option(_D.structured_starts, "--structured-starts", help="InfoNCE: budget of structured templates "
                                           "(pair states on spherical codes) >= 0; 0 switches them off"),
     seed: int = typer.Option(0, "--seed", help="seed >= 0"),
-    hop_rounds: int = typer.Option(30, "--hop-rounds", help="basin-hopping rounds at most (>= 0)"),
-    patience: int = typer.Option(4, "--patience", help="stop hopping after this many rounds without a new minimum (>= 1)"),
-    closure: bool = typer.Option(True, "--closure/--no-closure", help="follow every Hessian mode of every minimum until "
+    hop_rounds: int = typer.Option(_D.max_hop_rounds, "--hop-rounds", help="basin-hopping rounds at most (>= 0)"),
+    patience: int = typer.Option(_D.patience, "--patience", help="stop hopping after this many rounds without a new minimum (>= 1)"),
+    closure: bool = typer.Option(_D.closure, "--closure/--no-closure", help="follow every Hessian mode of every minimum until "
                                  "nothing is left to explore (--no-closure: the previous, cheaper search; never complete)"),
-    pair_distance: float = typer.Option(0.75, "--pair-distance", help="band searches between every pair of minima within "
+    pair_distance: float = typer.Option(_D.pair_distance, "--pair-distance", help="band searches between every pair of minima within "
                                         "this aligned RMS distance per point, in [0, 2]"),
-    ts_rounds: int = typer.Option(60, "--ts-rounds", help="transition-state (closure) rounds at most (>= 1)"),
-    max_minima: int = typer.Option(400, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
-    max_searches: int = typer.Option(40000, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
+    ts_rounds: int = typer.Option(_D.max_ts_rounds, "--ts-rounds", help="transition-state (closure) rounds at most (>= 1)"),
+    max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
+    max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
     out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
                                        f"(default: {DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
