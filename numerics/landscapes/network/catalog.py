@@ -73,10 +73,12 @@ class Catalog:
 
     def add_ts(self, cp: CriticalPoint, minima: list[int], verified: bool, reason: str, found_by: str,
                descents: list[dict[str, Any]] | None = None) -> int:
-        """Record a saddle candidate (verified or not) and return its id."""
+        """Record a saddle candidate (verified or not) and return its id. The multiplicity is computed for
+        verified transition states only (0 for a rejected candidate: it is never used)."""
         tid = len(self.transition_states)
+        mult = multiplicity(cp.z, self.symmetry, tol=self.gram_tol) if verified else 0
         self.transition_states.append(TransitionState(
-            id=tid, energy=cp.energy, z=cp.z, multiplicity=multiplicity(cp.z, self.symmetry, tol=self.gram_tol),
+            id=tid, energy=cp.energy, z=cp.z, multiplicity=mult,
             gradient_norm=cp.gradient_norm, eigenvalue=float(cp.eigenvalues[0]) if cp.eigenvalues.size else float("nan"),
             index=cp.index, minima=list(minima), verified=verified, reason=reason, found_by=found_by,
             descents=list(descents or [])))

@@ -164,7 +164,9 @@ def _explore(state: SearchState, todo: list[int], modes_limit: int | None, elaps
 def _directions(cp, modes_limit: int | None) -> list[np.ndarray]:
     """The directions followed from a minimum: every eigenvector off the symmetry (or the softest
     ``modes_limit``) and, inside each degenerate eigenspace (eigenvalues equal to 1e-6 relative, where
-    the eigenvectors are an arbitrary basis), the pairwise combinations ``(v_a ± v_b)/√2``."""
+    the eigenvectors are an arbitrary basis), the combinations ``(v_a ± v_b)/√2`` of every pair for a
+    space of dimension 2 or 3, of cyclically consecutive pairs ``(a, a + 1 mod k)`` for a larger one
+    (2k extra directions, so a highly symmetric minimum does not multiply the searches)."""
     lam, vecs = cp.eigenvalues, cp.modes
     if modes_limit is not None:
         return list(vecs[:modes_limit])
@@ -174,9 +176,11 @@ def _directions(cp, modes_limit: int | None) -> list[np.ndarray]:
         j = k + 1
         while j < len(lam) and abs(lam[j] - lam[k]) <= 1e-6 * max(1.0, abs(lam[k])):
             j += 1
-        for a in range(k, j):
-            for b in range(a + 1, j):
-                out += [(vecs[a] + vecs[b]) / math.sqrt(2.0), (vecs[a] - vecs[b]) / math.sqrt(2.0)]
+        dim = j - k
+        combos = [(a, b) for a in range(k, j) for b in range(a + 1, j)] if dim <= 3 else \
+            [(k + r, k + (r + 1) % dim) for r in range(dim)]
+        for a, b in combos:
+            out += [(vecs[a] + vecs[b]) / math.sqrt(2.0), (vecs[a] - vecs[b]) / math.sqrt(2.0)]
         k = j
     return out
 

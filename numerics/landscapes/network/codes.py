@@ -35,7 +35,7 @@ __all__ = ["SphericalCode", "polygon", "simplex", "cross_polytope", "cube", "ico
            "code_library", "RIESZ_STARTS", "TAMMES_EXPONENT"]
 
 #: random starts of every Riesz-energy minimisation (fixed seed: the library is reproducible)
-RIESZ_STARTS = 12
+RIESZ_STARTS = 6
 #: Riesz exponent of the Tammes proxy (large s: the energy is dominated by the smallest distances)
 TAMMES_EXPONENT = 12.0
 _CODE_SEED = 20250611

@@ -77,7 +77,7 @@ class TransitionState:
     """A saddle candidate after refinement: verified (index 1, converged) or not, with the reason.
 
     Attributes:
-      id: index. energy: V. z: ``(N, d)``. multiplicity: as for minima.
+      id: index. energy: V. z: ``(N, d)``. multiplicity: as for minima (0 for a rejected candidate: not computed).
       gradient_norm: ``|grad V|_2``. eigenvalue: the lowest Hessian eigenvalue off the symmetry modes
         (negative for a transition state). index: negative eigenvalues off the symmetry modes.
       minima: ids of the two minima reached by descent along ``±`` the negative eigenvector

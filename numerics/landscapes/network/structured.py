@@ -15,8 +15,9 @@ form a well-spread code. A template is such an assignment of points to the verti
   negatives in one group, as many shared sites as the excess allows) to ``2·pairs + negatives-only
   points`` (every pair split, every negative alone).
 
-Enumeration: the templates of each *cell* (a code and an excess level 0 … ``max_excess``) are generated
-in a canonical order (pairs are interchangeable, and so are negatives-only points, under the landscape's
+Enumeration: the templates of each *cell* (a code, an excess level 0 … ``max_excess``, and either "every
+split pair on an antipodal pair of vertices" — for codes that have antipodal pairs — or "any splits")
+are generated in a canonical order (pairs are interchangeable, and so are negatives-only points, under the landscape's
 symmetry). The budget is shared among the cells by water-filling: a cell with fewer templates than its
 share is enumerated in full and its unused share goes to the others; a cell with more is *sampled*
 (random placements of that cell, as many as its share). The result says which cells were enumerated and
@@ -39,7 +40,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.codes import code_library
-from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, equivalent, invariant, wl_colors
+from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, wl_colors
 
 __all__ = ["StructuredInfo", "infonce_templates", "structured_starts", "placements", "supports_structured"]
 
@@ -52,8 +53,10 @@ class StructuredInfo:
 
     Attributes:
       codes: number of spherical codes used; code_names: their names.
-      levels: per (code, excess) cell, ``{"code", "excess", "templates", "mode"}`` with mode
-        ``"enumerated"`` (all of them) or ``"sampled k of > n"`` (n: templates generated before its share ran out).
+      levels: per cell, ``{"code", "excess", "splits", "templates", "mode"}`` (splits ``"antipodal"`` or
+        ``"any"``) with mode ``"enumerated"`` (all of them), ``"sampled k of > n"`` (random placements; n:
+        templates generated before its share ran out) or ``"first k of > n in canonical order"``
+        (an antipodal cell larger than its share).
       templates: templates placed (before removing symmetric copies). distinct: after.
       starts: perturbed starts handed to the minimiser (distinct × copies). budget: the template budget.
       complete_levels: the excess levels enumerated in full on every code. note: a sentence for humans.
@@ -104,15 +107,17 @@ def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
         yield tuple(b[i + 1] - b[i] for i in range(parts))
 
 
-def placements(k: int, pairs: int, singles: int, excess: int) -> Iterator[Placement]:
+def placements(k: int, pairs: int, singles: int, excess: int,
+               edges: list[tuple[int, int]] | None = None) -> Iterator[Placement]:
     """Every placement of ``pairs`` interchangeable pairs and ``singles`` interchangeable negatives-only
     points on ``k`` sites with the given excess, in canonical order.
 
     Yields ``(split, collapsed, groups)``: split pairs as site pairs ``(a, b)``, ``a < b``, non-decreasing;
     collapsed pairs as sites, non-decreasing; groups of negatives-only points as ``(site, size)`` on
-    distinct increasing sites. Every site holds at least one end; ends − k = ``excess``.
+    distinct increasing sites. Every site holds at least one end; ends − k = ``excess``. ``edges``
+    restricts the site pairs a split pair may take (default: all ``a < b``).
     """
-    edges = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    edges = [(a, b) for a in range(k) for b in range(a + 1, k)] if edges is None else sorted(edges)
     cap = 1 + excess
     for s in range(pairs, -1, -1):
         c = pairs - s
@@ -205,24 +210,44 @@ def _configuration(sites: np.ndarray, pl: Placement, units: tuple[list, list], n
 
 
 class _Distinct:
-    """Configurations kept once up to the symmetry (exact test, bucketed by a rounded invariant)."""
+    """Templates kept once up to the symmetry. Template Gram entries are exact code inner products, so each
+    is labelled by its Gram entries rounded to 1e-6 (doubled, plus 1 on positive pairs); two templates are
+    the same iff a label-preserving relabelling exists (networkx VF2 on cached graphs, nodes coloured by
+    colour refinement, which also buckets the candidates)."""
 
     def __init__(self, symmetry: Symmetry) -> None:
         self.symmetry = symmetry
-        self.buckets: dict[bytes, list[np.ndarray]] = {}
+        self.buckets: dict[bytes, list[Any]] = {}
         self.items: list[np.ndarray] = []
 
     def add(self, z: np.ndarray) -> None:
-        flags = np.zeros((z.shape[0],) * 2, dtype=np.int64)
+        from networkx.algorithms.isomorphism import GraphMatcher
+
+        n = z.shape[0]
+        flags = np.zeros((n, n), dtype=np.int64)
         for i, j in self.symmetry.pairs:
             flags[i, j] = flags[j, i] = 1
         labels = 2 * np.round(1e6 * (z @ z.T)).astype(np.int64) + flags
-        key = np.round(invariant(z, self.symmetry), 6).tobytes() + np.sort(wl_colors(labels)).tobytes()
+        colors = wl_colors(labels)
+        key = np.sort(colors).tobytes() + np.sort(labels, axis=None).tobytes()
         bucket = self.buckets.setdefault(key, [])
-        if any(equivalent(b, z, self.symmetry, tol=1e-7) for b in bucket):
-            return
-        bucket.append(z)
+        graph = _graph(labels, colors)
+        for other in bucket:
+            if GraphMatcher(other, graph, node_match=lambda a, b: a["c"] == b["c"],
+                            edge_match=lambda a, b: a["l"] == b["l"]).is_isomorphic():
+                return
+        bucket.append(graph)
         self.items.append(z)
+
+
+def _graph(labels: np.ndarray, colors: np.ndarray) -> Any:
+    import networkx as nx
+
+    g = nx.Graph()
+    n = labels.shape[0]
+    g.add_nodes_from((i, {"c": int(colors[i])}) for i in range(n))
+    g.add_edges_from((i, j, {"l": int(labels[i, j])}) for i in range(n) for j in range(i + 1, n))
+    return g
 
 
 def infonce_templates(num_points: int, dim: int, pairs: tuple[tuple[int, int], ...], symmetry: Symmetry, *,
@@ -244,10 +269,12 @@ def infonce_templates(num_points: int, dim: int, pairs: tuple[tuple[int, int], .
     k_min = max(2, m + (1 if u else 0) - max_excess)
     codes = [c for c in code_library(k_min, min(k_max, 64), dim) if c.size <= k_max]
     info.codes, info.code_names = len(codes), [c.name for c in codes]
-    cells = [(i, e) for e in range(max_excess + 1) for i in range(len(codes))]
-    gens = {c: placements(codes[c[0]].size, m, u, c[1]) for c in cells}
-    got: dict[tuple[int, int], list[Placement]] = {c: [] for c in cells}
-    done: set[tuple[int, int]] = set()
+    axes = {i: _antipodal_edges(c.points) for i, c in enumerate(codes)}
+    cells = [(i, e, kind) for e in range(max_excess + 1) for i in range(len(codes))
+             for kind in (("antipodal", "any") if axes[i] and m else ("any",))]
+    gens = {c: placements(codes[c[0]].size, m, u, c[1], axes[c[0]] if c[2] == "antipodal" else None) for c in cells}
+    got: dict[tuple, list[Placement]] = {c: [] for c in cells}
+    done: set[tuple] = set()
     share = {c: 0 for c in cells}
     left = int(budget)
     while left > 0 and len(done) < len(cells):  # water-filling: small cells are enumerated in full
@@ -267,8 +294,8 @@ def infonce_templates(num_points: int, dim: int, pairs: tuple[tuple[int, int], .
         if c not in done and next(gens[c], None) is None:
             done.add(c)
     for c in cells:
-        i, e = c
-        if c in done:
+        i, e, kind = c
+        if c in done or kind == "antipodal":
             chosen = got[c][: share[c]]
         else:  # sampled: random placements of this cell instead of its first ones in canonical order
             want, found, tries = share[c], set(), 0
@@ -282,18 +309,27 @@ def infonce_templates(num_points: int, dim: int, pairs: tuple[tuple[int, int], .
             distinct.add(_configuration(codes[i].embedded(dim), pl, units, num_points))
         info.templates += len(chosen)
         if chosen or c in done:
-            info.levels.append({"code": codes[i].name, "excess": e, "templates": len(chosen),
-                                "mode": "enumerated" if c in done else f"sampled {len(chosen)} of > {len(got[c])}"})
-    info.complete_levels = [e for e in range(max_excess + 1) if all((i, e) in done for i in range(len(codes)))]
+            mode = ("enumerated" if c in done else f"first {len(chosen)} of > {len(got[c])} in canonical order"
+                    if kind == "antipodal" else f"sampled {len(chosen)} of > {len(got[c])}")
+            info.levels.append({"code": codes[i].name, "excess": e, "splits": kind, "templates": len(chosen),
+                                "mode": mode})
+    info.complete_levels = [e for e in range(max_excess + 1) if all(c in done for c in cells if c[1] == e)]
     info.distinct = len(distinct.items)
     sampled = [lv for lv in info.levels if lv["mode"] != "enumerated"]
     info.note = (f"{info.templates} templates on {info.codes} spherical codes (K = {k_min}..{k_max} sites, excess "
                  f"0..{max_excess}), {info.distinct} distinct up to symmetry; "
-                 + (f"every (code, excess) cell enumerated in full" if not sampled else
-                    f"{len(info.levels) - len(sampled)} (code, excess) cells enumerated in full, {len(sampled)} sampled "
-                    f"(budget {budget} templates)"))
+                 + ("every cell (code, excess, antipodal or any splits) enumerated in full" if not sampled else
+                    f"{len(info.levels) - len(sampled)} cells (code, excess, antipodal or any splits) enumerated in "
+                    f"full, {len(sampled)} sampled or cut (budget {budget} templates)"))
     z = np.stack(distinct.items) if distinct.items else np.zeros((0, num_points, dim))
     return z, info
+
+
+def _antipodal_edges(points: np.ndarray) -> list[tuple[int, int]]:
+    """Vertex pairs ``(a, b)``, ``a < b``, with ``x_a = −x_b`` (to 1e-9)."""
+    g = points @ points.T
+    k = len(points)
+    return [(a, b) for a in range(k) for b in range(a + 1, k) if g[a, b] < -1 + 1e-9]
 
 
 def _water_fill(counts: dict[int, int], total: int) -> dict[int, int]:

@@ -109,7 +109,7 @@ def test_the_documented_traps_are_templates():
     split = np.array([e[0], -e[0], e[1], -e[1], e[2], -e[2]])
     assert any(equivalent(t, split, Symmetry.infonce(prs6)) for t in tmpl)
     assert info.levels and all(lv["mode"] == "enumerated" for lv in info.levels)
-    assert "every (code, excess) cell enumerated in full" in info.note
+    assert "every cell (code, excess, antipodal or any splits) enumerated in full" in info.note
     prs10 = tuple((2 * k, 2 * k + 1) for k in range(5))
     sym = Symmetry.infonce(prs10)
     tmpl, info = infonce_templates(10, 3, prs10, sym, budget=4000, max_excess=2, seed=0)
@@ -133,3 +133,31 @@ def test_structured_starts_are_perturbed_templates_and_absent_without_pairs():
     assert 0.0 < np.median(moved) < 0.2
     none, why = structured_starts(thomson_spec(5), budget=100, max_excess=2, copies=1, noise=0.05, seed=0)
     assert none.shape[0] == 0 and "not InfoNCE" in why.note
+
+
+def test_templates_are_kept_once_exactly_as_an_exhaustive_comparison_says():
+    """N = 6, d = 3: the distinct templates are as many as an exhaustive pairwise equivalence test over every
+    placed template finds, and no two kept templates are equivalent."""
+    import contrastive_bounds.numerics.landscapes.network.structured as structured
+
+    prs = ((0, 1), (2, 3), (4, 5))
+    sym = Symmetry.infonce(prs)
+    placed = []
+
+    class Recording(structured._Distinct):
+        def add(self, z):
+            placed.append(z)
+            super().add(z)
+
+    original = structured._Distinct
+    structured._Distinct = Recording
+    try:
+        kept, info = infonce_templates(6, 3, prs, sym, budget=4000, max_excess=2, seed=0)
+    finally:
+        structured._Distinct = original
+    reps = []
+    for t in placed:
+        if not any(equivalent(r, t, sym, tol=1e-7) for r in reps):
+            reps.append(t)
+    assert len(placed) == info.templates and len(kept) == info.distinct == len(reps)
+    assert not any(equivalent(a, b, sym, tol=1e-7) for i, a in enumerate(kept) for b in kept[i + 1:])
