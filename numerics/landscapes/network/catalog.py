@@ -72,7 +72,7 @@ class Catalog:
         return None
 
     def add_ts(self, cp: CriticalPoint, minima: list[int], verified: bool, reason: str, found_by: str,
-               descents: list[dict[str, Any]] | None = None) -> int:
+               descents: list[dict[str, Any]] | None = None, degenerate: bool = False) -> int:
         """Record a saddle candidate (verified or not) and return its id. The multiplicity is computed for
         verified transition states only (0 for a rejected candidate: it is never used)."""
         tid = len(self.transition_states)
@@ -81,7 +81,7 @@ class Catalog:
             id=tid, energy=cp.energy, z=cp.z, multiplicity=mult,
             gradient_norm=cp.gradient_norm, eigenvalue=float(cp.eigenvalues[0]) if cp.eigenvalues.size else float("nan"),
             index=cp.index, minima=list(minima), verified=verified, reason=reason, found_by=found_by,
-            descents=list(descents or [])))
+            descents=list(descents or []), degenerate=bool(degenerate)))
         return tid
 
     def verified_ts(self) -> list[TransitionState]:

@@ -3,7 +3,9 @@
 :func:`refine_and_connect` refines candidates (band maxima, eigenvector-following end points, stalled
 minimisations) to index-1 saddles by eigenvector following and hands them to :func:`connect`, which
 keeps each saddle once (up to symmetry), records the unverified ones with their reasons and connects
-every verified one to the two minima it joins:
+every verified one — and every *degenerate* one (index 1 off the zero band, converged, with extra zero
+modes: a saddle on a manifold of critical points; kept and flagged, as degenerate minima are, since a
+downhill path through it is still a path of that height) — to the two minima it joins:
 
 * ``descent="path"`` (default): the steepest-descent path from ``z_TS ± ε·v`` on each side
   (:func:`~.descent.descend_batch`), its end polished by Newton and checked to stay in the basin the path
@@ -22,7 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from contrastive_bounds.numerics.landscapes.network.descent import DESCENT_EPSILON, FLOW_CONVERGED, descend_batch, settle
+from contrastive_bounds.numerics.landscapes.network.descent import (
+    DESCENT_EPSILON,
+    FLOW_CONVERGED,
+    FLOW_NON_FINITE,
+    descend_batch,
+    settle,
+)
 from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
 from contrastive_bounds.numerics.landscapes.network.phases import absorb_minimisations, retract_rows
 from contrastive_bounds.numerics.landscapes.network.saddle import refine_batch
@@ -55,14 +63,21 @@ def _fresh(state: SearchState, cps: list[CriticalPoint]) -> list[CriticalPoint]:
     return uniq
 
 
+def degenerate_saddle(cp: CriticalPoint, gradient_tol: float) -> bool:
+    """Converged, exactly one eigenvalue below the zero band, and extra zero modes: a transition state on a
+    manifold of critical points (kept, flagged ``degenerate``, like degenerate minima)."""
+    return cp.index == 1 and cp.zero_modes > 0 and cp.gradient_norm <= gradient_tol and np.isfinite(cp.energy)
+
+
 def connect(state: SearchState, cps: list[CriticalPoint], found_by: str, *, depth: int = 0) -> None:
     """Record each new candidate; connect the verified ones by their two descents (module docstring)."""
     uniq = _fresh(state, cps)
+    tol = state.settings.gradient_tol
     for cp in uniq:
-        if not cp.verified:
+        if not cp.verified and not degenerate_saddle(cp, tol):
             state.catalog.add_ts(cp, [], False, cp.reason, found_by)
             state.effort.unverified_ts += 1
-    good = [cp for cp in uniq if cp.verified]
+    good = [cp for cp in uniq if cp.verified or degenerate_saddle(cp, tol)]
     if not good:
         return
     if state.settings.descent == "quasi-newton":
@@ -82,9 +97,11 @@ def _descend(state: SearchState, z: np.ndarray, modes: np.ndarray) -> list[tuple
     for k, (cp, reason, end) in enumerate(settle(state.spec, zf, eigenvalue_tol=s.eigenvalue_tol,
                                                  gradient_tol=s.gradient_tol, chunk=s.chunk)):
         info = {"method": "path", "steps": int(steps[k]), "path_length": float(length[k]), "via": None}
-        if int(status[k]) != FLOW_CONVERGED:
-            reason = (f"the steepest-descent path did not reach |grad V| <= 1e-4 in {int(steps[k])} steps (|grad V| = "
-                      f"{float(gf[k]):.2g})") + (f"; {reason}" if reason else "")
+        if int(status[k]) == FLOW_NON_FINITE:
+            reason = "the steepest-descent path met a non-finite value"
+        elif int(status[k]) != FLOW_CONVERGED and reason:  # out of steps: accepted only if already inside a basin
+            reason = (f"the steepest-descent path did not settle (|grad V| = {float(gf[k]):.2g} after {int(steps[k])} "
+                      f"steps); {reason}")
         out.append((cp if not reason else None, reason, info | {"end": end, "polished": cp}))
     return out
 
@@ -137,7 +154,8 @@ def _connect_paths(state: SearchState, good: list[CriticalPoint], found_by: str,
             cat.add_ts(cp, [a, b], False, "a descent ended at a minimum not below the saddle", found_by, infos)
             state.effort.unverified_ts += 1
             continue
-        cat.add_ts(cp, sorted([a, b]), True, "", found_by, infos)
+        cat.add_ts(cp, sorted([a, b]), True, cp.reason if cp.zero_modes else "", found_by, infos,
+                   degenerate=bool(cp.zero_modes))
         state.effort.verified_ts += 1
 
 
@@ -158,7 +176,8 @@ def _connect_quasi_newton(state: SearchState, good: list[CriticalPoint], found_b
             cat.add_ts(cp, [a, b], False, "a descent ended at a minimum not below the saddle", found_by, infos)
             state.effort.unverified_ts += 1
             continue
-        cat.add_ts(cp, sorted([a, b]), True, "", found_by, infos)
+        cat.add_ts(cp, sorted([a, b]), True, cp.reason if cp.zero_modes else "", found_by, infos,
+                   degenerate=bool(cp.zero_modes))
         state.effort.verified_ts += 1
 
 

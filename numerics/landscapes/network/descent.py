@@ -10,10 +10,12 @@ started there takes long, line-searched steps and may cross a ridge into another
   ``−P(ẑ)∇V(ẑ)`` of the normalised rows ``ẑ``, every accepted step projected back onto the spheres
   (Hairer, Lubich & Wanner, Geometric Numerical Integration, Sec. IV.4); local error per step
   ``<= atol + rtol`` (RMS over coordinates), step growth ``<= 5×``, and no point moves more than
-  ``max_move`` radians in one step. It stops when ``|grad V|_2 <= gtol`` (default 1e-4: an explicit
+  ``max_move`` radians in one step. It stops when ``|grad V|_2 <= min(gtol, 0.01·|grad V(start)|)``
+  (gtol default 1e-4: an explicit
   integrator under error control cannot push the gradient of a stiff basin much below
   ``λ_max·(atol + rtol)``; Newton finishes the job, see :func:`settle`) (status 1), after
-  ``max_steps`` accepted or rejected steps (2), or on a non-finite value (4). Pure JAX
+  ``max_steps`` accepted or rejected steps (2: the end is then accepted only if :func:`settle` finds it
+  inside a basin), or on a non-finite value (4). Pure JAX
   (``lax.while_loop``), vmapped and jitted once per landscape and batch size (:func:`descend_batch`).
 * :func:`settle` — Newton polish of the path's end point and the check that it *stays in the
   basin the path reached*: the Hessian at the end point is positive definite off the symmetry modes
@@ -44,8 +46,11 @@ DESCENT_EPSILON = 1e-3
 
 
 def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, atol: float = 1e-8,
-                gtol: float = 1e-4, max_steps: int = 20_000, max_move: float = 0.02, h0: float = 1e-3) -> tuple:
-    """Integrate ``dz/dt = −grad V`` from ``z0`` (N, d) to ``|grad V|_2 <= gtol`` (module docstring).
+                gtol: float = 1e-4, gtol_rel: float = 1e-2, max_steps: int = 20_000, max_move: float = 0.02,
+                h0: float = 1e-3) -> tuple:
+    """Integrate ``dz/dt = −grad V`` from ``z0`` (N, d) to ``|grad V|_2 <= min(gtol, gtol_rel·|grad V(z0)|)``
+    (module docstring; the relative part keeps a path from a soft saddle, whose start already has a small
+    gradient, from stopping where it began).
 
     Returns ``(z, V, |grad V|_2, steps, status, path_length, time)``: status 1 converged, 2 out of steps,
     4 non-finite; path_length: the summed Frobenius lengths of the accepted steps (radians).
@@ -64,11 +69,12 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
     v0, f0 = field(z0)
     finite0 = jnp.isfinite(v0) & jnp.all(jnp.isfinite(f0))
     zero = jnp.zeros((), dt)
+    g_stop = jnp.minimum(gtol, gtol_rel * jnp.sqrt(jnp.sum(f0 * f0)))
     state = (z0, v0, f0, jnp.asarray(h0, dt), zero, zero, jnp.zeros((), jnp.int32),
              jnp.where(finite0, FLOW_RUNNING, FLOW_NON_FINITE))
 
     def cond(st: tuple) -> jax.Array:
-        return (st[7] == FLOW_RUNNING) & (st[6] < max_steps) & (jnp.sqrt(jnp.sum(st[2] * st[2])) > gtol)
+        return (st[7] == FLOW_RUNNING) & (st[6] < max_steps) & (jnp.sqrt(jnp.sum(st[2] * st[2])) > g_stop)
 
     def body(st: tuple) -> tuple:
         z, v, k1, h, t, length, steps, status = st
@@ -92,7 +98,7 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
 
     z, v, f, _, t, length, steps, status = jax.lax.while_loop(cond, body, state)
     gn = jnp.sqrt(jnp.sum(f * f))
-    status = jnp.where(status != FLOW_RUNNING, status, jnp.where(gn <= gtol, FLOW_CONVERGED, FLOW_MAX_STEPS))
+    status = jnp.where(status != FLOW_RUNNING, status, jnp.where(gn <= g_stop, FLOW_CONVERGED, FLOW_MAX_STEPS))
     return z, v, gn, steps, status, length, t
 
 

@@ -81,8 +81,10 @@ class TransitionState:
       gradient_norm: ``|grad V|_2``. eigenvalue: the lowest Hessian eigenvalue off the symmetry modes
         (negative for a transition state). index: negative eigenvalues off the symmetry modes.
       minima: ids of the two minima reached by descent along ``±`` the negative eigenvector
-        (``[]`` when not connected). verified: accepted (index 1, gradient below tolerance, no extra
-        zero mode, both descents ended at verified minima below it). reason: why not, else "".
+        (``[]`` when not connected). verified: accepted (index 1 off the zero band, gradient below
+        tolerance, both descents ended at verified minima below it). reason: why not, else "" (for a
+        degenerate one: its zero modes). degenerate: extra zero modes beyond the symmetry (a saddle on a
+        manifold of critical points: used for H* like any, but no Eyring–Kramers prefactor there).
       found_by: one of :data:`FOUND_BY` (``"random start"`` etc.: a minimisation that stopped on it).
       descents: per side, how it was connected: ``{"method": "path" | "quasi-newton", "minimum",
         "steps", "path_length", "via"}`` (``via``: energy of a lower saddle the path ran into and was
@@ -101,6 +103,7 @@ class TransitionState:
     reason: str = ""
     found_by: str = "double-ended"
     descents: list[dict[str, Any]] = field(default_factory=list)
+    degenerate: bool = False
 
     @property
     def label(self) -> str:

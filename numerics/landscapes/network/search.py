@@ -233,6 +233,10 @@ def _result(spec: LandscapeSpec, state: SearchState, out: str | Path | None, dra
     degenerate = [m.id for m in cat.minima if not m.verified]
     if degenerate:
         notes.append(f"minima {degenerate} have zero modes beyond the symmetry (degenerate); kept in the network")
+    flat = [t.label for t in cat.verified_ts() if t.degenerate]
+    if flat:
+        notes.append(f"transition states {flat} have zero modes beyond the symmetry (degenerate saddles on a manifold "
+                     "of critical points); used for H* like the others, no Eyring-Kramers prefactor there")
     if spec.radius != 1.0:
         notes.append(f"sphere radius {spec.radius:g}: energies are those of the radius-R landscape; Hessian eigenvalues "
                      f"are in the unit-sphere metric (divide by R² = {spec.radius ** 2:g} for the radius-R metric)")

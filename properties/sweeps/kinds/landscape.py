@@ -40,8 +40,9 @@ __all__ = ["LANDSCAPE", "ABLATIONS", "MEASURES", "cached_network", "network_row"
 
 ABLATIONS = ("none", "dimension", "negatives", "curvature")
 MEASURES = ("network", "arrhenius", "schedule")
-#: Compiling a network's kernels for one landscape (seconds on one core, measured 4-7 s with chunk 8).
-COMPILE_SECONDS = 7.0
+#: Compiling a network's kernels for one landscape, plus its closure rounds (seconds on one core, chunk 8:
+#: 25-50 s measured for N = 4..16, d = 2..5 under load; structured starts add their minimisations, see :func:`cost`).
+COMPILE_SECONDS = 25.0
 #: Float64 InfoNCE chain-steps per second on one core (measured 0.9-1.5e6 for N = 4..6, d = 2).
 CHAIN_STEPS_PER_SECOND = 1.0e6
 
@@ -261,10 +262,11 @@ def run(p: Mapping[str, Any], seed: int) -> TaskOutput:
 
 
 def cost(p: Mapping[str, Any]) -> float:
-    """Seconds on one core: :data:`COMPILE_SECONDS` per landscape plus the simulations' chain-steps at
+    """Seconds on one core: :data:`COMPILE_SECONDS` per landscape, the structured starts (0.01 s per template
+    at N·d = 30, scaled by N·d), plus the simulations' chain-steps at
     :data:`CHAIN_STEPS_PER_SECOND` (arrhenius: about 50 000 steps per temperature, measured 62-490 s per task for N = 4..10 at 512 chains; schedule: t_end/h with
     h ~ 0.002)."""
-    base = COMPILE_SECONDS + 0.01 * p["starts"]
+    base = COMPILE_SECONDS + 0.01 * p["starts"] + 0.01 * p.get("structured_starts", 0) * p["num_points"] * p["dim"] / 30
     if p["measure"] == "arrhenius":
         return base + p["chains"] * 50_000 * len(p["barrier_over_t"]) / CHAIN_STEPS_PER_SECOND
     if p["measure"] == "schedule":
