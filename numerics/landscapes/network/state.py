@@ -34,8 +34,8 @@ class SearchSettings:
       structured_starts: budget of structured templates (InfoNCE pair states on spherical codes,
         :mod:`.structured`), >= 0 (0: none; ignored for landscapes without positive pairs).
       structured_excess: highest excess level of the templates (sites holding two or more ends), >= 0.
-      structured_copies: perturbed starts per distinct template, >= 1.
-      structured_noise: RMS size (radians) of each point's random tangent perturbation, > 0.
+      structured_copies: perturbed starts per distinct template, >= 1 (copy c perturbed 3^c times farther).
+      structured_noise: RMS size (radians) of each point's random tangent perturbation of the first copy, > 0.
       hop_batch: walkers (parallel basin-hopping chains) per round, >= 1.
       max_hop_rounds: basin-hopping rounds at most (>= 0). patience: stop hopping after this many
         consecutive rounds without a new minimum (>= 1).
@@ -71,8 +71,8 @@ class SearchSettings:
     seed: int = 0
     structured_starts: int = 4000
     structured_excess: int = 2
-    structured_copies: int = 1
-    structured_noise: float = 0.05
+    structured_copies: int = 3
+    structured_noise: float = 0.005
     hop_batch: int = 16
     max_hop_rounds: int = 30
     patience: int = 4
