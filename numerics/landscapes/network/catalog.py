@@ -5,12 +5,16 @@ a raw minimiser output is first compared *loosely* with the known minima (energy
 ``1e−6·max(1, |V|)``, Gram/coordinates within ``loose_tol``) — a match only counts a hit, nothing is
 added; every other output is refined to ~1e−13 (Newton/eigenvector following), classified, and
 compared *strictly* (energy within ``1e−8·max(1, |V|)`` and :func:`~.symmetry.equivalent` at
-``gram_tol``) before it is added with its multiplicity.
+``gram_tol``) before it is added with its multiplicity. A *degenerate* minimum (zero modes beyond the
+symmetry: a point of a flat family of minima) is also identified with a known degenerate minimum of the
+same energy (1e-8 relative) when the path between them is flat (:func:`flat_path`: the energy along the
+great-circle path between aligned representatives stays within 1e-8 relative of theirs) — one node per
+family, not one per point of it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -18,7 +22,7 @@ from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimu
 from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint
 from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL, Symmetry, equivalent, multiplicity
 
-__all__ = ["Catalog", "LOOSE_TOL"]
+__all__ = ["Catalog", "LOOSE_TOL", "flat_path"]
 
 #: Gram/coordinate tolerance for recognising an unrefined minimiser output (|grad V| ~ 1e-6)
 LOOSE_TOL = 1e-4
@@ -28,15 +32,32 @@ def _same_energy(a: float, b: float, rtol: float) -> bool:
     return abs(a - b) <= rtol * max(1.0, abs(a), abs(b))
 
 
+def flat_path(spec: Any, a: np.ndarray, b: np.ndarray, energy: float, *, samples: int = 17) -> bool:
+    """Whether the great-circle path from ``a`` to the representative of ``b`` aligned to it stays within
+    ``1e-8·max(1, |energy|)`` of ``energy`` (both ``(N, d)`` float64; ``spec`` a LandscapeSpec)."""
+    import jax.numpy as jnp
+
+    from contrastive_bounds.numerics.landscapes.network.manifold import geodesic_interpolate
+    from contrastive_bounds.numerics.landscapes.network.symmetry import align
+
+    bb = align(a, b, spec.symmetry, restarts=2)
+    path = np.asarray(geodesic_interpolate(jnp.asarray(a), jnp.asarray(bb), jnp.linspace(0.0, 1.0, samples)))
+    top = max(spec.energy(z) for z in path)
+    return top <= energy + 1e-8 * max(1.0, abs(energy))
+
+
 class Catalog:
     """Distinct minima and transition states of one search (mutable).
 
     Args:
       symmetry: the landscape's :class:`~.symmetry.Symmetry`. gram_tol: strict tolerance.
+      flat: ``(a, b, energy) -> bool``, the flat-path test for degenerate minima (None: no merging).
     """
 
-    def __init__(self, symmetry: Symmetry, *, gram_tol: float = DEFAULT_GRAM_TOL) -> None:
+    def __init__(self, symmetry: Symmetry, *, gram_tol: float = DEFAULT_GRAM_TOL,
+                 flat: Callable[[np.ndarray, np.ndarray, float], bool] | None = None) -> None:
         self.symmetry = symmetry
+        self.flat = flat
         self.gram_tol = float(gram_tol)
         self.minima: list[NetworkMinimum] = []
         self.transition_states: list[TransitionState] = []
@@ -53,6 +74,9 @@ class Catalog:
     def add_minimum(self, cp: CriticalPoint, found_by: str, detail: str = "") -> tuple[int, bool]:
         """Add a refined, classified minimum unless known; returns ``(id, is_new)``."""
         known = self.match_minimum(cp.z, cp.energy, loose=False)
+        if known is None and cp.zero_modes and self.flat is not None:
+            known = next((m.id for m in self.minima if not m.verified and _same_energy(m.energy, cp.energy, 1e-8)
+                          and self.flat(m.z, cp.z, cp.energy)), None)
         if known is not None:
             self.minima[known].hits += 1
             return known, False

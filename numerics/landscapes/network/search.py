@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.landscapes.network.catalog import Catalog
+from contrastive_bounds.numerics.landscapes.network.catalog import Catalog, flat_path
 from contrastive_bounds.numerics.landscapes.network.disconnectivity import draw_disconnectivity
 from contrastive_bounds.numerics.landscapes.network.graph import NetworkAnalysis, analyse_network
 from contrastive_bounds.numerics.landscapes.network.closure import run_transition_states
@@ -192,7 +192,7 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
     elif resume:
         raise ValueError("resume=True needs out=FOLDER (the folder of the saved search)")
     fingerprint = spec.fingerprint()
-    catalog = Catalog(spec.symmetry, gram_tol=base.gram_tol)
+    catalog = Catalog(spec.symmetry, gram_tol=base.gram_tol, flat=lambda a, b, e: flat_path(spec, a, b, e))
     if resume:
         saved = load_state(path)
         check_resume(saved, fingerprint, base.to_dict())
