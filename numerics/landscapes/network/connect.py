@@ -9,7 +9,9 @@ downhill path through it is still a path of that height) — to the two minima i
 
 * ``descent="path"`` (default): the steepest-descent path from ``z_TS ± ε·v`` on each side
   (:func:`~.descent.descend_batch`), its end polished by Newton and checked to stay in the basin the path
-  reached (:func:`~.descent.settle`). A path that runs into a lower saddle (a descent inside a
+  reached (:func:`~.descent.settle`); a path still moving after its step budget (a flat valley, where an
+  explicit integrator crawls) is continued by L-BFGS with every point's step capped at 0.01 rad — a ridge
+  would have to be narrower than that to be jumped — and settled again. A path that runs into a lower saddle (a descent inside a
   symmetric subspace can end on a saddle of index 1 or more exactly: its unstable directions leave the
   subspace) is continued from its end along ± the lowest Hessian mode there, at most twice; the side is
   then assigned the lower of the two minima reached (every point of these paths lies below the first
@@ -41,6 +43,8 @@ from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint,
 __all__ = ["connect", "refine_and_connect"]
 
 _QN_STEP = 0.02  # the previous search's displacement along ± v before its L-BFGS descent
+#: largest move of a point per L-BFGS step when a path still moving after ``max_steps`` is continued
+SLOW_STEP = 0.01
 _EF_KICK = 0.05  # kick along the second mode of a candidate that refined to an index-2 saddle
 
 
@@ -93,9 +97,17 @@ def _descend(state: SearchState, z: np.ndarray, modes: np.ndarray) -> list[tuple
     starts = np.concatenate([retract_rows(z, sgn * DESCENT_EPSILON * modes) for sgn in (1.0, -1.0)])
     zf, vf, gf, steps, status, length, _ = descend_batch(state.spec, starts, chunk=s.chunk)
     state.effort.descents += len(starts)
+    settled = settle(state.spec, zf, eigenvalue_tol=s.eigenvalue_tol, gradient_tol=s.gradient_tol, chunk=s.chunk)
+    slow = [k for k, (_, reason, _) in enumerate(settled) if reason and int(status[k]) != FLOW_CONVERGED
+            and int(status[k]) != FLOW_NON_FINITE]
+    if slow:  # still moving after max_steps (a flat valley): continue by short-step L-BFGS, then settle again
+        more = minimize_batch(state.spec, zf[slow], chunk=s.chunk, max_step=SLOW_STEP, max_iter=20_000)
+        for k, new in zip(slow, settle(state.spec, more.z, eigenvalue_tol=s.eigenvalue_tol,
+                                       gradient_tol=s.gradient_tol, chunk=s.chunk)):
+            if not new[1]:
+                settled[k], status[k] = new, FLOW_CONVERGED
     out = []
-    for k, (cp, reason, end) in enumerate(settle(state.spec, zf, eigenvalue_tol=s.eigenvalue_tol,
-                                                 gradient_tol=s.gradient_tol, chunk=s.chunk)):
+    for k, (cp, reason, end) in enumerate(settled):
         info = {"method": "path", "steps": int(steps[k]), "path_length": float(length[k]), "via": None}
         if int(status[k]) == FLOW_NON_FINITE:
             reason = "the steepest-descent path met a non-finite value"
