@@ -45,8 +45,8 @@ def disconnectivity_figure(minima: Sequence[NetworkMinimum], transition_states: 
 
     Left panel: the graph (module docstring), a dot at every minimum, each non-global leaf labelled with
     its barrier. Right panel (when ``barriers`` has entries): the barrier of every non-global minimum as
-    a bar on its own axis, H* (the largest) in red — so a trap 0.28 deep stays visible beside a global
-    energy range of 30. Constrained layout keeps titles and labels inside the figure.
+    a bar on its own axis (logarithmic when the barriers span more than a factor 30), H* (the largest) in
+    red — so a trap 0.28 deep stays visible beside a global energy range of 30. Constrained layout keeps titles and labels inside the figure.
 
     Args:
       minima, transition_states: the network (only verified TSs are drawn).
@@ -121,9 +121,15 @@ def disconnectivity_figure(minima: Sequence[NetworkMinimum], transition_states: 
         vals = [bars[i] for i in ids]
         bx.bar(range(len(ids)), vals, color=["tab:red" if v >= h_star else "tab:gray" for v in vals])
         bx.set_xticks(range(len(ids)), [f"m{i}" for i in ids], rotation=90 if len(ids) > 6 else 0, fontsize=7)
-        bx.set_ylabel("barrier to a lower minimum")
         bx.set_title(f"barriers\nH* = {h_star:.4g} (red)", fontsize=9)
-        bx.set_ylim(0, 1.15 * max(vals))
+        positive = [v for v in vals if v > 0]
+        if positive and max(positive) > 30 * min(positive):  # a log axis keeps a shallow trap visible beside a deep one
+            bx.set_yscale("log")
+            bx.set_ylim(min(positive) / 3, 3 * max(positive))
+            bx.set_ylabel("barrier to a lower minimum (log scale)")
+        else:
+            bx.set_ylim(0, 1.15 * max(vals) if max(vals) > 0 else 1.0)
+            bx.set_ylabel("barrier to a lower minimum")
         for side in ("top", "right"):
             bx.spines[side].set_visible(False)
     if title:

@@ -51,3 +51,15 @@ def test_no_title_or_label_leaves_the_figure(tmp_path):
         assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, t.get_text()
     out = draw_disconnectivity(MINIMA, SADDLES, tmp_path / "d.png", title=TITLE)
     assert out.stat().st_size > 1000
+
+
+def test_barriers_spanning_more_than_thirty_fold_get_a_log_axis():
+    """Barriers 1e-5 and 1.26 (the N = 12 and N = 10 traps of the docs table side by side): the barrier panel is
+    logarithmic and both bars lie inside its limits; barriers within a factor 30 keep the linear axis from 0."""
+    minima = MINIMA + [NetworkMinimum(2, 5.0, np.zeros((4, 2)), 1, 0.0, [15.0], 1, True)]
+    fig = disconnectivity_figure(minima, SADDLES, barriers={1: 1.26, 2: 1e-5})
+    bars = fig.axes[1]
+    lo, hi = bars.get_ylim()
+    assert bars.get_yscale() == "log" and lo < 1e-5 and hi > 1.26
+    linear = disconnectivity_figure(minima, SADDLES, barriers={1: 1.26, 2: 0.05}).axes[1]
+    assert linear.get_yscale() == "linear" and linear.get_ylim()[0] == 0.0
