@@ -7,7 +7,6 @@ the search).
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -50,19 +49,13 @@ def _fd_gradient_and_spectrum(f, z, h=1e-4):
     return grad, np.linalg.eigvalsh(0.5 * (hess + hess.T))
 
 
-@functools.lru_cache(maxsize=None)
-def _search(n, d, tau, seed):
-    """Default search of decoupled InfoNCE (shared by the tests of this module)."""
-    return landscape_network(infonce_spec(n, d, tau), seed=seed)
-
-
-def test_six_points_on_s2_find_the_split_pair_trap_with_the_defaults():
+def test_six_points_on_s2_find_the_split_pair_trap_with_the_defaults(default_search):
     """N = 6, d = 3, τ = 0.1 with default settings: the trap with all three pairs split antipodally along three
     orthogonal axes (V = 1/τ + ln 4) is found, the network is closed and complete, and H* > 0 is the trap's
     barrier. Numpy recomputation: the trap has gradient ~0 and a positive Hessian off the 3 rotation modes;
     the escape saddle has gradient ~0 and exactly one negative eigenvalue; H* = V(saddle) − V(trap)."""
     tau, pairs = 0.1, [(0, 1), (2, 3), (4, 5)]
-    res = _search(6, 3, tau, 0)
+    res = default_search(6, 3, tau, 0)
     assert res.status == "complete" and res.closed and res.complete
     assert res.closure.startswith("closed under single-ended exploration")
     e = np.eye(3)
@@ -92,11 +85,11 @@ def _classes(res):
 
 
 @pytest.mark.parametrize("n, d, tau", [(4, 2, 0.1), (6, 2, 0.1), (6, 3, 0.1)])
-def test_two_seeds_give_the_same_minima_classes_and_critical_height(n, d, tau):
+def test_two_seeds_give_the_same_minima_classes_and_critical_height(n, d, tau, default_search):
     """Small rows of the docs table: seeds 0 and 1 (default settings) give the same minima (energies to 1e-8,
     multiplicities, configurations equivalent under the symmetry), the same H* to 1e-9, both closed."""
     spec = infonce_spec(n, d, tau)
-    a, b = (_search(n, d, tau, s) for s in (0, 1))
+    a, b = (default_search(n, d, tau, s) for s in (0, 1))
     assert a.closed and b.closed and a.status == b.status
     assert _classes(a) == _classes(b)
     for ma, mb in zip(sorted(a.minima, key=lambda m: m.energy), sorted(b.minima, key=lambda m: m.energy)):
