@@ -4,7 +4,9 @@ Importing the package never flips ``jax_enable_x64``. Our own entry points (the 
 test suite, :func:`enable_x64`) do. Every public function of ``contrastive_bounds.numerics`` that
 computes with JAX either computes in float64 when given float64 or, while x64 is off, raises
 :class:`X64DisabledError` naming itself and how to enable x64 (it calls :func:`require_x64` at
-entry); it never silently computes in float32.
+entry); it never silently computes in float32. Functions (or paths of them) that compute
+without JAX (numpy, mpmath: the S¹ Fourier paths of the circle functions) compute in float64 whatever
+x64 says and do not raise.
 """
 
 from __future__ import annotations

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import io
 import textwrap
+from typing import Any
 
 from contrastive_bounds.properties.checks.outcome import PlotSpec
 
-__all__ = ["render_figure"]
+__all__ = ["render_figure", "draw_figure"]
+
+
+def _markers_only(style: str) -> bool:
+    """Whether a matplotlib format string draws markers without a line (``"o"``, ``"x"``, ``"ks"``)."""
+    return not any(part in style for part in ("-", ":", "."))
 
 
 def render_figure(spec: PlotSpec) -> bytes:
-    """Draw one :class:`PlotSpec` as PNG bytes (matplotlib, Agg backend).
-
-    Lines (``kind="lines"``) are drawn with their confidence bands (``lo``..``hi``); ``None`` values
-    become gaps. ``kind="bars"`` draws the first value of each series as a bar.
+    """Draw one :class:`PlotSpec` as PNG bytes (matplotlib, Agg backend; see :func:`draw_figure`).
 
     Raises:
       ValueError: a series' ``x`` and ``y`` differ in length (from matplotlib).
@@ -26,32 +29,56 @@ def render_figure(spec: PlotSpec) -> bytes:
 
     fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=100)
     try:
-        if spec.kind == "bars":
-            labels = [s.label for s in spec.series]
-            vals = [s.y[0] if s.y else 0.0 for s in spec.series]
-            ax.bar(range(len(vals)), vals, color="tab:blue")
-            ax.set_xticks(range(len(vals)), labels, rotation=30, ha="right", fontsize=8)
-        else:
-            for s in spec.series:
-                xs = [float(v) for v in s.x]
-                ys = [float("nan") if v is None else float(v) for v in s.y]
-                ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)
-                if s.lo is not None and s.hi is not None:
-                    lo = [float("nan") if v is None else float(v) for v in s.lo]
-                    hi = [float("nan") if v is None else float(v) for v in s.hi]
-                    ax.fill_between(xs, lo, hi, alpha=0.2)
-            if spec.logx:
-                ax.set_xscale("log")
-            if spec.logy:
-                ax.set_yscale("log")
-            ax.legend(fontsize=8)
-        ax.set_title("\n".join(textwrap.wrap(spec.title, 80)) or spec.title, fontsize=9)
-        ax.set_xlabel(spec.xlabel)
-        ax.set_ylabel(spec.ylabel)
-        ax.grid(alpha=0.3)
+        draw_figure(ax, spec)
         fig.tight_layout()
         buf = io.BytesIO()
         fig.savefig(buf, format="png")
         return buf.getvalue()
     finally:
         plt.close(fig)
+
+
+def draw_figure(ax: Any, spec: PlotSpec) -> None:
+    """Draw ``spec`` on a matplotlib Axes.
+
+    Lines (``kind="lines"``) are drawn with their confidence bands (``lo``..``hi``) as a shaded band; a
+    series drawn with markers only (a style without ``-``, ``:`` or ``.`` line parts, e.g. ``"o"``) gets
+    its ``lo``..``hi`` as error bars, which are visible at a single point (what a legend promising an
+    interval must show). ``None`` values become gaps. When every x of a linear axis is an integer (N, d,
+    epochs), the x ticks are integers. ``kind="bars"`` draws the first value of each series as a bar.
+    """
+    if spec.kind == "bars":
+        labels = [s.label for s in spec.series]
+        vals = [s.y[0] if s.y else 0.0 for s in spec.series]
+        ax.bar(range(len(vals)), vals, color="tab:blue")
+        ax.set_xticks(range(len(vals)), labels, rotation=30, ha="right", fontsize=8)
+    else:
+        all_x: list[float] = []
+        for s in spec.series:
+            xs = [float(v) for v in s.x]
+            all_x += xs
+            ys = [float("nan") if v is None else float(v) for v in s.y]
+            if s.lo is not None and s.hi is not None:
+                lo = [float("nan") if v is None else float(v) for v in s.lo]
+                hi = [float("nan") if v is None else float(v) for v in s.hi]
+                if _markers_only(s.style):
+                    err = [[max(y - a, 0.0) for y, a in zip(ys, lo)], [max(b - y, 0.0) for y, b in zip(ys, hi)]]
+                    ax.errorbar(xs, ys, yerr=err, fmt=s.style, label=s.label, ms=5, capsize=4, lw=1.2)
+                    continue
+                line = ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)[0]
+                ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+            else:
+                ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)
+        if spec.logx:
+            ax.set_xscale("log")
+        elif all_x and all(float(x).is_integer() for x in all_x):
+            from matplotlib.ticker import MaxNLocator
+
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if spec.logy:
+            ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    ax.set_title("\n".join(textwrap.wrap(spec.title, 80)) or spec.title, fontsize=9)
+    ax.set_xlabel(spec.xlabel)
+    ax.set_ylabel(spec.ylabel)
+    ax.grid(alpha=0.3)

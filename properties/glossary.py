@@ -24,7 +24,10 @@ GLOSSARY: dict[str, str] = {
                     "stated model error (model factor x step factor): the range an agreement check accepts.",
     "model factor": "exact mean first-passage time / Eyring-Kramers time at the hottest temperature of a run: how far "
                     "the asymptotic Kramers formula is from the exact 1-D quadrature there.",
-    "step factor": "the allowance for the O(h) bias of the Euler-Maruyama step, 1 + 5h.",
+    "step factor": "the allowance for the O(h) escape-rate bias of the projected Euler-Maruyama step in a Kramers "
+                   "band: F_h = 1 + h·C2 with C2 = sum k^2 (|a_k| + |b_k|) >= sup|V''| (1 + 4.5h on the double well, "
+                   "1 + 29.4h on barrier-H at H* = 10); A5.kramers's band for a simulated mean first-passage time is "
+                   "[exact, exact·(1 + 5h)].",
     "MFPT": "mean first-passage time: expected time to reach a target set (exact on S^1 by quadrature).",
     "slack budget": "per link of a proof chain, log10(what the link allows / what the simulation used): how many "
                     "orders of magnitude each inequality of the proof gives away.",
@@ -32,12 +35,25 @@ GLOSSARY: dict[str, str] = {
                      "distance of two m x m similarity matrices with entries in [-1, 1]; a bound above it is "
                      "uninformative.",
     "uninformative": "verdict: the measurement is on the right side of a bound that is no better than the trivial "
-                     "bound; it could not have failed, so it says nothing (exit 1 under check --strict).",
+                     "bound (or beyond float64 with no trivial bound known); it could not have failed, so it says "
+                     "nothing (exit 1 under check --strict).",
     "vacuous": "verdict: the bound is infinite or undefined here (e.g. 1 - pi_max - epsilon <= 0 makes Delta "
                "infinite); the reason says why (exit 1 under check --strict).",
     "inconclusive": "verdict: the interval straddles the bound, or the check could not have failed at its sample "
-                    "size (power below 1/2 against the deviation it must detect); samples needed says how many "
-                    "would decide.",
+                    "size (power below 1/2 against the deviation it must detect), or Holm did not confirm a "
+                    "stochastic violation; samples needed says how many would decide (exit 1 under check --strict).",
+    "deterministic condition": "a requirement of a check with no randomness behind it: a premise of the statement, "
+                               "the registry's verdict, agreement with a reference value or a second implementation, "
+                               "finiteness, an identity; one that fails makes the check violated whatever the "
+                               "p-values (Holm corrects stochastic evidence only).",
+    "could not have failed": "a check whose verdict is uninformative, vacuous, or inconclusive at power below 1/2: "
+                             "whatever the code did, it would not have turned red in this run; the report's first "
+                             "line counts them.",
+    "witness fault": "a built-in fault of check --self-test that turns a given check red; every registered check has "
+                     "one (docs/self-test.md has the check x fault matrix).",
+    "finding": "a measurement a check reports beside its verdict (a trend on real data, a published number against "
+               "a re-run), decided by a rule fixed before the data with its false-alarm rate stated; not a verdict "
+               "on the code.",
     "power": "probability that a check reports a deviation of the stated size from its prediction, at its "
              "false-alarm rate and sample size (normal approximation from its interval).",
     "false alarm": "probability that a check reports violated although the statement is true (e.g. 1e-3 for a "

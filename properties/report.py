@@ -15,14 +15,14 @@ import html
 import re
 from pathlib import Path
 
-from contrastive_bounds.properties.checks.framework import VERDICTS, CheckResult
+from contrastive_bounds.properties.checks.framework import VERDICTS, CheckResult, could_not_have_failed
 from .figures import render_figure
 from .glossary import GLOSSARY, terms_used
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
 from .stats import DEFAULT_SUITE_ALPHA
 
 __all__ = ["write_report", "render_figure", "fmt_value", "md_escape", "verdict_of", "VERDICT_COLOURS", "HEADERS",
-           "table_cell"]
+           "table_cell", "headline", "could_not_have_failed_counts"]
 
 #: Colour of each verdict (rich colour names; the HTML report uses the same hues).
 VERDICT_COLOURS = {"holds": "green", "uninformative": "dark_orange", "vacuous": "yellow", "inconclusive": "cyan",
@@ -137,13 +137,35 @@ def _figures(suite: SuiteResult, out_dir: Path) -> dict[int, list[tuple[str, byt
     return figs
 
 
+def could_not_have_failed_counts(suite: SuiteResult) -> dict[str, int]:
+    """How many records could not have turned red in this run, by reason
+    (:func:`~.checks.verdicts.could_not_have_failed`: uninformative, vacuous, inconclusive at power < 1/2)."""
+    counts: dict[str, int] = {}
+    for r in suite.results:
+        why = None if r.error else could_not_have_failed(r.outcome)
+        if why:
+            counts[why] = counts.get(why, 0) + 1
+    return counts
+
+
+def headline(suite: SuiteResult) -> str:
+    """The report's first line: how many checks ran, and how many of them could not have failed."""
+    counts = could_not_have_failed_counts(suite)
+    n = sum(counts.values())
+    why = f" ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})" if n else ""
+    failed = len(suite.failed)
+    total = len(suite.results)
+    return (f"{total} check{'s' if total != 1 else ''}, {n} of which could not have failed{why}; {failed} failing; "
+            f"exit code {suite.exit_code}")
+
+
 def _summary_line(suite: SuiteResult) -> str:
     counts: dict[str, int] = {}
     for r in suite.results:
         counts[verdict_of(r)] = counts.get(verdict_of(r), 0) + 1
     order = [*VERDICTS, "error"]
     parts = ", ".join(f"{counts[v]} {v}" for v in sorted(counts, key=lambda v: order.index(v) if v in order else 99))
-    strict = "; strict (uninformative and vacuous fail)" if suite.strict else ""
+    strict = "; strict (uninformative, vacuous and inconclusive fail)" if suite.strict else ""
     return (f"{len(suite.results)} checks ({parts}); profile {suite.profile}; suite false-alarm probability "
             f"<= {suite.alpha:g} (Holm across stochastic checks){strict}; exit code {suite.exit_code}")
 
@@ -168,6 +190,18 @@ def _facts(r: CheckResult) -> list[str]:
         out.append(f"About {o.samples_needed} samples would decide it (now {o.samples}).")
     if o.trivial_bound is not None:
         out.append(f"Trivial bound of the quantity: {fmt_value(o.trivial_bound)}.")
+    conds = list(getattr(o, "conditions", None) or [])
+    if conds:
+        bad = [c for c in conds if not c.ok]
+        kinds = sorted({c.kind for c in conds})
+        line = (f"Deterministic conditions: {len(conds) - len(bad)} of {len(conds)} hold ({', '.join(kinds)}); a failed "
+                "one is a failure whatever the p-value")
+        if bad:
+            line += ". FAILED: " + "; ".join(f"[{c.kind}] {c.name}" + (f" ({c.detail})" if c.detail else "") for c in bad)
+        out.append(line)
+    why = None if r.error else could_not_have_failed(o)
+    if why:
+        out.append(f"This check could not have failed in this run ({why}).")
     return out
 
 
@@ -198,7 +232,7 @@ def _glossary_terms(suite: SuiteResult) -> list[str]:
 
 
 def _markdown(suite: SuiteResult) -> str:
-    md = ["# contrastive-bounds check report", "", md_escape(_summary_line(suite)), "",
+    md = [f"# contrastive-bounds check report: {md_escape(headline(suite))}", "", md_escape(_summary_line(suite)), "",
           "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     md += ["| " + " | ".join(md_escape(c) for c in _row(r)) + " |" for r in suite.results]
     md += ["", "Ratio: empirical/bound for upper bounds (<= 1 holds; near 1 is tight), bound/empirical for lower "
@@ -219,7 +253,7 @@ def _html(suite: SuiteResult, figs: dict[int, list[tuple[str, bytes]]]) -> str:
     esc = html.escape
     rows = "".join("<tr>" + "".join(f"<td>{_verdict_html(c) if k == 6 else esc(c)}</td>" for k, c in enumerate(_row(r)))
                    + "</tr>" for r in suite.results)
-    body = [f"<h1>contrastive-bounds check report</h1><p>{esc(_summary_line(suite))}</p>",
+    body = [f"<h1>contrastive-bounds check report: {esc(headline(suite))}</h1><p>{esc(_summary_line(suite))}</p>",
             "<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + f"</tr>{rows}</table>",
             "<p>Ratio: empirical/bound for upper bounds (&lt;= 1 holds; near 1 is tight), bound/empirical for lower "
             "bounds, empirical/prediction for agreement checks. Verdicts and terms: see the "

@@ -5,7 +5,9 @@
 ``resume=True`` merges: a finished record whose computation is unchanged (same profile, parameters
 and seed) is reused, a changed or crashed one is re-run and replaced, and every record of the earlier
 run that this run did not select is kept as it was. A resume under another profile is refused
-(naming both profiles) rather than mixing profiles in one report. Nothing is ever dropped.
+(naming both profiles) rather than mixing profiles in one report. Nothing is ever dropped: a run
+without ``resume`` into a folder whose results.json holds records this run does not select (a partial
+run over a fuller one) is refused before anything runs (:func:`records_a_fresh_run_would_drop`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from .stats import DEFAULT_SUITE_ALPHA, holm
 
 __all__ = ["run_suite", "SuiteResult", "SuiteInterrupted", "atomic_write_text", "atomic_write_bytes",
            "ensure_writable_folder", "versions", "load_results", "load_suite", "write_results", "record_id",
-           "resumable_records"]
+           "resumable_records", "records_a_fresh_run_would_drop"]
 
 
 def ensure_writable_folder(path: Path, name: str) -> Path:
@@ -127,7 +129,7 @@ class SuiteResult:
       reused: labels of finished records of the earlier run taken over unchanged (``--resume``).
       kept: labels of earlier records this run did not select, kept as they were (``--resume``).
       rerun: labels of earlier records re-run because their parameters or seed changed or they crashed.
-      strict: ``uninformative`` and ``vacuous`` count as failures (``check --strict``).
+      strict: ``uninformative``, ``vacuous`` and ``inconclusive`` count as failures (``check --strict``).
     """
 
     results: list[CheckResult]
@@ -140,7 +142,7 @@ class SuiteResult:
 
     @property
     def failed(self) -> list[CheckResult]:
-        """Records that make the run fail: violated or crashed (and, with ``strict``, uninformative or vacuous)."""
+        """Records that make the run fail: violated or crashed (and, with ``strict``, every verdict but holds)."""
         bad = FAILING_STRICT if self.strict else FAILING
         return [r for r in self.results if r.outcome.verdict in bad or r.error]
 
@@ -151,7 +153,8 @@ class SuiteResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when nothing in :attr:`failed`, 1 otherwise (inconclusive never fails; see docs/report.md)."""
+        """0 when nothing in :attr:`failed`, 1 otherwise (inconclusive fails only under ``strict``; see
+        docs/report.md)."""
         return 1 if self.failed else 0
 
 
@@ -184,7 +187,13 @@ def write_results(path: Path, suite: SuiteResult) -> None:
 
 def _apply_holm(results: list[CheckResult], alpha: float) -> None:
     """Holm across every stochastic record of the file, from each record's verdict before Holm (so a
-    merged file is corrected as one family, and re-applying is idempotent)."""
+    merged file is corrected as one family, and re-applying is idempotent).
+
+    Holm corrects the stochastic part only: a ``violated`` that a deterministic condition caused
+    (``Outcome.failed_conditions``: a premise, the registry, a reference, a second implementation,
+    finiteness) stays ``violated`` whatever the p-value; only a ``violated`` resting on the stochastic
+    test alone becomes ``inconclusive`` when Holm does not reject it. A p-value that is not a number
+    counts as 1 in the family (the record is already ``violated`` by its ``finite`` condition)."""
     stochastic = [r for r in results if r.outcome.p_value is not None and not r.error]
     for r in stochastic:
         d = r.outcome.details
@@ -194,10 +203,15 @@ def _apply_holm(results: list[CheckResult], alpha: float) -> None:
             d["verdict_before_holm"], d["summary_before_holm"] = r.outcome.verdict, r.outcome.summary
     if not stochastic:
         return
-    rejected = holm([min(max(r.outcome.p_value, 0.0), 1.0) for r in stochastic], alpha)
+    pvals = [r.outcome.p_value for r in stochastic]
+    rejected = holm([1.0 if p != p else min(max(p, 0.0), 1.0) for p in pvals], alpha)
     for r, rej in zip(stochastic, rejected):
         r.outcome.details["holm_rejected"] = rej
         r.outcome.details["suite_alpha"] = alpha
+        if r.outcome.failed_conditions:
+            r.outcome.details["holm_applies"] = False  # deterministic: Holm does not speak to it
+            r.outcome.verdict = "violated"
+            continue
         if r.outcome.verdict == "violated" and not rej:
             r.outcome.verdict = "inconclusive"
             r.outcome.summary += f" (not significant after Holm correction at suite alpha {alpha:g})"
@@ -236,6 +250,19 @@ def resumable_records(path: Path, profile: str) -> list[CheckResult]:
     return old.results
 
 
+def records_a_fresh_run_would_drop(path: Path, scenarios: list[Scenario]) -> list[str]:
+    """Labels of the records of ``path`` (an earlier results.json) that a run of ``scenarios`` without
+    ``--resume`` would drop: the ones it does not select. ``[]`` when there is no such file.
+
+    Raises:
+      ValueError: the file is not a results.json of ours (naming it).
+    """
+    if not Path(path).exists():
+        return []
+    selected = {(sc.check, sc.name) for sc in scenarios}
+    return [_label(r) for r in load_suite(path).results if record_id(r) not in selected]
+
+
 def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume: bool = False,
               alpha: float = DEFAULT_SUITE_ALPHA, strict: bool = False,
               on_start: Callable[[Scenario, int, int], None] | None = None,
@@ -252,13 +279,13 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
         profile, parameters and seed match, re-run the others, keep the records this run does not
         select (see the module docstring).
       alpha: the suite's family-wise false-alarm probability for Holm's correction.
-      strict: count ``uninformative`` and ``vacuous`` as failures in the exit code.
+      strict: count ``uninformative``, ``vacuous`` and ``inconclusive`` as failures in the exit code.
       on_start, on_done: progress callbacks.
 
     Raises:
       ValueError: ``out_dir`` is not a folder, cannot be created or is not writable (checked before
         any check runs); an existing results.json is not ours, or was written under another
-        profile (with ``resume``).
+        profile (with ``resume``), or (without ``resume``) holds records this run does not select.
       SuiteInterrupted: Ctrl-C; the finished records are saved.
       OSError: writing results.json failed during the run (disk full, folder removed).
     """
@@ -268,6 +295,12 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
     ensure_writable_folder(out_dir, "out_dir")  # fail before the run, not after the work is done
     path = out_dir / "results.json"
     earlier = resumable_records(path, profile) if resume else []
+    if not resume:
+        dropped = records_a_fresh_run_would_drop(path, scenarios)
+        if dropped:
+            raise ValueError(f"out_dir={out_dir}: {path} holds {len(dropped)} record(s) this run does not select "
+                             f"({', '.join(dropped[:6])}{', ...' if len(dropped) > 6 else ''}); a partial run would "
+                             "replace them: pass resume=True to merge, or write to another out_dir")
     enable_x64()  # the main job compares bounds in float64 (docs/design.md, Precision); our entry point
     checks = registered_checks()
     merged: dict[tuple[str, str], CheckResult] = {record_id(r): r for r in earlier}

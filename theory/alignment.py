@@ -270,6 +270,10 @@ def _link_common(etas: Any, tau: float, batch_size: int, delta_value: float) -> 
     t = check_real("tau", tau, 0, INF)
     b = check_int("batch_size", batch_size, 1)
     dv = check_real("delta_value", delta_value, 0, INF, allow_inf=True)
+    log_a = -(math.log(2.0) + 2.0 * math.log(t) + math.log(b))  # log of 1/(2 tau^2 B), finite for every tau > 0
+    if log_a > 700.0:
+        raise ValueError(f"tau={tau!r}: the links' rate 1/(2 tau^2 B) = e^{log_a:.4g} is beyond float64; "
+                         "evaluate the bound with its Bound object (mpmath) instead")
     return e, 1.0 / (2 * t * t * b), math.log(dv) - math.log(t) - 0.5 * math.log(b) if math.isfinite(dv) else math.inf
 
 

@@ -33,6 +33,10 @@ from .bound_spec import (AcceptedParam, Caveat, Constraint, Reparametrisation, V
 from .bound_value import INFORMATIVENESS, BoundValue, LogArray
 from .domains import Param
 from .reliable import DEFAULT_DIGITS, GUARD_DIGITS, MAX_DIGITS, reliable_sign, reliable_value
+
+#: Largest ``digits`` :meth:`Bound.evaluate` accepts (its working precision is about twice that; Python
+#: prints integers of at most 4300 digits).
+EVALUATE_MAX_DIGITS = 1000
 from .source import Source
 
 __all__ = ["Bound", "BoundValue", "Vacuity", "Constraint", "Reparametrisation", "Caveat", "LogArray",
@@ -253,7 +257,7 @@ class Bound:
         the fast path (about 1 ms per call).
 
         Args:
-          digits: significant digits (>= 5) that the reported value has.
+          digits: significant digits (in [5, :data:`EVALUATE_MAX_DIGITS`]) that the reported value has.
           **values: the parameters (or their alternatives, or the trivial bound's optional
             parameters), as Python/numpy numbers, sympy Rationals, ``fractions.Fraction`` and
             ``decimal.Decimal`` (all kept exact) or mpmath numbers (kept at full precision).
@@ -267,10 +271,10 @@ class Bound:
           ``None`` and ``informativeness_note`` says which to give.
 
         Raises:
-          ValueError: see :meth:`resolve`; ``digits < 5``.
+          ValueError: see :meth:`resolve`; ``digits`` outside [5, :data:`EVALUATE_MAX_DIGITS`].
         """
-        if not isinstance(digits, int) or isinstance(digits, bool) or digits < 5:
-            raise ValueError(f"digits={digits!r} is outside its domain: integers in [5, inf)")
+        if not isinstance(digits, int) or isinstance(digits, bool) or not 5 <= digits <= EVALUATE_MAX_DIGITS:
+            raise ValueError(f"digits={digits!r} is outside its domain: integers in [5, {EVALUATE_MAX_DIGITS}]")
         vals = self.resolve(values)
         for v in self.vacuity:
             if reliable_sign(v.expr, vals, digits) <= 0:

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_probability, check_real, check_seed
+from contrastive_bounds.theory.domains import MAX_SEED, check_int, check_probability, check_real, check_seed
 
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.filemode import ensure_writable_parent, write_atomically
@@ -82,7 +82,9 @@ class ScalingConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the first field outside its domain."""
-        self.sgd.validate()
+        # the grid sets batch size, learning rate, steps and seed of every cell: sgd's own are ignored,
+        # so they are not validated (a default batch_size of 32 must not refuse reference_size=16)
+        dataclasses.replace(self.sgd, batch_size=2, learning_rate=1.0, steps=1, seed=0).validate()
         n = self.sgd.reference_size
         bs = tuple(self.batch_sizes)
         if len(bs) < 2 or len(set(bs)) != len(bs) or list(bs) != sorted(bs):
@@ -97,7 +99,9 @@ class ScalingConfig:
             raise ValueError(f"budgets={tuple(self.budgets)!r} must be distinct values from {BUDGETS}")
         check_int("seeds", self.seeds, 2, 1000)
         check_seed(self.seed)
-        check_seed(self.seed + self.seeds - 1)
+        if self.seed + self.seeds - 1 > MAX_SEED:
+            raise ValueError(f"seed={self.seed} with seeds={self.seeds} runs seeds up to {self.seed + self.seeds - 1}, "
+                             f"beyond the seed range [0, {MAX_SEED}]: choose seed <= {MAX_SEED - self.seeds + 1}")
         check_int("epochs", self.epochs, 1)
         if self.reference_batch not in bs:
             raise ValueError(f"reference_batch={self.reference_batch} must be one of batch_sizes={bs}")
@@ -235,16 +239,30 @@ def run_cell(config: ScalingConfig, batch_size: int, budget: str, ref=None) -> d
 
 
 def _load_cells(path: str, fp: str) -> dict[str, Any]:
+    """The finished cells of the grid checkpoint at ``path`` (JSON written by :func:`_save_cells`).
+
+    Raises:
+      ValueError: naming ``checkpoint``: a folder, unreadable, not UTF-8 JSON (an ``.npz`` or any
+        binary file included), not an object with ``fingerprint`` and ``cells``, or another grid's.
+    """
+    what = ("a grid checkpoint (the JSON file align batch-scaling writes); use another checkpoint path, or delete "
+            "the file to start over")
+    if os.path.isdir(path):
+        raise ValueError(f"checkpoint={path!r} is a folder, not {what}")
     try:
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"checkpoint={path!r} cannot be read as a grid checkpoint ({exc})") from None
-    if not isinstance(data, dict) or "cells" not in data:
-        raise ValueError(f"checkpoint={path!r} is not a grid checkpoint of this toolkit")
+    except UnicodeDecodeError:
+        raise ValueError(f"checkpoint={path!r} is a binary file, not {what}") from None
+    except OSError as exc:
+        raise ValueError(f"checkpoint={path!r} cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise ValueError(f"checkpoint={path!r} is not valid JSON ({exc}), so not {what}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), dict) or "fingerprint" not in data:
+        raise ValueError(f"checkpoint={path!r} is JSON without 'fingerprint' and 'cells', so not {what}")
     if data.get("fingerprint") != fp:
         raise ValueError(f"checkpoint={path!r} belongs to a different grid (its configuration differs: "
-                         f"{fingerprint_difference(str(data.get('fingerprint')), fp)}); use another --checkpoint "
+                         f"{fingerprint_difference(str(data.get('fingerprint')), fp)}); use another checkpoint "
                          "path, or delete the file to start over")
     return data["cells"]
 
@@ -282,7 +300,7 @@ def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, r
     cells: dict[str, Any] = {}
     if checkpoint and resume and os.path.exists(checkpoint):
         cells = _load_cells(checkpoint, fp)
-    ref = load_reference_set(config.sgd)
+    ref = load_reference_set(dataclasses.replace(config.sgd, batch_size=config.reference_batch))  # sgd's own is unused
     todo = [(b, g) for g in config.budgets for b in config.batch_sizes]
     for i, (b, g) in enumerate(todo):
         key = f"{g}:{b}"

@@ -1,6 +1,7 @@
 """Verdicts of the batch-size grid (docs/theorems.md B10): measured trends beside the bound's and the paper's.
 
-Measured trend of a (scaling a, budget): for each seed, the least-squares slope of CL-NSCL CKA (and RSA)
+Per cell, the mean of CKA (RSA) over seeds has a Student-t interval intersected with the metric's range,
+[0, 1] ([-1, 1]); a cut end is marked ``clipped``. Measured trend of a (scaling a, budget): for each seed, the least-squares slope of CL-NSCL CKA (and RSA)
 against log2 B over the batch sizes where that seed's runs did not diverge; a Student-t interval of
 the mean slope over seeds (95 %). ``rises`` when the interval is above 0, ``falls`` when below, ``flat``
 when it contains 0 (undecided at this number of seeds).
@@ -28,7 +29,37 @@ from contrastive_bounds.theory import alignment
 
 from contrastive_bounds.numerics.stats import mean_ci
 
-__all__ = ["ScalingResult", "PAPER_TREND", "claim_for"]
+__all__ = ["ScalingResult", "PAPER_TREND", "claim_for", "METRIC_RANGE", "bounded_mean_ci"]
+
+#: The range of each per-cell metric: CKA of two PSD Grams (Paper B's cosine Grams, centred) is in
+#: [0, 1]; RSA is a Pearson correlation, in [-1, 1] (docs/theorems.md B5).
+METRIC_RANGE: dict[str, tuple[float, float]] = {"cka": (0.0, 1.0), "rsa": (-1.0, 1.0)}
+
+
+def bounded_mean_ci(values: Any, metric: str, confidence: float = 0.95) -> dict[str, Any]:
+    """Student-t interval for the mean of a bounded metric over seeds, intersected with the metric's range.
+
+    The mean of a quantity in ``[a, b]`` lies in ``[a, b]``, so cutting the interval there keeps its
+    coverage and never reports an impossible value (CKA above 1 on three seeds near 1); ``clipped``
+    says where it was cut.
+
+    Args:
+      values: at least 2 finite values of ``metric``. metric: a key of :data:`METRIC_RANGE`.
+      confidence: in (0, 1).
+    Returns:
+      dict ``mean``, ``lo``, ``hi`` (floats, ``a <= lo <= mean <= hi <= b``), ``clipped`` (None, or
+      ``"below"``, ``"above"``, ``"both"``: which ends were cut) and ``range`` (a, b).
+    Raises:
+      ValueError: an unknown metric, fewer than 2 values, non-finite values (from :func:`~.stats.mean_ci`).
+    Source: Student t interval (numerics.stats.mean_ci); intersection with the parameter space.
+    """
+    if metric not in METRIC_RANGE:
+        raise ValueError(f"metric={metric!r} must be one of {sorted(METRIC_RANGE)}")
+    a, b = METRIC_RANGE[metric]
+    ci = mean_ci(values, confidence)
+    cut = [side for side, out in (("below", ci.lo < a), ("above", ci.hi > b)) if out]
+    return {"mean": ci.mean, "lo": max(ci.lo, a), "hi": min(ci.hi, b),
+            "clipped": None if not cut else ("both" if len(cut) == 2 else cut[0]), "range": (a, b)}
 
 
 def PAPER_TREND(exponent: float) -> str:  # noqa: N802 - a table, spelled as a constant
@@ -75,7 +106,8 @@ class ScalingResult:
         return [r for r in self.rows() if "diverged" in r]
 
     def table(self, metric: str = "cka") -> list[dict[str, Any]]:
-        """Per (budget, exponent, B): mean of ``metric`` over the seeds that did not diverge, 95 % t-interval."""
+        """Per (budget, exponent, B): mean of ``metric`` over the seeds that did not diverge, with a 95 %
+        t-interval intersected with the metric's range (:func:`bounded_mean_ci`; ``clipped`` names a cut end)."""
         out = []
         for budget in self.config.budgets:
             for a in self.config.exponents:
@@ -85,10 +117,10 @@ class ScalingResult:
                     row = {"budget": budget, "exponent": a, "batch_size": b, "seeds": len(ok), "diverged": len(rs) - len(ok),
                            "learning_rate": rs[0]["learning_rate"], "steps": rs[0]["steps"]}
                     if len(ok) >= 2:
-                        ci = mean_ci(ok)
-                        row.update(mean=ci.mean, lo=ci.lo, hi=ci.hi)
+                        ci = bounded_mean_ci(ok, metric)
+                        row.update(mean=ci["mean"], lo=ci["lo"], hi=ci["hi"], clipped=ci["clipped"])
                     elif ok:
-                        row.update(mean=ok[0], lo=None, hi=None)
+                        row.update(mean=ok[0], lo=None, hi=None, clipped=None)
                     out.append(row)
         return out
 

@@ -60,24 +60,25 @@ def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]
 
 
 def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint") -> dict[str, np.ndarray]:
-    """The arrays of the checkpoint at ``path``.
+    """The arrays of the checkpoint at ``path`` (read by :func:`~contrastive_bounds.numerics.arrayfiles.read_arrays`:
+    every member eagerly, nothing unpickled).
 
     Raises:
-      ValueError: naming ``name`` when the file belongs to another run (naming the settings that differ)
-        or is not a readable checkpoint.
+      ValueError: naming ``name`` when the file is not a readable checkpoint (missing, a folder, empty,
+        text, a pickle, damaged or truncated, not an archive, no fingerprint) or belongs to another run
+        (naming the settings that differ).
     """
-    try:
-        with np.load(path) as data:
-            if "fingerprint" not in data.files:
-                raise ValueError(f"{name}={path!r} is not a checkpoint of this toolkit (no fingerprint)")
-            found = str(data["fingerprint"])
-            if found != fingerprint_value:
-                raise ValueError(f"{name}={path!r} belongs to a different run (its configuration differs: "
-                                 f"{fingerprint_difference(found, fingerprint_value)}); use another --checkpoint path, "
-                                 "or delete the file to start over")
-            return {k: data[k] for k in data.files if k != "fingerprint"}
-    except (OSError, EOFError, KeyError) as exc:
-        raise ValueError(f"{name}={path!r} cannot be read as a checkpoint ({exc})") from None
+    from contrastive_bounds.numerics.arrayfiles import read_arrays
+
+    start_over = f"use another {name} path, or delete the file to start over"
+    arrays = read_arrays(path, name, remedy=start_over)
+    if "fingerprint" not in arrays or arrays["fingerprint"].dtype.kind not in "US":
+        raise ValueError(f"{name}={path!r} is not a checkpoint of this toolkit (no fingerprint); {start_over}")
+    found = str(arrays.pop("fingerprint"))
+    if found != fingerprint_value:
+        raise ValueError(f"{name}={path!r} belongs to a different run (its configuration differs: "
+                         f"{fingerprint_difference(found, fingerprint_value)}); {start_over}")
+    return arrays
 
 
 def flatten_tree(prefix: str, tree: Any) -> dict[str, np.ndarray]:

@@ -23,7 +23,6 @@ For n <= ``cross_check_max_n`` every quantity is recomputed from the n x n Grams
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import numpy as np
@@ -34,43 +33,45 @@ from contrastive_bounds.theory.domains import check_int, check_seed
 from contrastive_bounds.numerics.alignment.similarity import (
     cka_rho, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r)
 
-__all__ = ["load_embeddings", "load_labels", "compare_embeddings", "feature_rho", "feature_pair_stats"]
+__all__ = ["load_embeddings", "load_labels", "compare_embeddings", "feature_rho", "feature_pair_stats",
+           "MAX_SPEARMAN_SAMPLE", "MAX_SPEARMAN_PAIRS"]
+
+
+MAX_SPEARMAN_SAMPLE = 5000
+"""Most rows of the Spearman subsample: its ranks need n(n-1)/2 distances and a few n x n float64
+matrices (about 1 GiB at 5000 rows)."""
+MAX_SPEARMAN_PAIRS = MAX_SPEARMAN_SAMPLE * (MAX_SPEARMAN_SAMPLE - 1) // 2
+"""Most pairs ranked exactly (the same memory as :data:`MAX_SPEARMAN_SAMPLE` rows)."""
 
 
 def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
-    """Read an (n, d) float array (rows = samples) from ``.npy`` or ``.npz`` as float64.
+    """Read an (n, d) real array (rows = samples, columns = features) from ``.npy`` or ``.npz`` as float64.
 
-    A ``.npz`` must hold one array, or ``key`` must name one. A 1-D array is n samples of one feature.
+    The file is read by :func:`~contrastive_bounds.numerics.arrayfiles.read_array` (never unpickled).
+    A ``.npz`` must hold one array, or ``key`` must name one.
+
+    Args:
+      path: the file. name: how messages call it (``"CL"``, ``"NSCL"``). key: the array of a ``.npz``.
+    Returns:
+      float64 array (n, d), n >= 4, d >= 1, finite, no zero row.
     Raises:
-      ValueError: naming ``name`` for a missing/unreadable file, an ambiguous ``.npz``, a non-real
-        or non-finite array, n < 4, no feature, or a zero row (its cosine similarities are undefined).
+      ValueError: naming ``name`` and the path: a missing, empty, text, pickled, damaged or truncated
+        file; an ambiguous ``.npz``; a non-real array; not 2-D (a 1-D array of n values is refused, not
+        read as n x 1: one feature gives cosine similarities of +-1 only); n < 4; no feature; a
+        non-finite value or a zero row (its cosine similarities are undefined).
     """
-    if not os.path.isfile(path):
-        raise ValueError(f"{name}={path!r}: no such file")
-    try:
-        data = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{name}={path!r} is not a .npy/.npz array file ({exc})") from None
-    if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            files = list(data.files)
-            if key is not None:
-                if key not in files:
-                    raise ValueError(f"{name}={path!r} has no array {key!r} (arrays: {files})")
-                arr = data[key]
-            elif len(files) == 1:
-                arr = data[files[0]]
-            else:
-                raise ValueError(f"{name}={path!r} holds {len(files)} arrays {files}: name one with --key")
-    else:
-        arr = data
+    from contrastive_bounds.numerics.arrayfiles import read_array
+
+    arr = read_array(path, name, key=key)
     if arr.dtype.kind not in "fiub":
         raise ValueError(f"{name}={path!r} has dtype {arr.dtype}: a real numeric array is needed")
-    arr = np.asarray(arr, np.float64)
     if arr.ndim == 1:
-        arr = arr[:, None]
+        raise ValueError(f"{name}={path!r} is 1-D (shape {arr.shape}): embeddings must be 2-D, (n samples, d features); "
+                         "if one feature per sample is really meant, save x[:, None] (every cosine similarity is then "
+                         "+-1)")
     if arr.ndim != 2 or arr.shape[1] == 0:
         raise ValueError(f"{name}={path!r} must be 2-D (rows = samples, columns = features); got shape {arr.shape}")
+    arr = np.asarray(arr, np.float64)
     if arr.shape[0] < 4:
         raise ValueError(f"{name}={path!r} has n={arr.shape[0]} rows; at least 4 samples are needed")
     bad = ~np.all(np.isfinite(arr), axis=1)
@@ -83,21 +84,29 @@ def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
     return arr
 
 
-def load_labels(path: str, n: int) -> np.ndarray:
-    """Integer labels (n,) from ``.npy``/``.npz``; ValueError naming ``--labels`` for a wrong shape or type."""
-    if not os.path.isfile(path):
-        raise ValueError(f"--labels={path!r}: no such file")
-    data = np.load(path, allow_pickle=False)
-    if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            if len(data.files) != 1:
-                raise ValueError(f"--labels={path!r} must hold exactly one array; holds {data.files}")
-            data = data[data.files[0]]
-    y = np.asarray(data).reshape(-1) if np.ndim(data) == 2 and 1 in np.shape(data) else np.asarray(data)
-    if y.shape != (n,) or y.dtype.kind not in "iu":
-        raise ValueError(f"--labels={path!r} must be an integer array of shape ({n},); got {y.dtype} {y.shape}")
+def load_labels(path: str, n: int, name: str = "labels") -> np.ndarray:
+    """Integer class labels of shape (n,) from ``.npy`` or a one-array ``.npz`` (never unpickled).
+
+    Args:
+      path: the file. n: the number of samples (rows of the embeddings). name: how messages call it.
+    Returns:
+      integer array (n,) with at least 2 classes.
+    Raises:
+      ValueError: naming ``name``: an unreadable file (as :func:`load_embeddings`), a ``.npz`` with
+        several arrays, a shape other than (n,) (an (n, 1) column included: save ``labels.ravel()``),
+        a non-integer dtype, or a single class.
+    """
+    from contrastive_bounds.numerics.arrayfiles import read_array
+
+    y = read_array(path, name)
+    if y.dtype.kind not in "iu":
+        raise ValueError(f"{name}={path!r} has dtype {y.dtype}: labels must be integers (save labels.astype(int) if "
+                         "they are whole numbers)")
+    if y.shape != (n,):
+        hint = "; save labels.ravel()" if y.size == n else ""
+        raise ValueError(f"{name}={path!r} has shape {y.shape}: labels must be 1-D of shape ({n},), one per sample{hint}")
     if np.unique(y).size < 2:
-        raise ValueError(f"--labels={path!r} holds a single class; at least 2 are needed")
+        raise ValueError(f"{name}={path!r} holds a single class; at least 2 are needed")
     return y
 
 
@@ -183,8 +192,10 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
     Args:
       x_cl, x_nscl: float arrays (n, d1), (n, d2), finite, no zero row (:func:`load_embeddings` checks files).
       labels: optional int (n,) classes: adds C, pi_max and each representation's CKA with the labels.
-      spearman_max_pairs: exact Spearman RSA up to this many pairs (>= 3); beyond, a row subsample.
-      spearman_sample: rows of that subsample (>= 3). seed: its seed.
+      spearman_max_pairs: exact Spearman RSA up to this many pairs, in [3, :data:`MAX_SPEARMAN_PAIRS`];
+        beyond, a row subsample.
+      spearman_sample: rows of that subsample, in [3, :data:`MAX_SPEARMAN_SAMPLE`] (memory: a few
+        ``spearman_sample^2`` float64 matrices). seed: its seed, in [0, 2**32 - 1].
       cross_check_max_n: recompute with n x n Grams (:mod:`.similarity`) when n is at most this (>= 0).
 
     Returns: JSON-ready dict: ``n``, dims, ``cka`` (cosine and linear, biased and debiased), ``rsa``
@@ -198,16 +209,16 @@ def compare_embeddings(x_cl: np.ndarray, x_nscl: np.ndarray, labels: np.ndarray 
     """
     x, y = np.asarray(x_cl, np.float64), np.asarray(x_nscl, np.float64)
     if x.ndim != 2 or y.ndim != 2 or x.shape[0] != y.shape[0]:
-        raise ValueError(f"CL and NSCL must be 2-D with the same number of rows n; got {x.shape} and {y.shape}")
-    check_int("spearman_max_pairs", spearman_max_pairs, 3)
-    check_int("spearman_sample", spearman_sample, 3)
+        raise ValueError(f"x_cl and x_nscl must be 2-D with the same number of rows n; got {x.shape} and {y.shape}")
+    check_int("spearman_max_pairs", spearman_max_pairs, 3, MAX_SPEARMAN_PAIRS)
+    check_int("spearman_sample", spearman_sample, 3, MAX_SPEARMAN_SAMPLE)
     check_int("cross_check_max_n", cross_check_max_n, 0)
     check_seed(seed)
-    for name, a in (("CL", x), ("NSCL", y)):
+    for name, a in (("x_cl", x), ("x_nscl", y)):
         if not np.all(np.isfinite(a)) or np.any(~np.any(a != 0, axis=1)):
             raise ValueError(f"{name} must be finite with no zero row (cosine similarities)")
     u, v = _unit(x), _unit(y)
-    for name, a in (("CL", u), ("NSCL", v)):
+    for name, a in (("x_cl", u), ("x_nscl", v)):
         if np.all(np.abs(a - a[0]) <= 1e-12):
             raise ValueError(f"{name} is constant: all n rows point the same way (every cosine similarity is 1), so "
                              "CKA and RSA are undefined")

@@ -42,6 +42,8 @@ __all__ = [
     "DescentState",
     "StepRecord",
     "descent_step",
+    "applied_gradients",
+    "same_class_fractions",
     "sample_batch",
     # re-exported from .descent_gradients
     "block_gradients",
@@ -97,6 +99,57 @@ def _merge(block: jax.Array, canon: jax.Array) -> jax.Array:
     return jnp.zeros_like(block).at[canon[:, None], canon[None, :]].add(block)
 
 
+def _canonical_positions(batch: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(2B,) block position of each position's first occurrence, and whether it is that first occurrence."""
+    b = batch.shape[0]
+    eq = batch[:, None] == batch[None, :]
+    first = jnp.argmax(eq, axis=1)  # first position holding the same sample
+    return jnp.concatenate([first, first + b]), jnp.concatenate([first == jnp.arange(b)] * 2)
+
+
+def same_class_fractions(batch: jax.Array, labels: jax.Array) -> jax.Array:
+    """Per batch position: (# other batch samples of its class) / (# other batch samples), float (B,).
+
+    Args:
+      batch: int (B,) sample indices (duplicates allowed: a copy of the same sample is not "other");
+      labels: int (n,) classes.
+
+    Returns: the fractions in [0, 1] (default float dtype); their maximum is the batch event's
+    quantity of docs/theorems.md B4 (every anchor's same-class fraction <= pi_max + epsilon).
+    """
+    return _same_class_fractions(batch, labels[batch])
+
+
+def applied_gradients(
+    s_cl: jax.Array, s_nscl: jax.Array, batch: jax.Array, labels: jax.Array, *, tau, anchors: Anchors = "first",
+    coupled: bool = False, symmetrize: bool = False, unique: bool = False,
+) -> tuple[jax.Array, jax.Array]:
+    """The gradients a step applies on the 2B x 2B block: B3's closed form, duplicates merged, optionally symmetrised.
+
+    Args:
+      s_cl, s_nscl: float (2B, 2B) blocks ``Sigma[R][:, R]``, ``R = [batch, n + batch]``.
+      batch: int (B,) sample indices; labels: int (n,); tau: temperature > 0.
+      anchors, coupled, symmetrize: as :func:`descent_step`; unique: promise of no duplicates
+        (skips the merge; wrong results if broken).
+
+    Returns: ``(G_cl, G_nscl)`` float (2B, 2B): what ``Sigma - eta G`` uses, and whose Frobenius
+    difference the step records as ``mismatch`` (link L1 of docs/theorems.md B4).
+
+    Raises:
+      X64DisabledError: float64 blocks while JAX's x64 mode is off.
+
+    Source: docs/theorems.md B3.
+    """
+    require_x64(s_cl, s_nscl, what="alignment.descent.applied_gradients")
+    g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau, anchors=anchors, coupled=coupled)
+    if not unique:
+        canon, _ = _canonical_positions(batch)
+        g_cl, g_nscl = _merge(g_cl, canon), _merge(g_nscl, canon)
+    if symmetrize:
+        g_cl, g_nscl = 0.5 * (g_cl + g_cl.T), 0.5 * (g_nscl + g_nscl.T)
+    return g_cl, g_nscl
+
+
 def descent_step(
     state: DescentState, batch: jax.Array, labels: jax.Array, *, tau: float, step_size: float | jax.Array,
     anchors: Anchors = "first", coupled: bool = False, symmetrize: bool = False, clip: bool = True,
@@ -149,19 +202,13 @@ def descent_step(
     if unique:
         keep = jnp.ones((2 * b, 2 * b), state.sigma_cl.dtype)
     else:
-        eq = batch[:, None] == batch[None, :]
-        first = jnp.argmax(eq, axis=1)  # first position holding the same sample
-        canon = jnp.concatenate([first, first + b])
-        is_first = jnp.concatenate([first == jnp.arange(b)] * 2)
+        canon, is_first = _canonical_positions(batch)
         keep = (is_first[:, None] & is_first[None, :]).astype(state.sigma_cl.dtype)
 
     s_cl = state.sigma_cl.reshape(-1).at[flat].get(unique_indices=unique, **fast).reshape(2 * b, 2 * b)
     s_nscl = state.sigma_nscl.reshape(-1).at[flat].get(unique_indices=unique, **fast).reshape(2 * b, 2 * b)
-    g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau, anchors=anchors, coupled=coupled)
-    if not unique:
-        g_cl, g_nscl = _merge(g_cl, canon), _merge(g_nscl, canon)
-    if symmetrize:
-        g_cl, g_nscl = 0.5 * (g_cl + g_cl.T), 0.5 * (g_nscl + g_nscl.T)
+    g_cl, g_nscl = applied_gradients(s_cl, s_nscl, batch, labels, tau=tau, anchors=anchors, coupled=coupled,
+                                     symmetrize=symmetrize, unique=unique)
 
     pre_cl, new_cl = _clipped_update(s_cl, g_cl, step_size, clip)
     pre_nscl, new_nscl = _clipped_update(s_nscl, g_nscl, step_size, clip)

@@ -14,6 +14,7 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_finite_array, check_int, check_probability, check_real, check_seed
 
 from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
 
 __all__ = ["DescentConfig", "make_problem", "check_run_inputs", "prepare_run_inputs"]
 
@@ -26,7 +27,8 @@ class DescentConfig:
       batch_size: B, integer in [2, n].
       steps: T in [1, 2**31 - 1].
       tau: temperature in (0, inf).
-      step_size: constant eta >= 0 (the bounds use eta_t = step_size for every t).
+      step_size: the base step size eta >= 0: eta_t = step_size at every step without a schedule,
+        else the schedule's peak (``eta_t = step_size * f(t)``).
       seed: integer seed in [0, 2**32 - 1] of the batch draws (the same for both runs).
       delta: failure probability of Theorem 1, in (0, 1).
       anchors: "first" (paper) or "both" views.
@@ -37,6 +39,9 @@ class DescentConfig:
       empty_negatives: "error" (an anchor whose batch has no other-class sample raises before the
         chunk is run, naming step and anchor) or "exclude" (its NSCL row is skipped and counted).
       chunk_size: steps per jitted ``lax.scan`` chunk (>= 1); part of the run's identity.
+      schedule: None (constant eta_t = step_size) or a :class:`~.step_schedule.StepSizeSchedule`
+        (step decay, cosine, inverse square root, warm-up, an explicit array, ...): eta_t =
+        step_size * f(t). The bounds use this sequence (S = sum_t eta_t; L2/L3 per step).
     """
 
     batch_size: int = 64
@@ -52,6 +57,18 @@ class DescentConfig:
     stratified: bool = False
     empty_negatives: Literal["error", "exclude"] = "error"
     chunk_size: int = 250
+    schedule: StepSizeSchedule | None = None
+
+    def step_sizes(self) -> np.ndarray:
+        """eta_0, ..., eta_{T-1} as float64 (T,) (``step_size`` everywhere without a schedule).
+
+        Raises:
+          ValueError: as :meth:`validate` for the step size and the schedule.
+        """
+        check_real("step_size", self.step_size, 0.0, lo_closed=True)
+        if self.schedule is None:
+            return np.full(check_int("steps", self.steps, 1, 2**31 - 1), float(self.step_size))
+        return self.schedule.step_sizes(self.step_size, self.steps)
 
     def validate(self, num_samples: int) -> None:
         """Raise ValueError naming the first parameter outside its domain."""
@@ -68,6 +85,10 @@ class DescentConfig:
                 raise ValueError(f"{name}={value!r} must be one of {allowed}")
         if self.replace and self.stratified:
             raise ValueError("stratified=True samples without replacement; it cannot be combined with replace=True")
+        if self.schedule is not None:
+            if not isinstance(self.schedule, StepSizeSchedule):
+                raise ValueError(f"schedule must be a StepSizeSchedule or None; got {type(self.schedule).__name__}")
+            self.step_sizes()  # the schedule against T, and the sequence finite
 
 
 def make_problem(

@@ -32,6 +32,12 @@ __all__ = ["DescentResult", "LINKS", "link_bounds_log10"]
 LINKS = ("triangle", "L1", "L2", "L3", "theorem1")
 
 
+def _log_two_tau2_b(tau: float, batch_size: int) -> float:
+    """log(2 tau^2 B), also where tau^2 underflows float64 (tau below ~1e-154)."""
+    p = 2 * tau * tau * batch_size
+    return math.log(p) if p > 0 else math.log(2.0) + 2.0 * math.log(tau) + math.log(batch_size)
+
+
 @dataclass
 class DescentResult:
     """Outcome of :func:`.descent_run.run_similarity_descent`.
@@ -47,6 +53,10 @@ class DescentResult:
         ``delta_value`` when not given.
       bounds_log10: dict link -> float64 (T+1,) log10 of each link's bound on d_t (LINKS order).
       steps_done: T when complete (a partial run stopped by ``max_chunks`` has fewer).
+      step_sizes: float64 (T,) the eta_t of the run (``config.step_sizes()``; all T steps, also for a
+        partial run); ``None`` is filled from the config.
+      trajectory: with ``trajectory_every``: ``{"steps": int64 (K+1,), "sigma_cl", "sigma_nscl":
+        (K+1, m, m)}`` (the run's dtype), Sigma at the recorded steps (0 first); else None.
     """
 
     config: DescentConfig
@@ -61,8 +71,12 @@ class DescentResult:
     delta_log10: float | None = None
     bounds_log10: dict[str, np.ndarray] = field(default_factory=dict)
     steps_done: int = 0
+    step_sizes: np.ndarray | None = None
+    trajectory: dict[str, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
+        if self.step_sizes is None:
+            self.step_sizes = self.config.step_sizes()
         if self.delta_log10 is None:
             self.delta_log10 = math.log10(self.delta_value) if math.isfinite(self.delta_value) else math.inf
 
@@ -74,6 +88,11 @@ class DescentResult:
     @property
     def complete(self) -> bool:
         return self.steps_done == self.config.steps
+
+    @property
+    def eta_sum(self) -> float:
+        """S = sum_{t < steps_done} eta_t (``math.fsum``: exactly rounded), Theorem 1's S."""
+        return math.fsum(self.step_sizes[: self.steps_done].tolist())
 
     @property
     def m(self) -> int:
@@ -96,7 +115,7 @@ class DescentResult:
             return np.full(self.distance.size - 1, np.inf)
         ln_c = self.delta_log10 * math.log(10) - math.log(c.tau) - 0.5 * math.log(c.batch_size)
         with np.errstate(divide="ignore"):
-            ln_ad = np.log(self.distance[:-1]) - math.log(2 * c.tau * c.tau * c.batch_size)
+            ln_ad = np.log(self.distance[:-1]) - _log_two_tau2_b(c.tau, c.batch_size)
         return np.logaddexp(ln_c, ln_ad) / math.log(10)
 
     def link_holds(self, rtol: float = 1e-9) -> dict[str, bool]:
@@ -135,8 +154,8 @@ class DescentResult:
         """JSON-ready summary: final d_T, each link's bound and slack, vacuity, CKA/RSA measured and bounds.
 
         ``status`` says how to read the numbers: ``"vacuous"`` (Delta = inf, bounds inf),
-        ``"no_motion"`` (step_size = 0: d_T = 0 and every bound is exactly 0, so their log10 values
-        are -inf and the slack is undefined, None), ``"uninformative"`` (Theorem 1 above the trivial
+        ``"no_motion"`` (S = sum eta_t = 0: d_T = 0 and every bound is exactly 0, so their log10
+        values are -inf and the slack is undefined, None), ``"uninformative"`` (Theorem 1 above the trivial
         bound) or ``"informative"``; ``reason`` explains the first three. ``bounds`` holds the values
         (inf where beyond float64; ``bounds_log10`` is always exact), ``delta_log10`` is finite
         unless vacuous, ``d_T_log10`` is None when d_T = 0.
@@ -149,8 +168,9 @@ class DescentResult:
         if vacuous:
             status, reason = "vacuous", f"1 - pi_max - epsilon = {1 - self.pi_max - self.epsilon:.4g} <= 0"
         elif thm1 == -math.inf:
-            status, reason = "no_motion", (f"step_size = {c.step_size:g}: nothing moves, so d_T = 0 and every bound "
-                                           "is exactly 0; their log10 and the slack (0/0) are undefined")
+            why = f"step_size = {c.step_size:g}" if c.step_size == 0 else "S = sum of the step sizes eta_t = 0"
+            status, reason = "no_motion", (f"{why}: nothing moves, so d_T = 0 and every bound is exactly 0; their "
+                                           "log10 and the slack (0/0) are undefined")
         elif thm1 > math.log10(trivial):
             status, reason = "uninformative", f"bound 10^{thm1:.4f} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}"
         else:
@@ -168,7 +188,11 @@ class DescentResult:
         budget = self.slack_budget()
         return {
             "m": self.m, "num_samples": self.m // 2, "batch_size": c.batch_size, "steps": c.steps, "tau": c.tau,
-            "step_size": c.step_size, "seed": c.seed, "delta": c.delta, "coupled": c.coupled,
+            "step_size": c.step_size, "eta_sum": self.eta_sum,
+            "step_sizes": (c.schedule.to_dict() if c.schedule is not None else {"form": "constant", "params": {},
+                                                                               "warmup_steps": 0, "warmup_start": 0.0}),
+            "eta_min": float(np.min(self.step_sizes)), "eta_max": float(np.max(self.step_sizes)),
+            "seed": c.seed, "delta": c.delta, "coupled": c.coupled,
             "anchors": c.anchors, "symmetrize": c.symmetrize, "replace": c.replace, "stratified": c.stratified,
             "pi_max": self.pi_max, "epsilon": self.epsilon, "delta_value": self.delta_value,
             "delta_log10": self.delta_log10,
@@ -207,7 +231,7 @@ def link_bounds_log10(res: DescentResult, steps: int) -> dict[str, np.ndarray]:
     A vacuous run (Delta = inf) passes ``delta_value=inf`` and gets the theory's inf rows.
     """
     c = res.config
-    etas = np.full(steps, c.step_size, dtype=np.float64)
+    etas = np.asarray(res.step_sizes[:steps], dtype=np.float64)  # the run's eta_t (L2, L3 per step; S_t = cumsum)
     vacuous = res.vacuous
     kw = dict(tau=c.tau, batch_size=c.batch_size, delta_value=math.inf if vacuous else 1.0)
     shift = 0.0 if vacuous else res.delta_log10
@@ -218,7 +242,7 @@ def link_bounds_log10(res: DescentResult, steps: int) -> dict[str, np.ndarray]:
         else:
             # sum_{s<t} eta_s (c + a d_s) = c S_t + a sum_{s<t} eta_s d_s, added in log space
             ln_c = res.delta_log10 * math.log(10) - math.log(c.tau) - 0.5 * math.log(c.batch_size)
-            ln_a = -math.log(2 * c.tau * c.tau * c.batch_size)
+            ln_a = -_log_two_tau2_b(c.tau, c.batch_size)
             ln_cs = ln_c + np.log(np.concatenate([[0.0], np.cumsum(etas)]))
             ln_ad = ln_a + np.log(np.concatenate([[0.0], np.cumsum(etas * res.distance[:-1])]))
             l1 = np.logaddexp(ln_cs, ln_ad) / math.log(10)

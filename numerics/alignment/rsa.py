@@ -147,19 +147,35 @@ def rsa(rdm_a, rdm_b, *, method: Literal["pearson", "spearman"] = "pearson", zer
     ra, rb = matrix_pair("rdm_a", rdm_a, "rdm_b", rdm_b)
     tol = check_real("zero_tol", zero_tol, 0.0, 1.0, lo_closed=True)
     scales = _scales(input_scale)
+    return _rsa_checked(ra, rb, method=method, tol=tol, scales=scales,
+                        described=(_described_rdm("rdm_a", scales[0]), _described_rdm("rdm_b", scales[1])))
+
+
+def _described_rdm(name: str, scale: float) -> tuple[str, str]:
+    """How :func:`rsa` words its two refusals for the RDM argument ``name`` (templates of
+    :func:`_rsa_checked`): all entries rounding noise; constant."""
+    return (f"{name} is constant to rounding: every entry is rounding noise (max |d| = {{top:.3g}} <= {{noise:.3g}} = "
+            f"{RDM_NOISE_ULPS} ulps of its input scale {scale:g}): RSA is undefined (C10); pass input_scale= if the "
+            "patterns were not of unit scale",
+            f"{name} is constant (all distances equal, to rounding at its input scale): RSA is undefined (C10)")
+
+
+def _rsa_checked(ra: np.ndarray, rb: np.ndarray, *, method: str, tol: float, scales: tuple[float, float],
+                 described: tuple[tuple[str, str], tuple[str, str]]) -> float:
+    """RSA of two validated square RDMs. ``described[k]`` holds the two refusals for RDM k (every
+    entry rounding noise, with ``{top}`` and ``{noise}`` fields; constant), so each caller names its
+    own arguments (``rdm_a`` for :func:`rsa`, ``sigma_a`` for :func:`rsa_from_similarity`)."""
     if ra.shape[0] < 3:
         raise ValueError(f"m={ra.shape[0]}: RSA needs at least 3 conditions (2 distances)")
     if method not in ("pearson", "spearman"):
         raise ValueError(f"method={method!r} must be 'pearson' or 'spearman'")
     vecs = []
-    for name, r, scale in (("rdm_a", ra, scales[0]), ("rdm_b", rb, scales[1])):
+    for (all_noise, constant), r, scale in zip(described, (ra, rb), scales):
         v = upper_triangle(r)
         noise = RDM_NOISE_ULPS * EPS * scale
         top = float(np.max(np.abs(v)))
         if top <= noise:
-            raise ValueError(f"{name} is constant to rounding: every entry is rounding noise (max |d| = {top:.3g} "
-                             f"<= {noise:.3g} = {RDM_NOISE_ULPS} ulps of its input scale {scale:g}): RSA is undefined "
-                             "(C10); pass input_scale= if the patterns were not of unit scale")
+            raise ValueError(all_noise.format(top=top, noise=noise))
         v = canonical_zeros(v, max(noise, tol * top))
         if method == "spearman":
             v = rank_with_ties(v, noise)
@@ -168,8 +184,7 @@ def rsa(rdm_a, rdm_b, *, method: Literal["pearson", "spearman"] = "pearson", zer
         vc = v - v.mean()
         flat = np.linalg.norm(vc) <= (noise * math.sqrt(v.size) if method == "pearson" else 0.0)
         if flat or constant_to_rounding(np.linalg.norm(vc), np.linalg.norm(v)):
-            raise ValueError(f"{name} is constant (all distances equal, to rounding at its input scale): "
-                             "RSA is undefined (C10)")
+            raise ValueError(constant)
         vecs.append(pow2_scale(vc))
     ac, bc = vecs
     return float(np.clip(ac @ bc / (np.linalg.norm(ac) * np.linalg.norm(bc)), -1.0, 1.0))
@@ -195,7 +210,24 @@ def rsa_from_similarity(sigma_a, sigma_b, *, method: Literal["pearson", "spearma
 
     The input scale of each RDM is ``max(1, max|sigma|)``: ``1 - sigma`` is known to a few ulps of it,
     so distances at rounding level are noise, not signal, and ties are those of the similarities.
+
+    Args:
+      sigma_a, sigma_b: real float arrays (m, m), m >= 3, finite: similarity matrices (cosine Grams,
+        Sigma of Paper B); only the strict upper triangle is read.
+      method: ``"pearson"`` (Paper B) or ``"spearman"``.
+    Returns: float in [-1, 1].
+    Raises:
+      ValueError: shapes, NaN/inf, complex input, m < 3, an unknown method; a similarity matrix whose
+        off-diagonal entries all equal 1 to rounding (``1 - sigma`` is rounding noise) or are all
+        equal (a constant RDM: RSA undefined, C10); the message names ``sigma_a`` or ``sigma_b``.
+    Source: Kriegeskorte et al. 2008; docs/theorems.md B5.
     """
     a, b = matrix_pair("sigma_a", sigma_a, "sigma_b", sigma_b)
     scales = (max(1.0, float(np.max(np.abs(a)))), max(1.0, float(np.max(np.abs(b)))))
-    return rsa(1.0 - a, 1.0 - b, method=method, input_scale=scales)
+    described = tuple((f"{name} equals 1 off the diagonal to rounding: every distance of 1 - {name} is rounding "
+                       f"noise (max |1 - {name}| = {{top:.3g}} <= {{noise:.3g}} = {RDM_NOISE_ULPS} ulps of max(1, "
+                       f"max|{name}|) = {scale:g}): RSA is undefined (C10)",
+                       f"{name} is constant off the diagonal (every distance of 1 - {name} is equal, to rounding): "
+                       "RSA is undefined (C10)")
+                      for name, scale in (("sigma_a", scales[0]), ("sigma_b", scales[1])))
+    return _rsa_checked(1.0 - a, 1.0 - b, method=method, tol=1e-12, scales=scales, described=described)

@@ -44,6 +44,7 @@ from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = [
     "BarrierResult",
+    "MAX_SPHERE_VERTICES",
     "circle_barrier",
     "torus_barrier",
     "sphere_barrier",
@@ -60,6 +61,11 @@ __all__ = [
     "sampled_minima",
     "string_method_barrier",
 ]
+
+
+MAX_SPHERE_VERTICES = 10**6
+"""Most mesh vertices of :func:`sphere_barrier`: about three minutes and 2 GB at 10^6 on a loaded 2-core
+CPU (the mesh, gudhi's simplex tree and the union-find grow linearly; 10^7 would take half an hour)."""
 
 
 @dataclass(frozen=True)
@@ -141,17 +147,29 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
     grid values differ by less than ``2·M2·h²/4`` cannot be ordered by the grid and are treated as
     ties (a minimum that close to the global one counts as global on the grid).
 
+    Precision (the float64 policy of docs/design.md): a Fourier landscape is evaluated in numpy
+    float64 (grid, critical points, persistence), whatever JAX's x64 mode; any other S¹ landscape is
+    evaluated by its JAX potential, which needs x64 for float64, so with x64 off it raises
+    :class:`~contrastive_bounds.numerics.precision.X64DisabledError` instead of computing in float32.
+
     Args:
       landscape: an S¹ landscape (``num_points = 1``, ``dim = 2``).
-      resolution: grid points, integer >= 16.
+      resolution: grid points, integer in [16, 10**7].
+
+    Returns:
+      :class:`BarrierResult` (float64 values).
 
     Raises:
       ValueError: not an S¹ landscape, or resolution out of range.
+      X64DisabledError: a landscape without a Fourier form while JAX's x64 mode is off.
+
+    Source: docs/theorems.md A3 (critical height); persistence: Edelsbrunner, Letscher, Zomorodian (2002).
     """
-    require_x64(np.float64, what="landscapes.barriers.circle_barrier")
     n = check_int("resolution", resolution, 16, 10**7)
     if (landscape.num_points, landscape.dim) != (1, 2):
         raise ValueError(f"landscape {landscape.name!r} is not on S¹ (num_points=1, dim=2)")
+    if landscape.fourier is None:  # the JAX potential: float64 only with x64 on
+        require_x64(np.float64, what="landscapes.barriers.circle_barrier")
     theta = np.linspace(0.0, TWO_PI, n, endpoint=False)
     if landscape.fourier is not None:
         vals = landscape.fourier.value(theta)
@@ -206,6 +224,8 @@ def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResul
 
     Raises:
       ValueError: ``dim != 2``, or ``resolution^N > 4·10^6``.
+      X64DisabledError: JAX's x64 mode is off (the potential is evaluated by JAX; even for a Fourier
+        landscape on (S¹)^1, use :func:`circle_barrier` there).
     """
     require_x64(np.float64, what="landscapes.barriers.torus_barrier")
     n = check_int("resolution", resolution, 8, None)
@@ -246,9 +266,11 @@ def sphere_barrier(landscape: Landscape, *, num_vertices: int = 20000) -> Barrie
     (not rigorous; an estimate, so ``error_bound`` is None).
 
     Raises:
-      ValueError: not an S² landscape, or ``num_vertices < 12``.
+      ValueError: not an S² landscape, or ``num_vertices`` outside [12, 10**6] (:data:`MAX_SPHERE_VERTICES`).
+      X64DisabledError: JAX's x64 mode is off (the potential is evaluated by JAX).
     """
     require_x64(np.float64, what="landscapes.barriers.sphere_barrier")
+    check_int("num_vertices", num_vertices, 12, MAX_SPHERE_VERTICES)
     if (landscape.num_points, landscape.dim) != (1, 3):
         raise ValueError(f"landscape {landscape.name!r} is not on S² (num_points=1, dim=3)")
     pts, tri = fibonacci_sphere(num_vertices)
@@ -285,20 +307,26 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
 
     Args:
       landscape: any landscape of those geometries.
-      resolution: grid points per circle (S¹: integer in [16, 1e7] (1e7: about a minute), default 4096; tori: integer >= 8,
-        default 64) or mesh vertices (S²: integer >= 12, default 20000). ``None`` means the default;
-        every given value is validated (0 is not a sentinel).
+      resolution: grid points per circle (S¹: integer in [16, 1e7] (1e7: about two minutes and 4 GB on a
+        loaded 2-core CPU), default 4096; tori: integer in [8, 4096] with ``resolution^N <= 4e6``, default
+        64) or mesh vertices (S²: integer in [12, 1e6] (1e6: about three minutes and 2 GB), default
+        20000). ``None`` means the default; every given value is validated (0 is not a sentinel).
+
+    Precision: as the method it calls; only an S¹ Fourier landscape is computed without JAX (numpy
+    float64, whatever x64 says); every other landscape needs JAX's x64 mode.
 
     Raises:
       ValueError: ``resolution`` outside its range (named), or a geometry with no grid method (use
         :func:`sampled_minima` and :func:`string_method_barrier`, estimates).
+      X64DisabledError: JAX's x64 mode is off and the landscape is not an S¹ Fourier landscape.
     """
-    require_x64(np.float64, what="landscapes.barriers.landscape_barrier")
     geom = (landscape.num_points, landscape.dim)
+    if not (geom == (1, 2) and landscape.fourier is not None):
+        require_x64(np.float64, what="landscapes.barriers.landscape_barrier")
     if geom == (1, 2):
         kind, lo, hi = "circle", 16, 10**7
     elif geom == (1, 3):
-        kind, lo, hi = "sphere", 12, 10**7
+        kind, lo, hi = "sphere", 12, MAX_SPHERE_VERTICES
     elif landscape.dim == 2 and landscape.num_points <= 3:
         kind, lo, hi = "torus", 8, 4096
     else:

@@ -224,10 +224,15 @@ def read_fourier_file(path: str | Path) -> FourierSeries:
         raise FileNotFoundError(f"{where}: no such file")
     if not p.is_file():
         raise ValueError(f"{where}: is a folder, not a file (a Fourier file is .json or .toml)")
+    form = 'a Fourier file is JSON or TOML text, {"cos": {k: a_k}, "sin": {k: b_k}}'
     try:
         text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: is not a text file (not UTF-8); {form}") from None
+    except OSError as exc:
+        raise ValueError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+    if not text.strip():
+        raise ValueError(f"{where}: is empty; {form}")
     if p.suffix.lower() == ".toml":
         import tomllib
 
@@ -322,6 +327,8 @@ def analyse_circle(series: FourierSeries, *, resolution: int | None = None) -> C
     relative to the series' own scale, so ``c·V + const`` gives ``c`` times the depths for any
     ``c > 0`` (an absolute tolerance had made ``barrier-H`` with H = 1e-300 look constant). Degenerate critical points where ``V'`` does not change sign are not extrema and are
     skipped; two extrema closer than the grid spacing could be missed (raise ``resolution``).
+
+    Precision: numpy float64 and scipy's Brent, no JAX: the same result whatever JAX's x64 mode.
 
     Raises:
       ValueError: ``resolution`` not an integer >= 64.

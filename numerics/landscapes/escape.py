@@ -78,7 +78,7 @@ def min_escape_temperature(landscape: Landscape) -> float:
     Args:
       landscape: S¹ Fourier landscape.
     Returns:
-      ``T_min >= 0`` (float).
+      ``T_min >= 0`` (float; numpy float64, no JAX: the same whatever JAX's x64 mode).
     Raises:
       ValueError: not an S¹ Fourier landscape.
     """
@@ -105,10 +105,17 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
     Returns:
       list of :class:`EscapeRecord` (empty when every minimum is global).
 
+    Precision: numpy float64 critical points and mpmath quadrature at ``dps`` digits; no JAX, so the
+    result is the same float64 whatever JAX's x64 mode (the float64 policy of docs/design.md refuses
+    only where JAX would compute in float32); never raises ``X64DisabledError``.
+
     Raises:
       ValueError: not an S¹ Fourier landscape, ``temperature`` outside (0, inf) or below the smallest
         the exact quadrature supports (the message gives it), or a degenerate
         minimum/saddle (zero curvature: Kramers prefactor undefined).
+
+    Source: docs/theorems.md A5 (Eyring–Kramers law on S¹); exact MFPT: Gardiner, Handbook of
+    Stochastic Methods, §5.2.7 (:func:`~contrastive_bounds.theory.kramers.exact_mfpt_interval`).
     """
     t = check_real("temperature", temperature, 0.0, math.inf)
     s, crit, cuts, m1 = _escape_setup(landscape)

@@ -88,6 +88,10 @@ def circle_trap(landscape: Landscape) -> CircleTrap | None:
     Source: exact critical points of :func:`.circle.analyse_circle` (docs/theorems.md A3); prefactors
     of the S¹ Kramers law (docs/theorems.md A5, two saddles: rates add).
 
+    Precision: numpy float64 on the Fourier series, no JAX: the same result whatever JAX's x64 mode
+    (the float64 policy refuses only where JAX would compute in float32); never raises
+    ``X64DisabledError``.
+
     Raises:
       ValueError: a degenerate minimum or saddle (zero curvature: the Kramers prefactor is undefined).
     """

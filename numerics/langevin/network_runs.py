@@ -22,6 +22,8 @@ the radius-R circle).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -35,7 +37,7 @@ from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["EscapeSample", "ArrheniusEstimate", "ScheduleSample", "radius_clock_temperature", "escape_sample",
-           "censored_mean", "arrhenius_exponent", "schedule_sample"]
+           "censored_mean", "arrhenius_exponent", "schedule_sample", "run_description"]
 
 
 def radius_clock_temperature(temperature: Any, radius: float) -> Any:
@@ -55,7 +57,7 @@ def radius_clock_temperature(temperature: Any, radius: float) -> Any:
 
 
 def _run(spec: Any, temperature: Any, starts: np.ndarray, *, t_end: float, step_size: float, seed: int, level: float,
-         radius: float | None) -> Any:
+         radius: float | None, integrator: str = "euler", **driver: Any) -> Any:
     radius = float(getattr(spec, "radius", 1.0)) if radius is None else radius
     r2 = check_real("radius", radius, 0.0, math.inf) ** 2
     h = check_real("step_size", step_size, 0.0, math.inf)
@@ -63,9 +65,23 @@ def _run(spec: Any, temperature: Any, starts: np.ndarray, *, t_end: float, step_
     n = max(1, int(round(te / h)))
     if hasattr(temperature, "validate_range"):
         temperature.validate_range(0.0, n * h)
-    kernel = langevin_kernel(spec.potential, temperature=radius_clock_temperature(temperature, radius), step_size=h / r2)
+    kernel = langevin_kernel(spec.potential, temperature=radius_clock_temperature(temperature, radius), step_size=h / r2,
+                             integrator=integrator)
+    # a checkpoint (given, or written after Ctrl-C) must name the landscape and the schedule it belongs to
+    kernel = dataclasses.replace(kernel, description=run_description(kernel, spec, temperature, radius))
     return simulate(kernel, np.asarray(starts, dtype=np.float64), num_steps=n, seed=check_seed(seed),
-                    target=EnergyBelow(float(level)), record_every=n), r2, n * h
+                    target=EnergyBelow(float(level)), **{"record_every": n, **driver}), r2, n * h
+
+
+def run_description(kernel: Any, spec: Any, temperature: Any, radius: float) -> str:
+    """The kernel's description with what it leaves out for a network potential: the landscape's
+    fingerprint (a callable potential is described by its name only), the schedule (the radius clock
+    wraps it in a function) and the radius — the checkpoint fingerprint of a run, so that a resume with
+    another landscape, schedule or radius is refused naming the difference."""
+    fp = spec.fingerprint() if hasattr(spec, "fingerprint") else {"name": getattr(spec, "name", "potential")}
+    temp = temperature.describe() if hasattr(temperature, "describe") else repr(temperature)
+    return (f"{kernel.description}; landscape {json.dumps(fp, sort_keys=True, default=str)}; schedule {temp}; "
+            f"radius {float(radius)!r}")
 
 
 @dataclass(frozen=True)
@@ -237,6 +253,10 @@ class ScheduleSample:
       t_end: the horizon; step_size: h (radius-R clock).
       hit_time: ``(chains,)`` first times ``V < level`` (``inf``: never).
       final_potential: ``(chains,)`` V at ``t_end``.
+      positions: ``(chains, N, d)`` float64 final states (unit spheres).
+      running_min: ``(chains,)`` the lowest V each chain saw.
+      energy_trace: ``(records, chains)`` V at ``record_times`` ``(records,)`` (radius-R clock).
+      num_steps, wall_time, prng_impl, devices: the steps, seconds, noise generator and device count of the run.
     """
 
     reached: int
@@ -247,6 +267,14 @@ class ScheduleSample:
     step_size: float
     hit_time: np.ndarray
     final_potential: np.ndarray
+    positions: np.ndarray | None = None
+    running_min: np.ndarray | None = None
+    energy_trace: np.ndarray | None = None
+    record_times: np.ndarray | None = None
+    num_steps: int = 0
+    wall_time: float = 0.0
+    prng_impl: str = ""
+    devices: int = 1
 
     @property
     def trapped(self) -> int:
@@ -255,18 +283,36 @@ class ScheduleSample:
 
 
 def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step_size: float, seed: int, level: float,
-                    radius: float | None = None) -> ScheduleSample:
-    """Chains from ``starts`` under ``schedule`` (a ``Schedule`` of continuous time, radius-R clock) to ``t_end``
-    (``radius`` None: the spec's own radius).
+                    radius: float | None = None, integrator: str = "euler", record_every: int | None = None,
+                    progress: bool = False, checkpoint: Any = None, resume: bool = False,
+                    stop_after_steps: int | None = None) -> ScheduleSample:
+    """Chains from ``starts`` ``(chains, N, d)`` under ``schedule`` (a ``Schedule`` of continuous time, radius-R
+    clock) to ``t_end`` (``radius`` None: the spec's own radius).
+
+    Args:
+      integrator: ``"euler"`` (projected Euler–Maruyama) or ``"geodesic"`` (:func:`.kernel.langevin_kernel`).
+      record_every: energy-trace spacing in steps (default: one record, at the end).
+      progress, checkpoint, resume, stop_after_steps: passed to :func:`.driver.simulate` (a progress bar;
+        save the run's state to a ``.npz`` file and continue it; stop early at a chunk boundary). A
+        checkpoint's fingerprint names the landscape, the schedule and the radius (:func:`run_description`).
 
     Raises:
-      ValueError: bad arguments (named); a schedule invalid on [0, t_end] (C12). Requires JAX x64.
+      ValueError: bad arguments (named); a schedule invalid on [0, t_end] (C12); a checkpoint of another run.
+      SimulationInterrupted: Ctrl-C during the run (:func:`.driver.simulate`; its result is in the unit clock).
+      X64DisabledError: JAX's x64 mode is off (the run is float64).
     """
     require_x64(np.float64, what="langevin.network_runs.schedule_sample")
-    res, r2, te = _run(spec, schedule, starts, t_end=t_end, step_size=step_size, seed=seed, level=level, radius=radius)
+    driver = {"progress": progress, "checkpoint": checkpoint, "resume": resume, "stop_after_steps": stop_after_steps}
+    if record_every is not None:
+        driver["record_every"] = record_every
+    res, r2, te = _run(spec, schedule, starts, t_end=t_end, step_size=step_size, seed=seed, level=level, radius=radius,
+                       integrator=integrator, **driver)
     pot = np.asarray(res.potential, dtype=np.float64)
     return ScheduleSample(int(np.sum(res.hit_time <= res.t_end)), int(np.sum(pot < level)), int(pot.size), float(level),
-                          te, float(step_size), np.asarray(res.hit_time, dtype=np.float64) * r2, pot)
+                          te if res.steps_done == res.num_steps else res.t_end * r2, float(step_size), np.asarray(res.hit_time, dtype=np.float64) * r2, pot,
+                          np.asarray(res.positions, dtype=np.float64), np.asarray(res.running_min, dtype=np.float64),
+                          np.asarray(res.energy_trace, dtype=np.float64), np.asarray(res.record_times) * r2,
+                          int(res.num_steps), float(res.wall_time), str(res.prng_impl), int(res.devices))
 
 
 def trap_level(trap: Any) -> float:

@@ -8,8 +8,9 @@ where published, 40-digit mpmath otherwise). A bound that became *weaker* still 
 (docs/design.md, Verdicts: "a weaker bound must turn a check red, not only a violated one").
 
 :class:`Agreement` is one comparison; :func:`apply_agreements` folds a list of them into a check's
-:class:`~.framework.Outcome` (``violated`` naming the first disagreement, the rows in
-``details["independent"]``).
+:class:`~.framework.Outcome` as deterministic conditions (kind ``independent`` for second
+implementations, ``reference`` for tabulated values): a disagreement makes it ``violated`` whatever the
+p-value of its stochastic test, naming the first disagreement; the rows are in ``details["independent"]``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
-from contrastive_bounds.properties.checks.framework import Outcome
+from contrastive_bounds.properties.checks.framework import Condition, Outcome
 
 __all__ = ["Agreement", "agreement", "apply_agreements", "relative_error", "DEFAULT_RTOL"]
 
@@ -74,21 +75,36 @@ def agreement(quantity: str, point: str, toolkit: float, independent: float, *, 
 
 
 def apply_agreements(out: Outcome, rows: Iterable[Agreement]) -> Outcome:
-    """Record ``rows`` in ``out.details["independent"]`` and turn ``out`` red on a disagreement.
+    """Record ``rows`` in ``out.details["independent"]`` and as deterministic conditions of ``out``.
+
+    One condition per kind of comparison present (``independent``: second implementations;
+    ``reference``: tabulated values, their source starting with ``"reference"``). A disagreement
+    makes ``out`` ``violated`` whatever its p-value says (Holm never softens it).
 
     Returns:
-      ``out`` itself: unchanged verdict when every row agrees (the summary gains the count and the
-      largest relative error), else ``violated`` with the first disagreeing row in the summary.
+      ``out`` itself, its verdict field untouched (the summary gains the count and the largest relative
+      error, or the first disagreeing row); :func:`~.verdicts.assess` makes a disagreement ``violated``.
     """
     rows = list(rows)
     if not rows:
         return out
     out.details = {**out.details, "independent": [r.to_dict() for r in rows]}
     bad = [r for r in rows if not r.ok]
-    if bad:
+    for kind in ("independent", "reference"):
+        mine = [r for r in rows if (r.source.startswith("reference") == (kind == "reference"))]
+        if not mine:
+            continue
+        wrong = [r for r in mine if not r.ok]
+        what = "second implementations" if kind == "independent" else "reference values"
+        if wrong:
+            b = wrong[0]
+            detail = (f"{b.quantity} at {b.point}: {b.toolkit:.17g} vs {b.independent:.17g} ({b.source}; relative "
+                      f"{b.rel_error:.2e} > {b.rtol:g}; {len(wrong)} of {len(mine)} comparisons fail)")
+        else:
+            detail = f"{len(mine)} comparisons, largest relative difference {max(r.rel_error for r in mine):.1e}"
+        out.conditions.append(Condition(kind, f"the values the check uses agree with their {what}", not wrong, detail))
+    if bad:  # the verdict becomes violated in assess (the test's own verdict is kept in test_verdict)
         b = bad[0]
-        out.verdict = "violated"
-        out.p_value = 0.0 if out.p_value is not None else None
         out.summary = (f"{b.quantity} DISAGREES with its {b.source} value at {b.point}: {b.toolkit:.17g} vs "
                        f"{b.independent:.17g} (relative {b.rel_error:.2e} > {b.rtol:g}; {len(bad)} of {len(rows)} "
                        f"comparisons fail); " + out.summary)

@@ -30,7 +30,8 @@ from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Se
 from contrastive_bounds.properties.checks import independent_annealing as ind
 from contrastive_bounds.properties.stats import binomial_upper_p, clopper_pearson, samples_to_decide_proportion
 
-__all__ = ["PAPER_A", "CONF", "H_DOUBLE_WELL", "band_test", "kramers_curve", "trapped_plot", "schedule_run",
+__all__ = ["PAPER_A", "CONF", "H_DOUBLE_WELL", "band_test", "kramers_curve", "trapped_plot", "schedule_run", "fit_slope",
+           "miss_slope",
            "trap_vs_kramers", "landscape_scale", "verify_band", "vmf_mean_z3_simulated", "vmf_exact"]
 
 PAPER_A = "A"
@@ -86,6 +87,40 @@ def schedule_run(landscape: str, land_params: tuple, form: str, sched_params: tu
     run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
                        noise_factor=noise_factor)
     return land, sched, circle_trap(land), run
+
+
+def fit_slope(t: np.ndarray, miss: np.ndarray, log_power: float) -> tuple[float, float]:
+    """Least squares of ``log P_miss − p·log log(1+t) = log C − s·log(1+t)``: returns ``(s, log C)``.
+
+    Args:
+      t: times, float (R,) with t > 0; miss: miss probabilities at those times, (R,) in [0, 1] (zeros
+      are floored at 1e-12); log_power: p, the power of the log factor (docs/theorems.md A6).
+    """
+    y = np.log(np.maximum(miss, 1e-12)) - log_power * np.log(np.log1p(t))
+    a = np.polyfit(np.log1p(t), y, 1)
+    return float(-a[0]), float(a[1])
+
+
+def miss_slope(run: Any, level: float, t_min: float, log_power: float, bootstrap: int,
+               seed: int) -> tuple[np.ndarray, np.ndarray, float, float, tuple[float, float], float]:
+    """Decay slope of the miss probability ``P(V(Z_t) >= level)`` of a run, with its bootstrap interval.
+
+    The chains are resampled with replacement ``bootstrap`` times (seeded by ``seed``); the interval is
+    the (1 ± CONF)/2 quantiles of the refitted slopes (99.9 %: false alarm 1e-3 for a true slope outside it).
+
+    Returns:
+      ``(t, miss, slope, log C, (lo, hi), bootstrap sd)``; ``t`` the record times >= ``t_min``, ``miss``
+      the (records, chains) booleans.
+    """
+    keep = run.record_times >= t_min
+    t = run.record_times[keep]
+    miss = run.energy_trace[keep] >= level  # (records, chains)
+    s, log_c = fit_slope(t, miss.mean(axis=1), log_power)
+    rng = np.random.default_rng(seed)
+    boots = [fit_slope(t, miss[:, rng.integers(0, run.chains, run.chains)].mean(axis=1), log_power)[0]
+             for _ in range(int(bootstrap))]
+    lo, hi = (float(x) for x in np.quantile(boots, [(1 - CONF) / 2, (1 + CONF) / 2]))
+    return t, miss, s, log_c, (lo, hi), float(np.std(boots, ddof=1))
 
 
 def landscape_scale(land: Any) -> float | None:

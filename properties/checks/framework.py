@@ -17,14 +17,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
-from contrastive_bounds.properties.checks.outcome import (FAILING, FAILING_STRICT, VERDICTS, Outcome, PlotSpec,
-                                                          Series, Verdict)
+from contrastive_bounds.properties.checks.outcome import (CONDITION_KINDS, FAILING, FAILING_STRICT, VERDICTS, Condition,
+                                                          Outcome, PlotSpec, Series, Verdict)
 from contrastive_bounds.properties.checks.verdicts import (ROUNDING, assess, compare_band, compare_lower,
-                                                           compare_upper)
+                                                           compare_upper, could_not_have_failed)
 
-__all__ = ["Outcome", "CheckResult", "CheckSpec", "PlotSpec", "Series", "check", "defined_checks",
-           "compare_upper", "compare_lower", "compare_band", "assess", "Verdict", "VERDICTS", "FAILING",
-           "FAILING_STRICT", "ROUNDING"]
+__all__ = ["Outcome", "Condition", "CONDITION_KINDS", "CheckResult", "CheckSpec", "PlotSpec", "Series", "check",
+           "defined_checks", "compare_upper", "compare_lower", "compare_band", "assess", "could_not_have_failed",
+           "Verdict", "VERDICTS", "FAILING", "FAILING_STRICT", "ROUNDING"]
 
 
 @dataclass
@@ -53,6 +53,7 @@ class CheckResult:
         """Inverse of :meth:`to_dict` (used by ``--resume``)."""
         o = dict(d["outcome"])
         o["plots"] = [PlotSpec(**{**p, "series": [Series(**s) for s in p["series"]]}) for p in o.get("plots", [])]
+        o["conditions"] = [Condition(**c) for c in o.get("conditions", [])]
         for key in ("interval", "band"):
             if o.get(key) is not None:
                 o[key] = tuple(o[key])
@@ -93,6 +94,10 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
           validate: Callable[[Mapping[str, Any]], None] | None = None) -> Callable:
     """Decorator registering ``fn(params, seed) -> Outcome`` as a check.
 
+    The decorated name is the assessed function (every outcome goes through :func:`~.verdicts.assess`,
+    so a failed deterministic condition is ``violated`` however the check is called); the original is
+    its ``__wrapped__``.
+
     Args:
       id: unique dotted id, e.g. ``"B4.theorem1"`` (docs/theorems.md section first).
       theorem: the theorem/claim tested, with its registry name where there is one.
@@ -120,7 +125,7 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
 
         _CHECKS[id] = CheckSpec(id, theorem, statement, assessed,
                                 {"quick": dict(quick), "thorough": dict(thorough or quick)}, paper, validate)
-        return fn
+        return assessed  # a direct call of the module's function is assessed too (its original: __wrapped__)
 
     return deco
 

@@ -121,14 +121,14 @@ def _validate(p: Mapping[str, Any]) -> None:
 
 
 _QUICK = {"num_points": 4, "dim": 2, "tau": 0.1, "starts": 128, "chains": 256, "step_scale": 0.2, "trapped_target": 0.5,
-          "horizon_t0_multiple": 2.0, "success_level": 0.95, "noise_factor": 1.0, "calibration_chains": 128}
+          "horizon_t0_multiple": 2.0, "success_level": 0.95, "noise_factor": 1.0, "calibration_chains": 512}
 
 
 @check("A4.infonce_landscape", theorem="A4 (HKS) + A5 (Eyring-Kramers) on an InfoNCE landscape network (A9)", paper="A",
        statement="T = c/log(t + t0) from the deepest trap of a finite-tau InfoNCE landscape with H* > 0: c = 1.5 H* reaches "
                  "the global set (success >= success_level at the horizon), c = 0.5 H* leaves a trapped fraction > 0; both "
                  "trapped fractions within the Eyring-Kramers band (prefactor modulo symmetry where non-degenerate)",
-       quick=_QUICK, thorough={**_QUICK, "num_points": 6, "chains": 1024, "starts": 256, "calibration_chains": 512,
+       quick=_QUICK, thorough={**_QUICK, "num_points": 6, "chains": 1024, "starts": 256, "calibration_chains": 2048,
                                     "horizon_t0_multiple": 4.0}, validate=_validate)
 def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
     from contrastive_bounds.numerics.landscapes.network_kramers import euler_step_log_rate_bias, network_trap, trap_starts
@@ -182,7 +182,8 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
         mode = "Arrhenius exponent only (rate |lambda_1(s)|/(2 pi) exp(-H/T)), order-of-magnitude band x10"
         lp = [math.log(abs(trap.saddles[0].eigenvalues[0]) / (2 * math.pi))] + [-math.inf] * (len(trap.barriers) - 1)
     ok = r_hi >= 1.0 / factor and r_lo <= factor
-    ps = [1.0 if ok else 1e-6]
+    ps = [_calibration_p_value(m * cal.hits, cal.hits, guess, factor)]
+    premises: list[tuple[str, str, bool, str]] = []
     rows, plots, inconclusive = [], [], h_star / t_hot < MIN_BARRIER_OVER_T
     # the 1.5 H* run needs no more than the time by which F x (predicted escapes) reaches 12 (miss < 1e-5)
     t_conv = t_f
@@ -213,12 +214,12 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
                "success 99.9%": [succ.lo, succ.hi]}
         if v == "violated":
             ok = False
+        premises.append(("premise", f"the HKS verdict of c = {label} is '{'traps' if label == '0.5 H*' else 'converges'}'",
+                         conv.converges is (label != "0.5 H*"), conv.reason))
         if label == "0.5 H*":
-            ok &= conv.converges is False
             if t_lo <= 0.0:
                 inconclusive = True
         else:
-            ok &= conv.converges is True
             if succ.hi < float(params["success_level"]):
                 ok = False
                 ps.append(float(sst.binom.cdf(run.below_at_end, run.chains, float(params["success_level"]))))
@@ -244,7 +245,7 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
             + (f" (F_T = {f_t:.3f} at T_hot = {t_hot:.4g}, H*/T_hot = {h_star / t_hot:.3g}; F_h = {f_h:.3f})" if f_t is not None else "")
             + f"; calibration at T_hot: measured/predicted escape time {m:.4g}/{guess:.4g} = {m / guess:.3f} "
               f"[{r_lo:.3f}, {r_hi:.3f}] ({'inside' if r_hi >= 1 / factor and r_lo <= factor else 'OUTSIDE'} [1/F, F])")
-    return Outcome(verdict, text, bound=lo_row["predicted trapped"], band=tuple(lo_row["band"]), empirical=lo_row["trapped"],
+    out = Outcome(verdict, text, bound=lo_row["predicted trapped"], band=tuple(lo_row["band"]), empirical=lo_row["trapped"],
                    interval=tuple(lo_row["trapped 99.9%"]), false_alarm=1 - CONF, p_value=min(1.0, len(ps) * min(ps)),
                    samples=chains, table=rows, plots=plots,
                    reason=f"{mode}; step h = {h:.3g} (h * stiffest trap eigenvalue = {h * trap.stiffest:.3g}), {n_steps} steps",
@@ -253,3 +254,20 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
                             "calibration": {"temperature": t_hot, "mean": m, "interval": [m_lo, m_hi], "ratio": [r_lo, r_hi],
                                             "eyring_kramers": guess, "chains": cal.chains, "escaped": cal.hits},
                             "band_factor": factor, "noise_factor": noise, "rows": rows})
+    for cond in premises:
+        out.require(*cond)
+    return out
+
+
+def _calibration_p_value(total: float, hits: int, predicted: float, factor: float) -> float:
+    """P-value of "the true mean escape time is within [predicted/F, predicted·F]" from a censored exponential
+    sample (``2·total/m ~ chi²(2·hits)``, Epstein & Sobel 1953), two-sided at the nearer edge; 1 inside."""
+    if hits <= 0:
+        return 1.0
+    m = total / hits
+    lo_edge, hi_edge = predicted / factor, predicted * factor
+    if m < lo_edge:
+        return min(1.0, 2 * float(sst.chi2.cdf(2 * total / lo_edge, 2 * hits)))
+    if m > hi_edge:
+        return min(1.0, 2 * float(sst.chi2.sf(2 * total / hi_edge, 2 * hits)))
+    return 1.0

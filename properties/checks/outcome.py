@@ -13,6 +13,13 @@ Verdicts (docs/design.md, Verdicts), in :data:`VERDICTS`:
 - ``inconclusive``: the interval straddles the bound, or the check could not have failed at its
   sample size (power below :data:`~.verdicts.POWER_TARGET` against the deviation it must detect);
   ``samples_needed`` says about how many samples would decide.
+
+Deterministic and stochastic evidence are kept apart. An outcome's :attr:`Outcome.conditions` are its
+deterministic requirements (:class:`Condition`: a premise of the statement, agreement with the
+registry, with a reference value or a second implementation, finiteness of the numbers, an exact
+identity); its stochastic test is the comparison of ``empirical``/``interval`` with the bound or band,
+summarised by ``p_value``. A failed condition makes the verdict ``violated`` whatever the p-value,
+and the suite's Holm correction (which only weighs stochastic evidence) never softens it.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Outcome", "PlotSpec", "Series", "Verdict", "VERDICTS", "FAILING", "FAILING_STRICT"]
+__all__ = ["Outcome", "Condition", "CONDITION_KINDS", "PlotSpec", "Series", "Verdict", "VERDICTS", "FAILING",
+           "FAILING_STRICT"]
 
 Verdict = Literal["holds", "uninformative", "violated", "vacuous", "inconclusive"]
 
@@ -28,8 +36,43 @@ Verdict = Literal["holds", "uninformative", "violated", "vacuous", "inconclusive
 VERDICTS: tuple[str, ...] = ("holds", "uninformative", "vacuous", "inconclusive", "violated")
 #: Verdicts that make ``contrastive-bounds check`` exit 1 (plus a crashed check, ``error``).
 FAILING: frozenset[str] = frozenset({"violated"})
-#: Verdicts that make ``contrastive-bounds check --strict`` exit 1: a bound that says nothing fails too.
-FAILING_STRICT: frozenset[str] = frozenset({"violated", "uninformative", "vacuous"})
+#: Verdicts that make ``contrastive-bounds check --strict`` exit 1: every verdict but ``holds`` (a bound that
+#: says nothing, and a check that did not decide, fail too).
+FAILING_STRICT: frozenset[str] = frozenset({"violated", "uninformative", "vacuous", "inconclusive"})
+
+#: The kinds of deterministic condition an outcome can carry (:class:`Condition`), with what each means.
+CONDITION_KINDS: dict[str, str] = {
+    "premise": "a premise of the statement (a schedule satisfies the note's condition; the theory says it traps)",
+    "registry": "a claim of the theory registry has the verdict the toolkit asserts (certified where certification "
+                "was asked)",
+    "reference": "a value equals its tabulated reference (docs/reference-values.md) to the stated tolerance",
+    "independent": "a value equals a second, separately written implementation to the stated tolerance",
+    "finite": "the measured value, the bound and the p-value are numbers (no NaN; no infinite measurement)",
+    "exact": "an identity or inequality of deterministic numbers (a replay to rounding, a closed form, a theorem on "
+             "exact data, the consistency of a network's table)",
+}
+
+
+@dataclass
+class Condition:
+    """One deterministic requirement of a check (no randomness behind it: no p-value can excuse it).
+
+    Attributes:
+      kind: a key of :data:`CONDITION_KINDS`.
+      name: what is required, in words (e.g. ``"premise beta(t) >= (H*+eps)/log(t+2) on [0, 1e6]"``).
+      ok: whether it holds.
+      detail: the numbers behind it (what was compared, the largest difference).
+    """
+
+    kind: str
+    name: str
+    ok: bool
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONDITION_KINDS:
+            raise ValueError(f"kind={self.kind!r} must be one of {sorted(CONDITION_KINDS)}")
+        self.ok = bool(self.ok)
 
 
 @dataclass
@@ -94,6 +137,12 @@ class Outcome:
         ``inconclusive``.
       table: rows of evidence across a grid (each a dict column -> value, the same columns in every
         row), shown as a table in the report (e.g. H* across a grid with the search effort behind it).
+      conditions: the deterministic conditions (:class:`Condition`) checked beside the stochastic test;
+        one that fails makes the verdict ``violated`` whatever ``p_value`` says (added with
+        :meth:`require`; :func:`~.verdicts.assess` enforces it and adds the finiteness condition).
+      test_verdict: when a condition failed, the verdict the check's test alone gave (e.g. ``holds``:
+        the simulation agreed with the band, but the schedule did not satisfy the premise); ``None``
+        otherwise.
     """
 
     verdict: Verdict
@@ -117,6 +166,38 @@ class Outcome:
     detect: float | None = None
     power: float | None = None
     table: list[dict[str, Any]] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+    test_verdict: Verdict | None = None
+
+    @property
+    def failed_conditions(self) -> list[Condition]:
+        """The deterministic conditions that do not hold (any one makes the verdict ``violated``)."""
+        return [c for c in self.conditions if not c.ok]
+
+    def require(self, kind: str, name: str, ok: bool, detail: str = "") -> bool:
+        """Record a deterministic condition beside the outcome's test.
+
+        The verdict field keeps the verdict of the check's *test* (what the comparison of the numbers
+        says) while the check is being built; :func:`~.verdicts.assess` (applied to every outcome a
+        registered check returns) then makes a failed condition ``violated`` and keeps the test's own
+        verdict in :attr:`test_verdict`. Holm's correction never turns such a ``violated`` into
+        ``inconclusive``. The summary gains ``"<KIND> FAILED: name (detail)"`` in front.
+
+        Args:
+          kind: a key of :data:`CONDITION_KINDS`; name: what is required; ok: whether it holds;
+          detail: the numbers behind it.
+
+        Returns:
+          ``ok`` (as a bool), so a check can write ``if not out.require(...): ...``.
+
+        Raises:
+          ValueError: unknown ``kind``.
+        """
+        cond = Condition(kind, name, bool(ok), detail)
+        self.conditions.append(cond)
+        if not cond.ok:
+            self.summary = f"{kind.upper()} FAILED: {name}" + (f" ({detail})" if detail else "") + "; " + self.summary
+        return cond.ok
 
     def _repr_html_(self) -> str:
         """Notebook display: the verdict, the summary and the numbers as a small HTML table."""
@@ -127,7 +208,9 @@ class Outcome:
                 ("empirical", self.empirical), ("interval", self.interval), ("ratio", self.ratio),
                 ("false alarm", self.false_alarm or None), ("p-value", self.p_value), ("samples", self.samples),
                 ("samples needed", self.samples_needed), ("trivial bound", self.trivial_bound),
-                ("detects a deviation of", self.detect), ("power", self.power), ("reason", self.reason)]
+                ("detects a deviation of", self.detect), ("power", self.power), ("reason", self.reason),
+                ("deterministic conditions", (f"{len(self.conditions) - len(self.failed_conditions)} of "
+                                              f"{len(self.conditions)} hold") if self.conditions else None)]
         rows += [(f"slack {k} (log10)", v) for k, v in self.slack.items()]
         cells = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(_fmt_cell(v))}</td></tr>"
                         for k, v in rows if v is not None)

@@ -12,6 +12,14 @@ Three rules make a ``holds`` mean what it says (docs/design.md, Verdicts):
    reported violated with probability ``Phi(d/se - z)`` (normal approximation). The check is
    decided when that power is at least :data:`POWER_TARGET` (1/2, i.e. ``w <= d``).
 3. **Rounding only** for deterministic values: relative :data:`ROUNDING` is tolerated, nothing more.
+4. **Deterministic before stochastic**: a failed deterministic condition (``Outcome.conditions``: a
+   premise, the registry, a reference value, a second implementation, an identity) makes the verdict
+   ``violated`` whatever the p-value of the stochastic test; the suite's Holm step only corrects the
+   stochastic part (``properties.runner``).
+5. **Numbers only**: a NaN measurement, bound or p-value, or an infinite measurement, is a failed
+   ``finite`` condition (``violated``), never a ``holds``; an infinite bound is ``vacuous``; a bound
+   beyond float64 (``bound_log10`` alone) is compared in log10, and one above the largest float is
+   ``uninformative`` (no float64 measurement can exceed it).
 
 Agreement checks (a simulated value against a theoretical prediction with a stated model-error
 band) that state no ``detect`` must detect :func:`default_detect`: a deviation as large as the band's
@@ -26,7 +34,8 @@ from statistics import NormalDist
 from contrastive_bounds.properties.checks.outcome import Outcome, Verdict
 
 __all__ = ["compare_upper", "compare_lower", "compare_band", "assess", "default_detect", "power_against",
-           "samples_for_power", "POWER_TARGET", "DEFAULT_RELATIVE_EFFECT", "ROUNDING"]
+           "samples_for_power", "could_not_have_failed", "POWER_TARGET", "DEFAULT_RELATIVE_EFFECT", "ROUNDING",
+           "FLOAT64_MAX_LOG10"]
 
 ROUNDING = 1e-9  # relative slack granted to deterministic float64 comparisons (rounding only)
 #: A stochastic check is decided when it reports a deviation of ``detect`` with at least this probability.
@@ -34,7 +43,41 @@ POWER_TARGET = 0.5
 #: Default deviation an agreement check must detect, relative to its prediction (when wider than its band).
 DEFAULT_RELATIVE_EFFECT = 0.2
 
+#: log10 of the largest float64: no finite float64 measurement exceeds a bound above it.
+FLOAT64_MAX_LOG10 = math.log10(1.7976931348623157e308)
+
 _NORMAL = NormalDist()
+
+
+def _nan(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isnan(float(x))
+
+
+def _finiteness(o: Outcome) -> list[str]:
+    """What is not a number in ``o``: NaN measurement / bound / interval / p-value, infinite measurement."""
+    bad = []
+    if o.empirical is not None and not math.isfinite(float(o.empirical)):
+        bad.append(f"measured value {o.empirical}")
+    for name in ("bound", "bound_log10", "p_value", "trivial_bound"):
+        if _nan(getattr(o, name)):
+            bad.append(f"{name} NaN")
+    for name in ("interval", "band"):
+        v = getattr(o, name)
+        if v is not None and any(_nan(x) for x in v):
+            bad.append(f"{name} {list(v)}")
+    return bad
+
+
+def _enforce_conditions(o: Outcome) -> None:
+    """Finiteness as a condition (once), and ``violated`` whenever a deterministic condition failed."""
+    if not any(c.kind == "finite" for c in o.conditions):
+        bad = _finiteness(o)
+        if bad:
+            o.require("finite", "the measured value, the bound and the p-value are numbers", False, "; ".join(bad))
+    if o.failed_conditions:
+        if o.test_verdict is None:
+            o.test_verdict = o.verdict
+        o.verdict = "violated"
 
 
 def _z(false_alarm: float) -> float:
@@ -100,14 +143,24 @@ def assess(outcome: Outcome) -> Outcome:
     """Apply the informativeness and power rules to a ``holds`` (in place; returns ``outcome``).
 
     Idempotent. Called by every ``compare_*`` function and on every outcome of a registered check,
-    so hand-built outcomes get the same treatment: a ``holds`` whose bound is no better than
+    so hand-built outcomes get the same treatment. First the deterministic part: a NaN (or an infinite
+    measured value) adds a failed ``finite`` condition, and any failed condition makes the verdict
+    ``violated``. Then, for a ``holds``: an infinite bound makes it ``vacuous``; a ``holds`` whose bound is no better than
     ``trivial_bound`` becomes ``uninformative``; a stochastic ``holds`` (``false_alarm > 0``, an
     interval of positive width) of an agreement check (``kind == "band"``, a ``band``, or an
     interval around ``bound``), or of a bound with an explicit ``detect``, becomes ``inconclusive``
     when its power against ``detect`` is below :data:`POWER_TARGET`.
     """
     o = outcome
+    _enforce_conditions(o)
     if o.verdict != "holds":
+        return o
+    infinite = o.bound is not None and math.isinf(o.bound) and (
+        (o.kind != "lower" and o.bound > 0) or (o.kind == "lower" and o.bound < 0))
+    if infinite:
+        o.verdict = "vacuous"
+        o.reason = o.reason or f"the bound is {o.bound}"
+        o.summary += f"; vacuous: the bound is {o.bound} (it could not have failed)"
         return o
     if _weaker_than_trivial(o):
         o.verdict = "uninformative"
@@ -157,7 +210,10 @@ def compare_upper(bound: float | None, empirical: float, interval: tuple[float, 
 
     ``interval`` is the confidence interval of ``empirical`` (omit for an exact, deterministic value:
     then only float rounding, relative 1e-9, is tolerated). ``bound=None`` with ``bound_log10=None``
-    means vacuous (give ``reason``); a bound beyond float64 is given by ``bound_log10`` alone.
+    means vacuous (give ``reason``), as does an infinite bound; a bound beyond float64 is given by
+    ``bound_log10`` alone and compared in log10 (``holds`` only for a measurement below it, and
+    ``uninformative`` when it is above the largest float64: no measurement could exceed it). A NaN
+    anywhere is ``violated`` (a failed ``finite`` condition), never ``holds``.
 
     Args:
       trivial: the largest value the quantity can take whatever happens (e.g. ``2 sqrt(m(m-1))`` for
@@ -167,13 +223,20 @@ def compare_upper(bound: float | None, empirical: float, interval: tuple[float, 
         with power below :data:`POWER_TARGET` against it is ``inconclusive``.
     """
     if bound is None and bound_log10 is None:
-        return Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
-                       reason=reason, samples=samples, kind="upper", trivial_bound=trivial)
+        return assess(Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
+                              reason=reason, samples=samples, kind="upper", trivial_bound=trivial))
     lo, hi = interval if interval is not None else (empirical, empirical)
-    if bound is None:  # astronomically large: holds unless the measurement is too
-        out = Outcome("holds", f"{what} {empirical:.4g} <= 10^{bound_log10:.1f}", None, bound_log10, empirical,
-                      (lo, hi), 0.0, false_alarm, samples=samples, kind="upper", trivial_bound=trivial, detect=detect)
-        return assess(out)
+    if bound is None:  # given in log10 alone (beyond float64): compared in log10, never a free pass
+        return _compare_upper_log10(bound_log10, empirical, (lo, hi), interval is None, samples=samples, what=what,
+                                    false_alarm=false_alarm, trivial=trivial, detect=detect)
+    if math.isnan(bound) or math.isnan(empirical) or math.isnan(lo) or math.isnan(hi):
+        return assess(Outcome("violated", f"{what} {empirical} vs bound {bound}: not a number", bound, None, empirical,
+                              (lo, hi), None, false_alarm, samples=samples, kind="upper", trivial_bound=trivial,
+                              detect=detect))
+    if bound == math.inf:
+        return assess(Outcome("vacuous" if hi < math.inf else "violated", f"{what} {empirical:.4g} vs an infinite bound",
+                              bound, math.inf, empirical, (lo, hi), None, false_alarm, samples=samples,
+                              reason=reason or "the bound is infinite", kind="upper", trivial_bound=trivial))
     tol = ROUNDING * max(abs(bound), 1e-300) if interval is None else 0.0
     ratio = empirical / bound if bound > 0 else (math.inf if empirical > 0 else 0.0)
     blog = math.log10(bound) if bound > 0 else None
@@ -191,6 +254,58 @@ def compare_upper(bound: float | None, empirical: float, interval: tuple[float, 
                           samples_needed=needed, kind="upper", trivial_bound=trivial, detect=detect))
 
 
+def _compare_upper_log10(bound_log10: float, empirical: float, interval: tuple[float, float], exact: bool, *,
+                         samples: int | None, what: str, false_alarm: float, trivial: float | None,
+                         detect: float | None) -> Outcome:
+    """``empirical <= 10^bound_log10`` for a bound known only in log10 (see :func:`compare_upper`)."""
+    lo, hi = interval
+    base = dict(samples=samples, kind="upper", trivial_bound=trivial, detect=detect)
+    if _nan(bound_log10) or any(_nan(x) for x in (empirical, lo, hi)):
+        return assess(Outcome("violated", f"{what} {empirical} vs bound 10^{bound_log10}: not a number", None, bound_log10,
+                              empirical, (lo, hi), None, false_alarm, **base))
+    if bound_log10 == math.inf:
+        return assess(Outcome("vacuous" if hi < math.inf else "violated", f"{what} {empirical:.4g} vs an infinite bound",
+                              None, bound_log10, empirical, (lo, hi), None, false_alarm, reason="the bound is infinite",
+                              **base))
+
+    def log10(x: float) -> float:
+        return math.log10(x) if x > 0 else -math.inf
+
+    tol = math.log10(1.0 + ROUNDING) if exact else 0.0
+    ratio_log10 = log10(empirical) - bound_log10
+    ratio = 10.0 ** ratio_log10 if ratio_log10 < FLOAT64_MAX_LOG10 else math.inf
+    if log10(hi) <= bound_log10 + tol:
+        verdict: Verdict = "holds"
+        text = f"{what} {empirical:.4g} <= bound 10^{bound_log10:.4f} (ratio 10^{ratio_log10:.3g})"
+    elif log10(lo) > bound_log10 + tol:
+        verdict = "violated"
+        text = f"{what} {empirical:.4g} EXCEEDS bound 10^{bound_log10:.4f}"
+    else:
+        verdict = "inconclusive"
+        text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound 10^{bound_log10:.4f}"
+    out = Outcome(verdict, text, None, bound_log10, empirical, (lo, hi), ratio, false_alarm, **base)
+    if verdict == "holds" and bound_log10 >= FLOAT64_MAX_LOG10 and (trivial is None or not math.isfinite(trivial)):
+        out.verdict = "uninformative"
+        out.summary += ("; uninformative: the bound is beyond float64, so no float64 measurement can exceed it "
+                        "(it could not have failed)")
+    return assess(out)
+
+
+def could_not_have_failed(o: Outcome) -> str | None:
+    """Why an outcome could not have turned red in this run, or ``None`` when it could have.
+
+    ``uninformative`` (the bound is no better than the trivial one), ``vacuous`` (no finite bound),
+    and ``inconclusive`` with a power below :data:`POWER_TARGET` (its interval was too wide to see the
+    deviation it must detect). A ``holds``, a ``violated``, and an ``inconclusive`` whose interval merely
+    straddles the bound (more samples decide it) could have failed.
+    """
+    if o.verdict in ("uninformative", "vacuous"):
+        return o.verdict
+    if o.verdict == "inconclusive" and o.power is not None and o.power < POWER_TARGET:
+        return "inconclusive: power below 1/2"
+    return None
+
+
 def compare_lower(bound: float | None, empirical: float, interval: tuple[float, float] | None = None, *,
                   samples: int | None = None, what: str = "value", reason: str | None = None,
                   false_alarm: float = 0.0, trivial: float | None = None, detect: float | None = None) -> Outcome:
@@ -201,9 +316,17 @@ def compare_lower(bound: float | None, empirical: float, interval: tuple[float, 
     ``uninformative``.
     """
     if bound is None:
-        return Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
-                       reason=reason, samples=samples, kind="lower", trivial_bound=trivial)
+        return assess(Outcome("vacuous", f"bound is vacuous: {reason}", empirical=empirical, interval=interval,
+                              reason=reason, samples=samples, kind="lower", trivial_bound=trivial))
     lo, hi = interval if interval is not None else (empirical, empirical)
+    if any(_nan(x) for x in (bound, empirical, lo, hi)):
+        return assess(Outcome("violated", f"{what} {empirical} vs lower bound {bound}: not a number", bound, None,
+                              empirical, (lo, hi), None, false_alarm, samples=samples, kind="lower",
+                              trivial_bound=trivial, detect=detect))
+    if bound == -math.inf:
+        return assess(Outcome("vacuous" if lo > -math.inf else "violated", f"{what} {empirical:.4g} vs a lower bound -inf",
+                              bound, None, empirical, (lo, hi), None, false_alarm, samples=samples,
+                              reason=reason or "the lower bound is -inf", kind="lower", trivial_bound=trivial))
     tol = ROUNDING * max(abs(bound), 1.0) if interval is None else 0.0
     ratio = bound / empirical if empirical > 0 else None
     if lo >= bound - tol:
@@ -242,6 +365,11 @@ def compare_band(prediction: float, band: tuple[float, float], empirical: float,
       ValueError: ``band`` is not ordered, or ``false_alarm`` is outside (0, 1).
     """
     b_lo, b_hi = (float(band[0]), float(band[1]))
+    lo, hi = interval
+    if any(_nan(x) for x in (prediction, empirical, lo, hi, b_lo, b_hi)):
+        return assess(Outcome("violated", f"{what} {empirical} [{lo}, {hi}] vs band [{b_lo}, {b_hi}]: not a number",
+                              prediction, None, empirical, (lo, hi), None, false_alarm, p_value, samples,
+                              band=(b_lo, b_hi), kind="band", detect=detect))
     if not b_lo <= b_hi:
         raise ValueError(f"band={band!r} must satisfy lo <= hi")
     if not 0.0 < false_alarm < 1.0:

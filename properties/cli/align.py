@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Optional
 
 import typer
@@ -16,14 +17,23 @@ align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simu
 
 
 @align_app.command("simulate")
-@command
+@command(aliases={"step_size": "eta"})  # DescentConfig calls --eta step_size
 def simulate(
     num_samples: int = typer.Option(1000, help="n samples (m = 2n view rows of Sigma)."),
     num_classes: int = typer.Option(10, help="C classes, as balanced as n allows (sample i has class i mod C), "
                                      "so pi_max = ceil(n/C)/n (= 1/C when C divides n)."),
     batch_size: int = typer.Option(64, help="B samples per batch (shared by both runs)."),
     tau: float = typer.Option(0.5, help="Temperature tau > 0."),
-    eta: float = typer.Option(1.0, help="Constant step size eta >= 0 (eta = 0: nothing moves, d_T = 0 = every bound)."),
+    eta: float = typer.Option(1.0, help="Step size eta >= 0: constant, or the peak of --eta-schedule (eta_t = eta * f(t)); "
+                              "eta = 0: nothing moves, d_T = 0 = every bound."),
+    eta_schedule: str = typer.Option("constant", help="Step-size schedule f(t): constant, step, exponential, cosine, "
+                                     "linear, polynomial, inverse-sqrt, inverse-time (docs/alignment-numerics.md)."),
+    eta_param: Optional[list[str]] = typer.Option(None, help="Schedule parameter key=value (repeatable), e.g. gamma=0.5 "
+                                                  "period=100, final_fraction=0.01, decay_steps=400, power=2, t0=10."),
+    warmup_steps: int = typer.Option(0, help="Linear warm-up over the first W steps (any schedule)."),
+    warmup_start: float = typer.Option(0.0, help="Warm-up's first multiplier w0 in [0, 1] (eta_0 = w0 * eta)."),
+    eta_file: Optional[str] = typer.Option(None, help=".npy/.npz with the T step sizes (eta_t = eta * value_t; "
+                                           "keep --eta 1 for the values themselves)."),
     steps: int = typer.Option(500, help="T steps."),
     seed: int = typer.Option(0, help="Seed of Sigma_0 and of the batches, in [0, 2^32 - 1]."),
     delta: float = typer.Option(0.05, help="Failure probability of Theorem 1."),
@@ -32,24 +42,50 @@ def simulate(
     both_views: bool = typer.Option(False, help="Both views as anchors."),
     replace: bool = typer.Option(False, help="Batches with replacement (i.i.d.)."),
     stratified: bool = typer.Option(False, help="Stratified batches."),
+    save_log: Optional[str] = typer.Option(None, help="Write the run as a Theorem-1 log (.npz) for `align theorem1`."),
+    log_every: int = typer.Option(1, help="Record Sigma every K steps in --save-log (and at the last step)."),
+    empty_negatives: str = typer.Option("error", help="An anchor whose batch has no other-class sample (an empty "
+                                        "NSCL denominator): 'error' (refused before any step) or 'exclude' (the "
+                                        "anchor is skipped and counted)."),
+    checkpoint: Optional[str] = typer.Option(None, help="Checkpoint .npz, written atomically after every chunk of "
+                                             "steps; an existing one of the same run is continued (Ctrl-C keeps it)."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
+    from contrastive_bounds.properties.cli import align_schedule as sched
     from contrastive_bounds.numerics.alignment.descent_run import (
         DescentConfig, check_run_inputs, make_problem, run_similarity_descent)
+    from contrastive_bounds.properties.cli.align_cost import refuse_costly, refuse_memory, simulate_bytes, simulate_seconds
+    from contrastive_bounds.theory.domains import check_int
 
+    # sizes first: Sigma_0 (m x m, m = 2n) is built before the run's own checks
+    n = check_int("num_samples", num_samples, 2)
+    check_int("batch_size", batch_size, 2)
+    check_int("steps", steps, 1, 2**31 - 1)
+    _check_exponent_fits(tau, eta, steps, batch_size)
+    refuse_memory(simulate_bytes(n), f"--num-samples={n} (m = {2 * n} rows of Sigma)")
+    refuse_costly(simulate_seconds(n, batch_size, steps), f"--num-samples={n}, --batch-size={batch_size}, "
+                  f"--steps={steps}", yes)
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
-                        replace=replace, stratified=stratified)
-    check_run_inputs(sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
+                        replace=replace, stratified=stratified, empty_negatives=empty_negatives,
+                        schedule=sched.schedule_from_options(eta_schedule, eta_param, warmup_steps, warmup_start, eta_file))
+    sched.check_config(check_run_inputs, sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
+    sched.check_save_log(save_log, log_every, steps, num_samples)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        _check_descent_checkpoint(checkpoint)
+    from contrastive_bounds.properties.cli.align_proxy import run_interruptible
+
+    traj = log_every if save_log else None
     prog, cb = progress_bar("similarity descent", steps, json_out)
-    if prog is not None:
-        with prog:
-            res = run_similarity_descent(sigma0, labels, cfg, progress=cb)
-    else:
-        res = run_similarity_descent(sigma0, labels, cfg)
+    res = run_interruptible(lambda **kw: run_similarity_descent(sigma0, labels, cfg, checkpoint=checkpoint,
+                                                                trajectory_every=traj, **kw),
+                            prog, cb, checkpoint)
     summary = _with_vacuity(res.summary())
+    if save_log:
+        summary["log"] = {"path": save_log, "records": sched.write_log(save_log, res)}
     if json_out:
         emit_json(summary)
         return
@@ -60,16 +96,43 @@ def simulate(
     table.add_row("measured d_T", f"{summary['d_T']:.6g}", f"{d_l10:.4f}" if d_l10 is not None else "n/a (d_T = 0)", "", "")
     for link, lv in summary["bounds_log10"].items():
         table.add_row(f"bound {link}", _fmt_value(lv), _fmt_log10(lv), _fmt_slack(summary["slack_log10"][link], summary),
-                      str(summary["holds"][link]))
+                      "n/a (vacuous: infinite bound)" if lv == math.inf else str(summary["holds"][link]))
     table.add_row("L1 per step", "", "", "", str(summary["holds"]["L1_step"]))
     console.print(table)
     reason = f" ({summary['reason']})" if summary["reason"] else ""
     console.print(f"Delta = {_fmt_value(summary['delta_log10'])} (pi_max = {summary['pi_max']:.4g}, epsilon = "
                   f"{summary['epsilon']:.4g}); status: {summary['status']}{reason}")
+    console.print(sched.schedule_line(summary))
     console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
     console.print(f"CKA = {summary['cka']:.6f} {_fmt_lower(summary['cka_lower'], summary['cka_lower_vacuous'])} "
                   f"(rho = {summary['rho']:.4g}); RSA = {summary['rsa']:.6f} "
                   f"{_fmt_lower(summary['rsa_lower'], summary['rsa_lower_vacuous'])} (r = {summary['r']:.4g})")
+    if save_log:
+        console.print(f"Theorem-1 log written to {save_log} ({summary['log']['records']} records): "
+                      f"contrastive-bounds align theorem1 {save_log}")
+
+
+def _check_descent_checkpoint(path: str) -> None:
+    """Refuse, before the run, a --checkpoint file that is not a readable checkpoint of align simulate."""
+    from contrastive_bounds.numerics.alignment.descent_run import read_checkpoint_arrays
+
+    read_checkpoint_arrays(path)
+
+
+def _check_exponent_fits(tau: float, eta: float, steps: int, batch_size: int) -> None:
+    """Refuse a run whose Theorem-1 exponent S/(2 tau^2 B) (S = T eta) is beyond float64 even in log space.
+
+    The run's link bounds are evaluated in float64 log space; below tau of about 1e-150 their exponent
+    itself overflows. ``contrastive-bounds bound alignment.frobenius`` evaluates the bound exactly there.
+    """
+    if not (tau > 0 and math.isfinite(tau) and eta > 0 and math.isfinite(eta)):
+        return  # the run's own checks name tau or eta
+    log_exponent = math.log(steps * eta) - math.log(2 * batch_size) - 2 * math.log(tau)
+    if log_exponent > math.log(1e300):
+        raise ValueError(f"--tau={tau!r}: the Theorem-1 exponent S/(2 tau^2 B) = 10^{log_exponent / math.log(10):.4g} "
+                         f"(S = --steps x --eta = {steps * eta:g}) is beyond float64 even in log space, so the run's "
+                         "link bounds cannot be evaluated; choose a larger --tau, or evaluate the bound exactly with "
+                         "`contrastive-bounds bound alignment.frobenius`")
 
 
 # summary key of a corollary lower bound -> (registered bound that states it, its parameter, summary key)
@@ -142,6 +205,7 @@ def train(
     learning_rate: float = typer.Option(1e-3, help="Adam learning rate."),
     seed: int = typer.Option(0, help="Seed of init, split, batches and augmentations, in [0, 2^32 - 1]."),
     plot: Optional[str] = typer.Option(None, help="Write a PNG of the per-epoch metrics to this file."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Train CL, NSCL, SupCon (SCL) and CE on digits under shared randomness; per-epoch CKA/RSA and loss gap."""
@@ -152,6 +216,9 @@ def train(
     cfg = TrainConfig(num_classes=num_classes, tau=tau, epochs=epochs, batch_size=batch_size,
                       learning_rate=learning_rate, seed=seed)
     check_train_config(cfg)  # before any output: bad input gives one line and exit 2
+    from contrastive_bounds.properties.cli.align_cost import refuse_costly, train_seconds
+
+    refuse_costly(train_seconds(epochs, batch_size), f"--epochs={epochs}, --batch-size={batch_size}", yes)
     if plot is not None:
         _check_plot_path(plot)
     prog, cb = progress_bar("training", epochs, json_out)
@@ -247,8 +314,9 @@ def _plot(res, path: str) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``align`` sub-app (``simulate``, ``train``, ``proxy``, ``batch-scaling``, ``compare``) to ``app``."""
-    from contrastive_bounds.properties.cli import align_compare, align_proxy
+    from contrastive_bounds.properties.cli import align_compare, align_proxy, align_theorem1
 
     align_proxy.register(align_app)
     align_compare.register(align_app)
+    align_theorem1.register(align_app)
     app.add_typer(align_app, name="align")

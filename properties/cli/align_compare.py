@@ -11,12 +11,14 @@ from contrastive_bounds.properties.cli.common import command, console, emit_json
 
 
 def compare(
-    cl: str = typer.Argument(..., help="CL embeddings: .npy or .npz, rows = samples, columns = features."),
-    nscl: str = typer.Argument(..., help="NSCL (or any second) embeddings of the same samples, same row order."),
-    labels: Optional[str] = typer.Option(None, help="Integer labels .npy/.npz (n,): adds C, pi_max and CKA with labels."),
+    cl: str = typer.Argument(..., metavar="CL", help="CL embeddings: .npy or .npz, rows = samples, columns = features."),
+    nscl: str = typer.Argument(..., metavar="NSCL", help="NSCL (or any second) embeddings of the same samples, same row order."),
+    labels: Optional[str] = typer.Option(None, help="Integer labels .npy/.npz of shape (n,): adds C, pi_max and CKA "
+                                         "with labels."),
     key: Optional[str] = typer.Option(None, help="Array name inside .npz files holding several arrays."),
-    spearman_sample: int = typer.Option(2000, help="Rows of the subsample for Spearman RSA when n(n-1)/2 > 5e6."),
-    seed: int = typer.Option(0, help="Seed of that subsample."),
+    spearman_sample: int = typer.Option(2000, help="Rows of the subsample for Spearman RSA when n(n-1)/2 > 5e6, in "
+                                        "[3, 5000]."),
+    seed: int = typer.Option(0, help="Seed of that subsample, in [0, 2^32 - 1]."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """CKA (cosine/linear, biased/debiased), RSA (Pearson/Spearman), rho, r and the CKA/RSA lower bounds, in feature form."""
@@ -62,4 +64,4 @@ def compare(
 
 def register(app: typer.Typer) -> None:
     """Add ``compare`` to the ``align`` sub-app."""
-    app.command("compare")(command(compare))
+    app.command("compare")(command(compare, aliases={"x_cl": "cl", "x_nscl": "nscl"}))

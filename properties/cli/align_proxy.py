@@ -56,6 +56,7 @@ def proxy(
     seed: int = typer.Option(0, help="Seed of init, views and batches, in [0, 2^32 - 1]."),
     dtype: str = typer.Option("float64", help="'float64' or 'float32' (throughput)."),
     checkpoint: Optional[str] = typer.Option(None, help="Checkpoint .npz (atomic; an existing one is resumed)."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Plain SGD of CL and NSCL vs similarity descent on the same batches: fidelity, d_t, Theorem 1 on real training."""
@@ -69,8 +70,15 @@ def proxy(
                       record_every=record_every, fit_steps=fit_steps, eta_estimator=eta_estimator, eta_eff=eta_eff,
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
+    from contrastive_bounds.properties.cli.align_cost import mlp_bytes, proxy_seconds, refuse_costly, refuse_memory
+
+    sizes = (f"--model={model}, --reference-size={reference_size}, --hidden={hidden}, "
+             f"--projection-dim={projection_dim}")
+    refuse_memory(mlp_bytes(hidden, projection_dim, model=model, reference_size=reference_size), sizes)
+    refuse_costly(proxy_seconds(reference_size, batch_size, steps, hidden, projection_dim, model),
+                  f"{sizes}, --batch-size={batch_size}, --steps={steps}", yes)
     prog, cb = progress_bar("SGD and proxy", steps, json_out)
-    res = _run(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
+    res = run_interruptible(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
@@ -118,6 +126,7 @@ def batch_scaling(
     dtype: str = typer.Option("float32", help="Training dtype ('float32' throughput, or 'float64')."),
     delta: float = typer.Option(0.05, help="Failure probability of Theorem 1 (predicted signs)."),
     checkpoint: Optional[str] = typer.Option(None, help="Grid checkpoint .json (finished cells are kept)."),
+    yes: bool = typer.Option(False, "--yes", help="Run even when the estimated time is above an hour."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Batch size x learning-rate scaling on digits (paper Fig. 5): CKA/RSA vs B beside the bound's and the paper's trend."""
@@ -131,15 +140,24 @@ def batch_scaling(
                         sgd=SGDConfig(reference_size=reference_size, num_classes=num_classes, tau=tau, hidden=hidden,
                                       views=views, dtype=dtype))
     check_scaling_inputs(cfg)
+    from contrastive_bounds.properties.cli.align_cost import batch_scaling_seconds, mlp_bytes, refuse_costly, refuse_memory
+
+    lanes = len(cfg.exponents) * cfg.seeds
+    refuse_memory(mlp_bytes(hidden, 32, lanes), f"--hidden={hidden} with {lanes} lanes (--exponents x --seeds)")
+    refuse_costly(batch_scaling_seconds(cfg.batch_sizes, cfg.budgets, len(cfg.exponents), seeds, epochs, reference_size,
+                                        reference_batch, hidden),
+                  f"--batch-sizes={batch_sizes}, --budgets={budgets}, {len(cfg.exponents)} exponents, --seeds={seeds}, "
+                  f"--epochs={epochs}, --reference-size={reference_size}, --hidden={hidden}", yes)
     cells = len(cfg.batch_sizes) * len(cfg.budgets)
     prog, cb = progress_bar("grid cells", cells, json_out)
-    res = _run(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
+    res = run_interruptible(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
     s = res.summary()
     if json_out:
         emit_json(s)
         return
     for metric in ("cka", "rsa"):
-        table = Table(title=f"CL-NSCL {metric.upper()} at T (mean [95% interval over {seeds} seeds]; training in {dtype})")
+        table = Table(title=f"CL-NSCL {metric.upper()} at T (mean [95% interval over {seeds} seeds, within the range of "
+                            f"{metric.upper()}]; training in {dtype})")
         table.add_column("budget, a")
         for b in cfg.batch_sizes:
             table.add_column(f"B={b}")
@@ -148,6 +166,10 @@ def batch_scaling(
                 cells_ = [r for r in s[f"table_{metric}"] if r["budget"] == budget and r["exponent"] == a]
                 table.add_row(f"{budget}, a={a:g}", *[_cell(r) for r in cells_])
         console.print(table)
+        if any(r.get("clipped") for r in s[f"table_{metric}"]):
+            lo_r, hi_r = (0, 1) if metric == "cka" else (-1, 1)
+            console.print(f"* the t-interval reached past the range of {metric.upper()}, [{lo_r}, {hi_r}], and is cut "
+                          "there (the mean lies in the range, so the coverage is unchanged)", markup=False, highlight=False)
     table = Table(title="trend in B: measured (slope of CKA per doubling of B) vs Theorem 1 and the paper")
     for col in ("budget, a", "slope [95%]", "measured", "bound (S nominal)", "bound (S eff)", "paper", "vs bound",
                 "vs paper"):
@@ -164,7 +186,7 @@ def batch_scaling(
 def _cell(r: dict) -> str:
     if r.get("mean") is None:
         return f"diverged ({r['diverged']})" if r["diverged"] else "n/a"
-    ci = "" if r.get("lo") is None else f" [{r['lo']:.3f}, {r['hi']:.3f}]"
+    ci = "" if r.get("lo") is None else f" [{r['lo']:.3f}, {r['hi']:.3f}]" + ("*" if r.get("clipped") else "")
     return f"{r['mean']:.3f}{ci}" + (f" ({r['diverged']} diverged)" if r["diverged"] else "")
 
 
@@ -174,8 +196,9 @@ def register(app: typer.Typer) -> None:
     app.command("batch-scaling")(command(batch_scaling))
 
 
-def _run(fn, prog, cb, checkpoint: str | None):  # noqa: ANN001, ANN202
-    """``fn()`` (with ``progress=cb`` inside the progress bar when there is one); Ctrl-C -> :func:`interrupted`."""
+def run_interruptible(fn, prog, cb, checkpoint: str | None):  # noqa: ANN001, ANN201
+    """``fn()`` (with ``progress=cb`` inside the progress bar when there is one); Ctrl-C -> :func:`interrupted`
+    (what was kept and how to continue, exit 130). Shared by the align commands that checkpoint."""
     try:
         if prog is None:
             return fn()

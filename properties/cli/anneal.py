@@ -1,9 +1,10 @@
 """Command ``anneal``: simulate annealed Langevin chains and put the theory's prediction beside them.
 
-``contrastive-bounds anneal LANDSCAPE --schedule FORM c=VALUE [t0=..] [--chains N --time T_END
---step-size H --seed S --delta D --start trap|uniform|global] [--checkpoint FILE [--resume]]
-[--yes] [--json]`` runs the simulator of :mod:`contrastive_bounds.numerics.langevin` (float64, its
-default configuration: ``jax.random.normal`` noise, chains split over the local devices) and reports
+``contrastive-bounds anneal [LANDSCAPE] --schedule FORM c=VALUE [t0=..] [landscape options] [--search FOLDER]
+[--chains N --time T_END --step-size H --seed S --delta D --start trap|uniform|global|m<id>]
+[--checkpoint FILE [--resume]] [--yes] [--json]`` runs the simulator of
+:mod:`contrastive_bounds.numerics.langevin` (float64, its default configuration: ``jax.random.normal``
+noise, chains split over the local devices) and reports
 
 * the success fraction P(V(Z_T) < V_min + delta) with a Clopper–Pearson interval (95 %);
 * the hitting time of {V < V_min + delta}: fraction reached (the complement is the trapped fraction),
@@ -14,6 +15,14 @@ default configuration: ``jax.random.normal`` noise, chains split over the local 
   T(t) ≪ barrier over most of the run);
 * how it ran: the noise generator, the device count and the cost (chain-steps, memory).
 
+Two kinds of landscape. A built-in with a known global minimum or an S¹ Fourier file, alone, runs here
+(the S¹ fast paths, the exact S¹ trap). Any landscape the ``landscape`` command accepts — ``infonce``
+and ``thomson`` with ``--points/--dim/--tau/--pairs/--coupled/--radius``, built-ins with ``--param
+key=value``, Fourier files — together with ``--search FOLDER`` (a saved ``landscape`` search) runs in
+:mod:`.anneal_network`: starts at the search's minima, V_min and H* from its network, the
+Eyring–Kramers band of the start minimum, the final basins. With ``--search`` and no LANDSCAPE the
+landscape is the saved one.
+
 Cost: a run beyond :data:`MAX_CHAIN_STEPS` chain-steps or half the machine's memory is refused
 unless ``--yes``; a big one prints its cost on stderr first. Ctrl-C stops the run within seconds,
 saves its state (to ``--checkpoint``, else to ``anneal-interrupted-<id>.ckpt.npz`` here) and prints
@@ -22,11 +31,7 @@ the command that resumes it; exit code 130.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import shlex
 import sys
 import time
 import warnings
@@ -36,66 +41,64 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, default_record_every, \
-    deferred_interrupts, estimate_run_cost
+from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, deferred_interrupts
 from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
 from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 from contrastive_bounds.theory.annealing import make_schedule
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
-from contrastive_bounds.properties.cli.common import command, console, emit_json, parse_assignments, parse_number
+from contrastive_bounds.properties.cli.anneal_run import (  # noqa: F401 - MAX_CHAIN_STEPS, BIG_CHAIN_STEPS: re-exported
+    BIG_CHAIN_STEPS,
+    MAX_CHAIN_STEPS,
+    announce_cost,
+    guard_cost,
+    report_interrupt,
+    step_count,
+)
+from contrastive_bounds.properties.cli.common import CLIError, command, console, emit_json, parse_assignments, \
+    parse_number
+from contrastive_bounds.properties.cli.landscape_options import NETWORK_ONLY, LandscapeOptions
 
 START_MODES = ("trap", "uniform", "global")
 ANNEAL_LANDSCAPES = ("barrier-H", "double-well", "triple-well", "vmf", "infonce-toy", "infonce-toy-soft")
 """Built-in landscapes with a known global minimum value (success = V < V_min + delta needs it);
 ``fourier`` takes its coefficients from a file. Kept equal to the registry by a test."""
-MAX_CHAIN_STEPS = 2 * 10**10
-"""Runs beyond this many chain-steps (chains × steps; about 2-4 minutes per 10^10 on a 2-core CPU in
-float64 on S¹, far longer elsewhere) need ``--yes``."""
-BIG_CHAIN_STEPS = 10**9
-"""Runs from this many chain-steps (or 1 GiB of memory) print their cost on stderr before starting."""
-
-
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _resume_command(checkpoint: str) -> str:
-    """The command line of this process with ``--checkpoint FILE --resume`` (replacing any given)."""
-    argv = list(sys.argv[1:])
-    if "anneal" not in argv:
-        return f"contrastive-bounds anneal <the same arguments> --checkpoint {shlex.quote(checkpoint)} --resume"
-    kept, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-            continue
-        if a == "--checkpoint":
-            skip = True
-            continue
-        if a.startswith("--checkpoint=") or a == "--resume":
-            continue
-        kept.append(a)
-    return shlex.join(["contrastive-bounds", *kept, "--checkpoint", checkpoint, "--resume"])
+DEFAULT_STEP_SIZE = 0.02
+"""``--step-size`` when not given (landscapes with ``--search`` may take a smaller one, see :mod:`.anneal_network`)."""
 
 
 def anneal(
-    landscape: str = typer.Argument(..., help=f"built-in name with a known global minimum ({', '.join(ANNEAL_LANDSCAPES)}) "
-                                                  "or an S¹ Fourier file (.json/.toml, as for barrier and kramers)"),
+    landscape: Optional[str] = typer.Argument(
+        None, help=f"a built-in with a known global minimum ({', '.join(ANNEAL_LANDSCAPES)}), an S¹ Fourier file "
+                   "(.json/.toml), or with --search any landscape the landscape command accepts (infonce, thomson, "
+                   "...); omitted with --search: the saved landscape"),
     params: Optional[list[str]] = typer.Argument(None, help="schedule parameters key=value, e.g. c=2.0 t0=2"),
-    schedule: str = typer.Option(..., "--schedule", help="schedule form (temperature, inverse-temperature, author, ...)"),
-    landscape_params: Optional[list[str]] = typer.Option(None, "--param", help="landscape parameter key=value (repeatable), e.g. H=5"),
+    schedule: str = typer.Option(..., "--schedule", help="schedule form (temperature, inverse-temperature, author, "
+                                 "fixed, ...)"),
+    landscape_params: Optional[list[str]] = typer.Option(None, "--param", help="landscape parameter key=value "
+                                                         "(repeatable), e.g. H=5"),
+    points: Optional[int] = typer.Option(None, "--points", help="N: infonce (>= 3, default 8), thomson (>= 2, default 12)"),
+    dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d >= 2 of infonce, thomson (default 3)"),
+    tau: Optional[float] = typer.Option(None, "--tau", help="InfoNCE temperature > 0 (default 0.5)"),
+    pairs: Optional[str] = typer.Option(None, "--pairs", help="InfoNCE positive pairs i-j,k-l (default 0-1,2-3,...)"),
+    coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),
+    radius: float = typer.Option(1.0, "--radius", help="sphere radius R > 0 (with --search or infonce/thomson)"),
+    search: Optional[Path] = typer.Option(None, "--search", help="a saved landscape search (the --out folder of "
+                                          "`contrastive-bounds landscape`): minima to start from, V_min and H*"),
     chains: int = typer.Option(1024, "--chains", help="number of independent chains"),
     time_end: float = typer.Option(1000.0, "--time", help="continuous end time T_END (the run covers [0, T_END])"),
-    step_size: float = typer.Option(0.02, "--step-size", help="step size h (continuous time per step)"),
+    step_size: Optional[float] = typer.Option(None, "--step-size", help=f"step size h (continuous time per step; "
+                                              f"default {DEFAULT_STEP_SIZE}, with --search at most 0.2/lambda_max of "
+                                              "the start minimum)"),
     seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
-    delta: Optional[float] = typer.Option(None, "--delta", help="success: V < V_min + delta (default: half the gap to the next minimum, else 0.1)"),
-    start: str = typer.Option("trap", "--start", help="initial state: trap (deepest non-global S¹ minimum), uniform, global"),
+    delta: Optional[float] = typer.Option(None, "--delta", help="success: V < V_min + delta (default: half the gap to "
+                                          "the next minimum, else 0.1)"),
+    start: str = typer.Option("trap", "--start", help="initial state: trap (the deepest non-global minimum), uniform, "
+                              "global, or a minimum m<id> of --search"),
     integrator: str = typer.Option("euler", "--integrator", help="euler (projected Euler-Maruyama) or geodesic"),
+    quench: bool = typer.Option(True, "--quench/--no-quench", help="with --search: minimise each final state to "
+                                "name the basin it ended in"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar (not with --json)"),
     checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="save the run's state to this .npz file "
                                              "(every 30 s, at the end, and on Ctrl-C)"),
@@ -106,28 +109,16 @@ def anneal(
 ) -> None:
     """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
     started = time.perf_counter()
-    land = resolve_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
+    params = list(params or [])
+    if landscape is not None and "=" in landscape and not Path(landscape).exists():
+        params.insert(0, landscape)  # no LANDSCAPE (the saved one): the first word is a schedule parameter
+        landscape = None
     sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
     chains = check_int("chains", chains, 1, 10_000_000)
     seed = check_seed(seed)
     t_end = check_real("time", time_end, 0.0, math.inf)
-    h_opt = check_real("step-size", step_size, 0.0, math.inf)
-    ratio = t_end / h_opt
-    if not math.isfinite(ratio) or ratio > 2**31 - 2:
-        shown = f"{ratio:.0f}" if ratio < 1e15 else f"{ratio:.3g}"
-        raise ValueError(f"--time / --step-size = {shown} steps is outside its domain: at most {2**31 - 2} steps; "
-                         "use a shorter --time or a larger --step-size")
-    n_steps = round(ratio)
-    if n_steps < 1 or abs(n_steps * h_opt - t_end) > 1e-9 * max(1.0, t_end):
-        raise ValueError(f"--time={t_end!r} must be a positive whole multiple of --step-size={h_opt!r}")
-    if n_steps > 2**31 - 2:
-        raise ValueError(f"--time / --step-size = {n_steps:.3g} steps is outside its domain: at most {2**31 - 2} steps; "
-                         "use a shorter --time or a larger --step-size")
-    if start not in START_MODES:
-        raise ValueError(f"start={start!r} is not one of {START_MODES}")
-    if start == "trap" and circle_trap(land) is None:
-        raise ValueError(f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; "
-                         "use --start uniform")
+    if step_size is not None:
+        check_real("step-size", step_size, 0.0, math.inf)
     try:
         sched.validate_range(0.0, t_end)
     except ValueError as err:  # say which range: anneal always starts at t = 0 (e.g. the generator form can't)
@@ -140,27 +131,45 @@ def anneal(
     if checkpoint is not None and not resume and Path(checkpoint).exists():
         raise ValueError(f"--checkpoint={checkpoint!r} already holds a saved run; add --resume to continue it, or "
                          "choose another path (delete the file to start afresh)")
-    cost = estimate_run_cost(chains, n_steps, land.num_points, land.dim, 8, n_steps // default_record_every(n_steps))
-    memory = _physical_memory()
-    too_big = [why for why in (
-        f"{cost.chain_steps:.3g} chain-steps > the limit {MAX_CHAIN_STEPS:.0e}" if cost.chain_steps > MAX_CHAIN_STEPS else "",
-        f"about {cost.memory_bytes / 2**30:.3g} GiB > half the machine's memory ({memory / 2**31:.3g} GiB)"
-        if memory and cost.memory_bytes > memory / 2 else "") if why]
-    if too_big and not yes:
-        raise ValueError(f"this run is too big ({'; '.join(too_big)}); fewer --chains or a shorter --time, or --yes to run it")
+    if search is not None or landscape is None or landscape in NETWORK_ONLY:
+        from contrastive_bounds.properties.cli.anneal_network import anneal_network
+
+        given = None if landscape is None else LandscapeOptions(landscape, tuple(landscape_params or ()), points, dim,
+                                                                tau, pairs, coupled, radius)
+        if given is None and (any(x is not None for x in (points, dim, tau, pairs)) or coupled or radius != 1.0
+                              or landscape_params):
+            raise CLIError("--points, --dim, --tau, --pairs, --coupled, --radius and --param describe a LANDSCAPE; "
+                           "give its name too (or none of them, to anneal the landscape saved in --search)")
+        anneal_network(given, search, sched, chains=chains, t_end=t_end, step_size=step_size,
+                       seed=seed, delta=delta, start=start, integrator=integrator, quench=quench,
+                       progress=progress and not as_json, checkpoint=checkpoint, resume=resume, yes=yes,
+                       as_json=as_json, started=started)
+        return
+    extra = [opt for opt, given in (("--points", points), ("--dim", dim), ("--tau", tau), ("--pairs", pairs))
+             if given is not None] + (["--coupled"] if coupled else []) + (["--radius"] if radius != 1.0 else [])
+    if extra:
+        raise CLIError(f"{', '.join(extra)} apply to infonce and thomson, or to any landscape with --search FOLDER "
+                       f"(a saved landscape search); {landscape!r} alone takes --param key=value")
+    land = resolve_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
+    step_size = DEFAULT_STEP_SIZE if step_size is None else step_size
+    n_steps = step_count(t_end, step_size)
+    if start not in START_MODES:
+        raise ValueError(f"start={start!r} is not one of {START_MODES} (a minimum m<id> needs --search FOLDER)")
+    if start == "trap" and circle_trap(land) is None:
+        raise ValueError(f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; "
+                         "use --start uniform, or --search FOLDER (a saved landscape search) to start at its minima")
+    cost, too_big = guard_cost(chains, n_steps, land.num_points, land.dim, yes)
     with deferred_interrupts(), warnings.catch_warnings(record=True) as caught:
         # Ctrl-C from here on stops the run at a chunk boundary with its state saved; simulate's
         # step-size warning goes in the output
-        if too_big or cost.chain_steps >= BIG_CHAIN_STEPS or cost.memory_bytes >= 2**30:
-            print(f"cost: {cost.describe()}; Ctrl-C stops the run within seconds and saves it", file=sys.stderr,
-                  flush=True)
+        announce_cost(cost, too_big)
         warnings.simplefilter("always", StepSizeWarning)
         try:
             run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
                                delta=delta, integrator=integrator, progress=progress and not as_json,
                                checkpoint=checkpoint, resume=resume)
         except SimulationInterrupted as stop:
-            _report_interrupt(stop)
+            report_interrupt(stop)
             raise typer.Exit(130) from None
     notes = [str(w.message) for w in caught if issubclass(w.category, StepSizeWarning)]
     for w in caught:
@@ -231,22 +240,6 @@ def anneal(
         console.print(verdict.reason, highlight=False)
     console.print(f"start: {start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
                   f"{time.perf_counter() - started:.1f} s", highlight=False)
-
-
-def _report_interrupt(stop: SimulationInterrupted) -> None:
-    """Ctrl-C: make sure the state is saved, say where, and print the command that resumes."""
-    res = stop.result
-    path = stop.checkpoint
-    if path is None:
-        ident = hashlib.sha256(json.dumps(res.config, sort_keys=True).encode()).hexdigest()[:12]
-        try:
-            path = stop.save(f"anneal-interrupted-{ident}.ckpt.npz")
-        except (ValueError, OSError) as err:
-            print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {res.t_end:g}); the state could not "
-                  f"be saved ({err}); nothing to resume", file=sys.stderr)
-            return
-    print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {res.t_end:g}); state saved to {path}\n"
-          f"resume with: {_resume_command(str(path))}", file=sys.stderr, flush=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -30,9 +30,9 @@ def _fmt(x: Any) -> str:
 
 
 def barrier(
-    landscape: str = typer.Argument(..., help=f"built-in name ({', '.join(list_landscapes())}) or a Fourier file (.json/.toml)"),
-    params: Optional[list[str]] = typer.Argument(None, help="landscape parameters key=value (e.g. H=5)"),
-    resolution: Optional[int] = typer.Option(None, "--resolution", help="grid points per circle (S¹: 16..1e7, default 4096; tori: >= 8, default 64) or mesh vertices (S²: >= 12, default 20000)"),
+    landscape: str = typer.Argument(..., metavar="LANDSCAPE", help=f"built-in name ({', '.join(list_landscapes())}) or a Fourier file (.json/.toml)"),
+    params: Optional[list[str]] = typer.Argument(None, metavar="KEY=VALUE", help="landscape parameters key=value (e.g. H=5)"),
+    resolution: Optional[int] = typer.Option(None, "--resolution", help="grid points per circle (S¹: 16..1e7, default 4096; tori: 8..4096 with at most 4e6 points, default 64) or mesh vertices (S²: 12..1e6, default 20000)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Critical height H* by sublevel-set persistence, with minima, saddles and the error bound."""
@@ -62,8 +62,8 @@ def barrier(
 
 
 def schedule(
-    form: str = typer.Argument(..., help="fixed, temperature, inverse-temperature, author, noise, generator, linear, exponential, polynomial, sqrt"),
-    params: Optional[list[str]] = typer.Argument(None, help="c=VALUE [t0=VALUE] and other parameters"),
+    form: str = typer.Argument(..., metavar="FORM", help="fixed, temperature, inverse-temperature, author, noise, generator, linear, exponential, polynomial, sqrt"),
+    params: Optional[list[str]] = typer.Argument(None, metavar="KEY=VALUE", help="c=VALUE [t0=VALUE] and other parameters"),
     critical_height: float = typer.Option(..., "--critical-height", help="H* of the landscape (>= 0)"),
     t_start: float = typer.Option(0.0, "--t-start", help="T(t) must be finite and > 0 from here to --t-end, else exit 2 (C12)"),
     t_end: Optional[float] = typer.Option(None, "--t-end", help="end of that range (default: t-start)"),
@@ -117,8 +117,8 @@ def schedule(
 
 
 def kramers(
-    landscape: str = typer.Argument(..., help="S¹ built-in name or a Fourier file"),
-    params: Optional[list[str]] = typer.Argument(None, help="landscape parameters key=value"),
+    landscape: str = typer.Argument(..., metavar="LANDSCAPE", help="S¹ built-in name or a Fourier file"),
+    params: Optional[list[str]] = typer.Argument(None, metavar="KEY=VALUE", help="landscape parameters key=value"),
     temperature: float = typer.Option(..., "--temperature", help="T > 0 (at least the landscape's smallest supported T, given when too small)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:

@@ -129,8 +129,8 @@ def main() -> None:
     request_x64()
     try:
         code = app(standalone_mode=False)
-    except typer.Abort:
-        print("aborted", file=sys.stderr)
+    except typer.Abort:  # Ctrl-C before a command started (while it was loading)
+        print("interrupted (Ctrl-C)", file=sys.stderr)
         sys.exit(130)
     except Exception as err:
         # click's usage errors (bad option value, unknown option or command) as ONE line, with their
@@ -138,7 +138,9 @@ def main() -> None:
         message, exit_code = getattr(err, "format_message", None), getattr(err, "exit_code", None)
         if message is None or not isinstance(exit_code, int):
             raise
-        print(f"error: {message()}", file=sys.stderr)
+        text = message()
+        if text:  # a command group run without a command prints its help and has nothing to add
+            print(f"error: {text}", file=sys.stderr)
         sys.exit(exit_code)
     if isinstance(code, int) and code:
         if code == 130:  # interrupted, the state saved and the resume command printed: leave at once

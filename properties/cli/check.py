@@ -1,10 +1,11 @@
 """``contrastive-bounds check``: every theorem's checks on built-in scenarios and real data.
 
 Exit codes: 0 when nothing is violated (uninformative, vacuous and inconclusive do not fail), 1 when
-a check is violated or crashed (with ``--strict`` also when one is uninformative or vacuous), 2 on bad
-input (an --out folder that cannot be created or written included; it is checked before any check
-runs), a refused ``--resume``, or when writing the results fails; 130 on Ctrl-C (the finished
-records are saved and the command to resume is printed).
+a check is violated or crashed (with ``--strict`` also when one is uninformative, vacuous or
+inconclusive: every verdict but ``holds``), 2 on bad input (an --out folder that cannot be created or
+written included; it is checked before any check runs), a refused ``--resume``, a partial run into a
+folder holding more records (it would replace them: ``--resume`` merges), or when writing the results
+fails; 130 on Ctrl-C (the finished records are saved and the command to resume is printed).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def check_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON instead of the table."),
     self_test: bool = typer.Option(False, "--self-test", help="Run the checks under the built-in injected faults and "
                                    "show which check catches each (--only then selects faults); exit 1 if one passes."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 also when a bound is uninformative or vacuous."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 also when a check is uninformative, vacuous or "
+                                "inconclusive (every verdict but holds)."),
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
     if self_test:  # docs/self-test.md: faults substituted through properties.selftest.hook, no file edits
@@ -55,9 +57,10 @@ def check_cmd(
         self_test_command(only=only, out=out, as_json=as_json, profile=profile)
         return
     from contrastive_bounds.properties.checks.registry import registered_checks
-    from contrastive_bounds.properties.report import VERDICT_COLOURS, fmt_value, verdict_of, write_report
-    from contrastive_bounds.properties.runner import (SuiteInterrupted, ensure_writable_folder, load_suite, resumable_records,
-                                                      run_suite, write_results)
+    from contrastive_bounds.properties.report import VERDICT_COLOURS, fmt_value, headline, verdict_of, write_report
+    from contrastive_bounds.properties.runner import (SuiteInterrupted, ensure_writable_folder, load_suite,
+                                                      records_a_fresh_run_would_drop, resumable_records, run_suite,
+                                                      write_results)
     from contrastive_bounds.properties.scenarios import builtin_scenarios, load_scenarios, select
 
     if profile not in ("quick", "thorough"):
@@ -95,9 +98,18 @@ def check_cmd(
     earlier = out / "results.json"
     if resume:
         resumable_records(earlier, profile)  # refuse before any progress output (one line, exit 2)
-    elif earlier.exists() and not as_json:
-        err_console.print(f"note: replacing {earlier} of an earlier run (--resume keeps its records)",
-                          markup=False, highlight=False)
+    elif earlier.exists():
+        try:
+            dropped = records_a_fresh_run_would_drop(earlier, chosen)
+        except ValueError as exc:
+            raise ValueError(f"--out={out}: {exc}; write to another --out, or remove that file") from None
+        if dropped:  # a partial run never silently replaces a fuller results file
+            raise ValueError(f"--out={out} holds {len(dropped)} record(s) of an earlier run that this run does not "
+                             f"select ({', '.join(dropped[:6])}{', ...' if len(dropped) > 6 else ''}); it would replace "
+                             "them: add --resume to merge this run into them, or write to another --out")
+        if not as_json:
+            err_console.print(f"note: replacing {earlier} of an earlier run of the same checks (--resume reuses its "
+                              "finished records)", markup=False, highlight=False)
 
     quiet = as_json
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -130,7 +142,8 @@ def check_cmd(
         paths = write_report(suite, out)
         write_results(out / "results.json", suite)  # now with figure names
     if as_json:
-        emit_json({"exit_code": suite.exit_code, "out": str(out), "reused": suite.reused, "kept": suite.kept,
+        emit_json({"exit_code": suite.exit_code, "out": str(out), "headline": headline(suite), "reused": suite.reused,
+                   "kept": suite.kept,
                    "rerun": suite.rerun, "results": [r.to_dict() for r in suite.results]})
     else:
         t = Table(title=f"contrastive-bounds check ({profile})")
@@ -158,6 +171,7 @@ def check_cmd(
                              ("re-run (parameters or seed changed, or crashed before)", suite.rerun)):
             if names:
                 console.print(f"resume: {label}: {', '.join(names)}", markup=False, highlight=False)
+        console.print(headline(suite), markup=False, highlight=False)
         console.print(f"results: {out / 'results.json'}; report: {paths['markdown']}, {paths['html']}")
     if suite.exit_code:
         _say_why_failed(suite)
@@ -169,7 +183,7 @@ def _say_why_failed(suite: Any) -> None:
     if not suite.exit_code:
         return
     named = ", ".join(f"{r.check} ({'crashed' if r.error else r.outcome.verdict})" for r in suite.failed)
-    rule = " (--strict: uninformative and vacuous fail too)" if suite.strict else ""
+    rule = " (--strict: uninformative, vacuous and inconclusive fail too)" if suite.strict else ""
     err_console.print(f"check failed{rule}: {named}", markup=False, highlight=False)
 
 

@@ -1,15 +1,21 @@
 """Shared plumbing for the command line: error handling, JSON output, key=value parsing.
 
 Every command of ``contrastive-bounds`` goes through :func:`command`, so bad input always
-exits with code 2 and one line naming the argument, never a traceback.
+exits with code 2 and one line naming the argument, never a traceback. The library names an
+argument by its Python name (``chains=0``, ``batch_size=0``); :func:`command` rewrites those names
+into the options the command declares for them (``--chains=0``, ``--batch-size=0``), from the
+command's own click parameters (:func:`option_names`, :func:`in_option_terms`), so every command
+speaks the user's language without repeating its checks.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import json
+import re
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import typer
 from rich.console import Console
@@ -29,8 +35,136 @@ class CLIError(ValueError):
     """Bad command-line input; the message names the argument."""
 
 
-def command(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a typer command: ValueError/KeyError/FileNotFoundError -> one line on stderr, exit 2."""
+def current_context() -> Any:
+    """The click context of the running command, or None outside one.
+
+    typer may vendor click (``typer._click``, typer >= 0.24) or use the installed click; the context
+    lives in whichever typer runs on, so both are asked.
+    """
+    for module in ("typer._click.globals", "click"):
+        try:
+            getter = importlib.import_module(module).get_current_context
+        except (ImportError, AttributeError):
+            continue
+        ctx = getter(silent=True)
+        if ctx is not None:
+            return ctx
+    return None
+
+
+def option_names(ctx: Any, aliases: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{name in a library message: the option the user typed}`` for the command of ``ctx``.
+
+    Every option contributes its Python parameter name (``batch_size``) and each of its option names
+    without dashes (``batch-size``, ``batch_size``), all mapped to its first long option
+    (``--batch-size``). ``aliases`` maps further library names to a parameter of the command
+    (``{"step_size": "eta"}``: the library's ``step_size`` is the command's ``--eta``). A flag's
+    ``name=True`` becomes the flag (``--replace``), ``name=False`` its negation (``--no-progress``, or
+    ``no --replace`` for a flag without one). Names the
+    user gave as ``key=value`` words (landscape or bound parameters) are left out: there the
+    library's name *is* what the user typed. Arguments (positional) are mapped only through an
+    alias, to their metavar (``{"x_cl": "cl"}``: ``x_cl`` becomes ``CL``).
+
+    Args:
+      ctx: the click context of the running command (``None``: an empty mapping).
+      aliases: library name -> Python name of one of the command's parameters.
+    Returns:
+      dict of str -> str (empty without a context).
+    """
+    if ctx is None or ctx.command is None:
+        return {}
+    out: dict[str, str] = {}
+    arguments: dict[str, str] = {}
+    for param in ctx.command.params:
+        if getattr(param, "param_type_name", None) == "argument" and param.name is not None:
+            arguments[param.name] = getattr(param, "metavar", None) or param.name.upper()  # as usage shows it: CL
+            continue
+        if getattr(param, "param_type_name", None) != "option" or param.name is None:
+            continue
+        decls = [o for o in (*param.opts, *param.secondary_opts) if o.startswith("--")]
+        if not decls:
+            continue
+        on = [o for o in param.opts if o.startswith("--")]
+        shown = on[0] if on else decls[0]
+        off = [o for o in param.secondary_opts if o.startswith("--")]
+        keys = {param.name} | {d.lstrip("-") for d in on} | {d.lstrip("-").replace("-", "_") for d in on}
+        for key in keys:
+            out[key] = shown
+            if getattr(param, "is_flag", False):  # a flag is typed bare: replace=True is --replace
+                out[f"{key}=True"] = shown
+                out[f"{key}=False"] = off[0] if off else f"no {shown}"
+    for library_name, param_name in (aliases or {}).items():
+        if param_name in arguments:  # an alias may name a positional argument: its metavar
+            out[library_name] = arguments[param_name]
+        for suffix in ("", "=True", "=False"):
+            if param_name + suffix in out:
+                out[library_name + suffix] = out[param_name + suffix]
+    for key in _assignment_keys(ctx):
+        for suffix in ("", "=True", "=False"):
+            out.pop(key + suffix, None)
+    return out
+
+
+def _assignment_keys(ctx: Any) -> set[str]:
+    """The keys of every ``key=value`` word among the command's list-valued parameters."""
+    keys: set[str] = set()
+    for value in ctx.params.values():
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, str) and "=" in item:
+                    key = item.split("=", 1)[0].strip()
+                    keys |= {key, key.replace("-", "_")}
+    return keys
+
+
+def in_option_terms(message: str, names: Mapping[str, str]) -> str:
+    """``message`` with each library argument name replaced by the option the user typed.
+
+    A name is replaced where it is written ``name=...`` (any name), or stands as a whole identifier
+    containing ``_`` (``... at most reference_size``); never inside a longer word, a dotted or dashed
+    name (``sgd.batch_size``, ``--batch-size``), a path or a quoted string's edge.
+
+    Args:
+      message: one line of an exception. names: from :func:`option_names`.
+    Returns:
+      the rewritten message (unchanged when nothing matches).
+    """
+    if not names:
+        return message
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.\-/'\"$])({alternatives})(?:(?==)|(?![\w.\-/'\"(\[]))")
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        followed_by_equals = match.string.startswith("=", match.end())
+        if not followed_by_equals and "_" not in name and "=" not in name:
+            return name  # a plain word ("steps", "seed"): only its name=value form is an argument
+        return names[name]
+
+    return pattern.sub(replace, message)
+
+
+def command(fn: Callable[..., Any] | None = None, *, aliases: Mapping[str, str] | None = None) -> Any:
+    """Wrap a typer command: ValueError/KeyError/FileNotFoundError/TypeError/EOFError -> one line on
+    stderr, exit 2, with the library's argument names rewritten into the command's options
+    (:func:`in_option_terms`).
+
+    Use as ``@command``, ``command(fn)`` or ``@command(aliases={"step_size": "eta"})`` where the
+    library names an argument differently from the command (library name -> the command's
+    parameter). A MemoryError or XLA out-of-memory error also exits 2 with one line; Ctrl-C not
+    caught by the command exits 130.
+    """
+    if fn is None:
+        return lambda f: command(f, aliases=aliases)
+
+    def fail(text: str) -> None:
+        try:
+            names = option_names(current_context(), aliases)
+        except Exception:  # noqa: BLE001 - naming options must never hide the error itself
+            names = {}
+        text = in_option_terms(text, names)
+        err_console.print(f"error: {text}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_BAD_INPUT)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -42,11 +176,11 @@ def command(fn: Callable[..., Any]) -> Callable[..., Any]:
             msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             if isinstance(exc, KeyError):
                 msg = str(exc.args[0]) if exc.args else "unknown key"
-            err_console.print(f"error: {msg}", markup=False, highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT)
+            fail(msg)
+        except EOFError as exc:  # click would report it as an interrupt ("aborted", exit 130)
+            fail(f"a file ended unexpectedly (empty or truncated){f': {exc}' if str(exc) else ''}")
         except OverflowError as exc:  # a size beyond what an int32/float64 index can hold
-            err_console.print(f"error: a size is too large ({exc}); choose smaller sizes", markup=False, highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT)
+            fail(f"a size is too large ({exc}); choose smaller sizes")
         except KeyboardInterrupt:  # commands that save progress catch it themselves and say what to rerun
             err_console.print("interrupted (Ctrl-C)", markup=False, highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED)
@@ -54,10 +188,8 @@ def command(fn: Callable[..., Any]) -> Callable[..., Any]:
             if not _out_of_memory(exc):
                 raise
             first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-            err_console.print(f"error: out of memory ({first}); the sizes given need more memory than this machine has: "
-                              "choose smaller sizes (widths, batch or reference sizes, points or chains)",
-                              markup=False, highlight=False)
-            raise typer.Exit(EXIT_BAD_INPUT)
+            fail(f"out of memory ({first}); the sizes given need more memory than this machine has: "
+                 "choose smaller sizes (widths, batch or reference sizes, points or chains)")
 
     return wrapper
 

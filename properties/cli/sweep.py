@@ -7,7 +7,9 @@
 (exit 2 naming the key and row). Before running, the estimated cost is printed; above
 :data:`~contrastive_bounds.properties.sweeps.engine.COST_LIMIT_CORE_HOURS` core-hours the command
 refuses unless ``--yes``. Exit codes: 0 done, 1 a row is violated (after Holm's correction across
-rows with p-values) or a task failed, 2 bad input, 130 interrupted (rows kept; rerun with --resume).
+rows with p-values) or a task failed (each failed task is named on stderr), 2 bad input, 3 the scheduler
+was lost or the embedded cluster could not start (rows kept; rerun with --resume), 130 interrupted
+(rows kept; rerun with --resume).
 """
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ from rich.table import Table
 
 from contrastive_bounds.properties.cli.common import EXIT_VIOLATED, command, console, emit_json, err_console
 
+#: Exit code of a sweep that could not finish although nothing was wrong with its input: its
+#: scheduler was lost, or the embedded cluster could not start a worker (rows kept; --resume).
+EXIT_INCOMPLETE = 3
+#: Failed tasks named on stderr at the end (the others are in the table).
+MAX_ERRORS_SHOWN = 5
+
+
+#: Embedded worker processes allowed per core (beyond that a sweep only slows down and may run out of memory).
+MAX_WORKERS_PER_CORE = 4
+#: Largest --retries: a task lost with its worker more often than this is reported as an error row.
+MAX_RETRIES = 100
 
 def _list(as_json: bool) -> None:
     from contrastive_bounds.properties.sweeps.engine import estimate_cost
@@ -87,8 +100,8 @@ def sweep(
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, report."""
-    from contrastive_bounds.properties.sweeps.engine import COST_LIMIT_CORE_HOURS, SweepInterrupted, default_workers, \
-        estimate_cost, run_sweep
+    from contrastive_bounds.properties.sweeps.engine import COST_LIMIT_CORE_HOURS, SweepInterrupted, SweepClusterLost, \
+        default_workers, estimate_cost, run_sweep
     from contrastive_bounds.properties.sweeps.report import significant_violations, write_sweep_report
     from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec
     from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema
@@ -99,12 +112,17 @@ def sweep(
         return _kinds(as_json)
     if spec is None:
         raise ValueError(f"SPEC is missing: give a spec file or a built-in spec ({', '.join(builtin_specs())}); see --list")
-    if workers is not None and workers < 1:
-        raise ValueError(f"--workers={workers} must be >= 1")
-    if retries < 0:
-        raise ValueError(f"--retries={retries} must be >= 0")
+    max_workers = MAX_WORKERS_PER_CORE * default_workers()
+    if workers is not None and not 1 <= workers <= max_workers:
+        raise ValueError(f"--workers={workers} must be in [1, {max_workers}] ({MAX_WORKERS_PER_CORE} per core of this "
+                         "machine: each worker is a process with its own JAX; with --scheduler the cluster's own "
+                         "workers are used)")
+    if not 0 <= retries <= MAX_RETRIES:
+        raise ValueError(f"--retries={retries} must be in [0, {MAX_RETRIES}]")
     sp = load_spec(spec, profile=profile)
     out_dir = Path(out or (f"sweep-{sp.name}" + ("" if profile == "default" else f"-{profile}")))
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out={out_dir} exists and is not a folder")
     if report_only:
         import pyarrow.parquet as pq
 
@@ -116,9 +134,11 @@ def sweep(
         return
     n_workers = workers or (None if scheduler else default_workers())
     pending = sp.tasks
-    if resume and (out_dir / "sweep.json").exists():
-        valid, _ = ResultsStore(out_dir, row_schema(sp.kind)).scan([t.key for t in sp.tasks])
-        pending = [t for t in sp.tasks if t.key not in valid]
+    if (out_dir / "sweep.json").exists():  # another sweep there, or a changed spec: refused before anything is said
+        store = ResultsStore(out_dir, row_schema(sp.kind))
+        if store.check(sp, resume=resume):
+            valid, _ = store.scan([t.key for t in sp.tasks])
+            pending = [t for t in sp.tasks if t.key not in valid]
     cost = estimate_cost(sp, pending, n_workers or 1)
     where = f"{n_workers} worker(s)" if n_workers else f"the cluster at {scheduler}"
     line = (f"sweep {sp.name} ({sp.kind.name}{' ' + sp.kind.target if sp.kind.target else ''}, profile {profile}): "
@@ -140,6 +160,12 @@ def sweep(
         err_console.print(f"interrupted: {exc.done} of {exc.total} tasks finished and saved in {exc.out_dir}; run the "
                           f"same command with --resume to finish the sweep", markup=False, highlight=False)
         raise typer.Exit(130)
+    except SweepClusterLost as exc:
+        where = f"--scheduler={scheduler}: " if scheduler else ""
+        err_console.print(f"error: {where}{exc.why}; {exc.done} of {exc.total} tasks are saved in "
+                          f"{exc.out_dir}; run the same command with --resume to finish the sweep",
+                          markup=False, highlight=False)
+        raise typer.Exit(EXIT_INCOMPLETE)
     paths = write_sweep_report(res.table, res.out_dir, sp.report, title=sp.name, description=sp.description)
     rows = res.table.to_pylist()
     bad = significant_violations(rows) + sum(1 for r in rows if r["verdict"] == "error")
@@ -158,6 +184,12 @@ def sweep(
                       f"{res.computed} computed, {res.reused} reused, {res.wall_seconds:.1f} s on {res.workers} worker(s)",
                       highlight=False)
         console.print(f"table: {summary['table']}\nreport: {summary['report']}", highlight=False)
+    errors = [r for r in rows if r["verdict"] == "error"]
+    for r in errors[:MAX_ERRORS_SHOWN]:  # a task's own failure is reported, whatever dask's logs say
+        err_console.print(f"task {r['task_index']} ({r['task_key']}) failed: {r['summary']}", markup=False, highlight=False)
+    if len(errors) > MAX_ERRORS_SHOWN:
+        err_console.print(f"... and {len(errors) - MAX_ERRORS_SHOWN} more failed task(s); their rows (column 'error') "
+                          f"are in {summary['table']}", markup=False, highlight=False)
     if bad:
         raise typer.Exit(EXIT_VIOLATED)
 

@@ -22,16 +22,48 @@ from contrastive_bounds.theory.bound import Bound
 from contrastive_bounds.properties.cli.common import CLIError, command, console, emit_json, parse_assignments
 
 
+MAX_MAGNITUDE = 1000
+"""Exact inputs on the command line lie within ``10^-1000 <= |x| <= 10^1000`` with at most 1000
+significant digits: mpmath's evaluation takes seconds there and minutes beyond (the exponent of
+``exp(S/(2 tau^2 B))`` itself has as many digits as S), and Python refuses to print integers of more
+than 4300 digits."""
+
+
+def _check_magnitude(name: str, t: str) -> None:
+    """CLIError naming ``name`` when the decimal number (or fraction) ``t`` is beyond :data:`MAX_MAGNITUDE`.
+
+    Read with ``decimal`` (the exponent is not expanded), so ``1e999999`` is refused at once.
+    """
+    from decimal import Decimal, InvalidOperation
+
+    shown = t if len(t) <= 24 else f"{t[:12]}...({len(t)} characters)"
+    for part in t.lstrip("+-").split("/", 1):
+        try:
+            d = Decimal(part)
+        except (InvalidOperation, ValueError):
+            return  # not a plain decimal: sympy reports it
+        if not d.is_finite() or d == 0:
+            continue
+        digits = len(d.as_tuple().digits)
+        if abs(d.adjusted()) > MAX_MAGNITUDE or digits > MAX_MAGNITUDE:
+            what = (f"|{name}| is about 10^{d.adjusted()}" if abs(d.adjusted()) > MAX_MAGNITUDE
+                    else f"{digits} significant digits")
+            raise CLIError(f"{name}={shown}: {what}; bound takes numbers with 10^-{MAX_MAGNITUDE} <= |x| <= "
+                           f"10^{MAX_MAGNITUDE} and at most {MAX_MAGNITUDE} significant digits (beyond, mpmath's "
+                           "evaluation takes minutes)")
+
+
 def parse_exact(name: str, text: str) -> Any:
     """Parse a number exactly: integers as int, decimals/scientific as sympy Rational; nan/inf as float.
 
     Raises:
-      CLIError: ``text`` is not a number (the message names ``name``).
+      CLIError: ``text`` is not a number, or is beyond :data:`MAX_MAGNITUDE` (the message names ``name``).
     """
     t = text.strip()
     low = t.lower().lstrip("+-")
     if low in ("nan", "inf", "infinity"):
         return float(t)
+    _check_magnitude(name, t)
     try:
         if t.lstrip("+-").isdigit():
             return int(t)
@@ -172,26 +204,37 @@ def _print_solution(obj: Bound, sol: Any) -> None:
         console.print(f"  [dim]{escape(str(note))}[/dim]")
 
 
+from contrastive_bounds.theory.bound import EVALUATE_MAX_DIGITS as MAX_DIGITS  # noqa: E402
+"""Largest ``--digits`` of ``bound`` (evaluation): mpmath at a thousand digits takes about a second a
+bound; far beyond, a run takes minutes and the exact value exceeds Python's int-to-text limit."""
+MAX_SOLVE_DIGITS = 60
+"""Largest ``--digits`` with ``--solve`` (digits of each certified end)."""
+
+
 def bound_cmd(
-    name: str = typer.Argument(..., help="Bound name, e.g. alignment.frobenius (see `list`); "
+    name: str = typer.Argument(..., metavar="NAME", help="Bound name, e.g. alignment.frobenius (see `list`); "
                                          "`bound NAME --help` lists NAME's parameters."),
-    assignments: Optional[list[str]] = typer.Argument(None, help="Parameters as key=value."),
-    digits: int = typer.Option(30, "--digits", help="Significant digits for mpmath evaluation (>= 5); "
-                                                   "with --solve, digits of each certified end (at most 60)."),
+    assignments: Optional[list[str]] = typer.Argument(None, metavar="KEY=VALUE", help="Parameters as key=value."),
+    digits: int = typer.Option(30, "--digits", help=f"Significant digits for mpmath evaluation, in [5, {MAX_DIGITS}]; "
+                                                   f"with --solve, digits of each certified end, in [5, "
+                                                   f"{MAX_SOLVE_DIGITS}]."),
     solve: Optional[str] = typer.Option(None, "--solve", help="Give the range of this parameter over which the "
                                         "bound is non-vacuous and informative, ends certified by interval "
                                         "arithmetic (python-flint); the other parameters fixed."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Evaluate a bound at one point (exact input, mpmath at --digits; never overflows), or solve it for one parameter."""
+    if solve is not None and not 5 <= digits <= MAX_SOLVE_DIGITS:  # before any work
+        raise CLIError(f"--digits={digits} with --solve must be in [5, {MAX_SOLVE_DIGITS}] (digits of each certified end)")
+    if solve is None and not 5 <= digits <= MAX_DIGITS:
+        raise CLIError(f"--digits={digits} is outside its domain: integers in [5, {MAX_DIGITS}] (significant digits "
+                       "of the mpmath evaluation)")
     obj = registry.get(name)
     if not isinstance(obj, Bound):
         raise CLIError(f"{name!r} is a claim, not a bound; use `contrastive-bounds claims`")
     raw = parse_assignments(assignments)
     values = {k: parse_exact(k, v) for k, v in raw.items()}
     if solve is not None:
-        if not 5 <= digits <= 60:
-            raise CLIError(f"--digits={digits} with --solve must be in [5, 60] (digits of each certified end)")
         sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
         if as_json:
             emit_json(sol.to_dict())
@@ -210,7 +253,10 @@ def claims_cmd(
     only: Optional[str] = typer.Option(None, "--only", help="Only claims whose name contains this text."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts."""
+    """A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts.
+
+    With --certify, a certification that gave up also exits 1: a claim the toolkit asserts must then be
+    proved or certified."""
     rows = []
     for c in registry.claims():
         if only and only not in c.name:
@@ -219,10 +265,14 @@ def claims_cmd(
         rows.append((c, v))
     if only and not rows:
         raise CLIError(f"--only={only!r} matches no claim")
-    bad = [c.name for c, v in rows if not c.agrees(v)]
+    from contrastive_bounds.properties.checks.claims import accepted_statuses
+
+    # with --certify, a claim the toolkit asserts must be proved or certified: a "supported" is a failed certification
+    agrees = {c.name: v.status in accepted_statuses(c.expected, certify) for c, v in rows}
+    bad = [c.name for c, v in rows if not agrees[c.name]]
     if as_json:
         emit_json({"claims": [{"name": c.name, "statement": c.statement, "expected": c.expected,
-                               "verdict": v.to_dict(), "agrees": c.agrees(v), "source": c.source.cite()}
+                               "verdict": v.to_dict(), "agrees": agrees[c.name], "source": c.source.cite()}
                               for c, v in rows], "disagreements": bad})
     else:
         t = Table(title="Claims" + (" (certified where possible)" if certify else ""))
@@ -230,7 +280,8 @@ def claims_cmd(
             t.add_column(col, overflow="fold")
         for c, v in rows:
             colour = {"proved": "green", "certified": "green", "supported": "cyan", "refuted": "red"}[v.status]
-            mark = "" if c.agrees(v) else " [bold red](DISAGREES)[/bold red]"
+            why = " (certification gave up)" if certify and v.status == "supported" and c.agrees(v) else ""
+            mark = "" if agrees[c.name] else f" [bold red](DISAGREES{why})[/bold red]"
             ev = v.evidence + (f" counterexample: {v.counterexample}" if v.counterexample else "")
             t.add_row(c.name, "true" if c.expected == "holds" else "false", f"[{colour}]{v.status}[/{colour}]{mark}", ev)
         console.print(t)

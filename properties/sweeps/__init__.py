@@ -2,11 +2,13 @@
 
 Modules: :mod:`.spec` (TOML specs: grids, ranges, rows, profiles; validated before anything runs),
 :mod:`.kinds` (what a task computes: ``check``, ``anneal``, ``align-simulate``, ``align-train``,
-``bound``, ``landscape``; a registry one module per kind), :mod:`.engine` (dask: embedded LocalCluster or a
-scheduler address, retries, progress, Ctrl-C), :mod:`.store` (rows, manifest, resume, the
-consolidated ``results.parquet``), :mod:`.report` (HTML + PNG). The command is
+``bound``, ``landscape``; a registry one module per kind), :mod:`.engine` (tasks to rows: retries,
+progress, Ctrl-C), :mod:`.cluster` (dask: an embedded LocalCluster or a scheduler address; lost
+workers survived), :mod:`.store` (rows, manifest, resume, the consolidated ``results.parquet``),
+:mod:`.report` (HTML + PNG). The command is
 ``contrastive-bounds sweep`` (:mod:`contrastive_bounds.properties.cli.sweep`).
 """
 
-from contrastive_bounds.properties.sweeps.engine import SweepInterrupted, SweepResult, execute_task, run_sweep  # noqa: F401
+from contrastive_bounds.properties.sweeps.engine import SweepClusterLost, SweepInterrupted, SweepResult, execute_task, \
+    run_sweep  # noqa: F401
 from contrastive_bounds.properties.sweeps.spec import SweepSpec, Task, builtin_specs, load_spec, parse_spec  # noqa: F401

@@ -1,87 +1,48 @@
 """Run a sweep on dask.distributed: an embedded LocalCluster by default, any scheduler address.
 
-* Embedded: one worker process per core (``workers``), one thread each; every worker gets JAX's
-  float64 mode, one CPU device and XLA flags for one thread (:data:`WORKER_XLA_FLAGS`) through its
-  environment and a worker plugin (:class:`SweepWorkerSetup`, which also covers workers of an
-  external cluster), so a task's numbers do not depend on the worker.
-* ``scheduler="tcp://HOST:PORT"``: an existing cluster (SLURM via dask-jobqueue, Kubernetes, ...);
-  its workers need the package installed and a shared ``--out`` is not needed: rows come back to
-  this process, which writes them.
+* Where it runs and how worker loss is survived is :mod:`.cluster`: embedded workers under nannies
+  that start a lost worker again at any moment (before it registers, during its set-up, later), the
+  worker set-up plugin (float64 JAX, one CPU device, one XLA thread), its registration on a user's
+  cluster, quiet logs of lost connections.
 * Tasks are :func:`execute_task` of a :class:`~.spec.Task`: a pure function of (kind, params, seed),
   so the same spec gives the same rows whichever worker or order. A task that raises gives an
   ``error`` row (recomputed on resume); a worker lost in the middle of a task (killed, out of
   memory) makes the scheduler run the task again elsewhere, up to ``retries`` times
-  (``distributed.scheduler.allowed-failures`` of the embedded scheduler, ``retries=`` of each
-  submission).
-* Rows are written by this process as futures complete (``as_completed``), each atomically; a rich
-  progress bar is fed by the same loop. Ctrl-C cancels the futures, closes the cluster and raises
-  :class:`SweepInterrupted` (the command line says how to ``--resume``).
+  (``distributed.scheduler.allowed-failures`` of the embedded scheduler), after which the row is an
+  ``error`` (``KilledWorker``). A future cancelled while the client still has its scheduler is
+  submitted again (``retries`` times).
+* Rows are written by this process as futures complete (``as_completed``), each atomically under
+  its task key, so a task is in the table once whatever was lost and re-run; a rich progress bar is
+  fed by the same loop. Ctrl-C cancels the futures, closes the cluster and raises
+  :class:`SweepInterrupted`; a lost scheduler raises :class:`SweepClusterLost` (the command line
+  says how to ``--resume`` in both cases).
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 import math
-import os
 import time
 import traceback
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-from distributed import WorkerPlugin
-
+from contrastive_bounds.properties.sweeps.cluster import (WORKER_XLA_FLAGS, ClusterStartError, SchedulerLost,
+                                                          SweepWorkerSetup, default_workers, open_client,
+                                                          quiet_lost_connections, register_setup,
+                                                          worker_environment)
 from contrastive_bounds.properties.sweeps.kinds import VERDICTS, TaskOutput, get_kind
 from contrastive_bounds.properties.sweeps.spec import SweepSpec, Task
 from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema, to_json_text
 
-__all__ = ["run_sweep", "execute_task", "open_client", "SweepResult", "SweepInterrupted", "SweepWorkerSetup",
-           "WORKER_XLA_FLAGS", "default_workers", "make_row", "validate_row", "estimate_cost", "CostEstimate",
-           "COST_LIMIT_CORE_HOURS"]
+__all__ = ["run_sweep", "execute_task", "open_client", "SweepResult", "SweepInterrupted", "SweepClusterLost",
+           "SweepWorkerSetup", "WORKER_XLA_FLAGS", "default_workers", "worker_environment", "make_row", "validate_row",
+           "estimate_cost", "CostEstimate", "COST_LIMIT_CORE_HOURS"]
 
-#: XLA flags of every worker: one compute thread and one CPU device (the cluster has one worker
-#: process per core; with more devices the simulator would split its chains over them, using more
-#: threads and, since the noise stream depends on the split, giving other numbers).
-WORKER_XLA_FLAGS = ("--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1 "
-                    "--xla_force_host_platform_device_count=1")
 #: Estimated cost above which the command line asks for --yes (core-hours).
 COST_LIMIT_CORE_HOURS = 1.0
-
-
-def default_workers() -> int:
-    """One worker per core this process may use (``os.sched_getaffinity``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def worker_environment() -> dict[str, str]:
-    """Environment of an embedded worker: float64 JAX, one XLA/BLAS thread (user XLA_FLAGS kept first)."""
-    flags = " ".join(x for x in (os.environ.get("XLA_FLAGS", ""), WORKER_XLA_FLAGS) if x)
-    return {"XLA_FLAGS": flags, "JAX_ENABLE_X64": "1", "JAX_NUM_CPU_DEVICES": "1", "OMP_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-class SweepWorkerSetup(WorkerPlugin):
-    """Worker plugin: set the XLA flags and one CPU device (effective when JAX has not started its
-    backend on that worker yet) and turn on JAX's float64 mode. Registered on every cluster a sweep uses."""
-
-    name = "contrastive-bounds-sweep"
-
-    def setup(self, worker: Any) -> None:
-        flags = os.environ.get("XLA_FLAGS", "")
-        if WORKER_XLA_FLAGS not in flags:
-            os.environ["XLA_FLAGS"] = " ".join(x for x in (flags, WORKER_XLA_FLAGS) if x)
-        from contrastive_bounds.numerics.devices import use_host_devices
-        from contrastive_bounds.numerics.precision import enable_x64
-
-        os.environ["JAX_NUM_CPU_DEVICES"] = "1"
-        use_host_devices(1)
-        enable_x64()
 
 
 @functools.lru_cache(maxsize=1)
@@ -202,6 +163,16 @@ class SweepInterrupted(Exception):
         self.done, self.total, self.out_dir = done, total, out_dir
 
 
+class SweepClusterLost(Exception):
+    """The cluster went away: the scheduler of a user's cluster was lost during the sweep (or while
+    the worker set-up was registered), or the embedded cluster could not start its workers. ``done``
+    of ``total`` rows are on disk; ``why`` says what happened; rerun with --resume."""
+
+    def __init__(self, done: int, total: int, out_dir: Path, why: str):
+        super().__init__(f"{why}: {done} of {total} tasks are saved in {out_dir}")
+        self.done, self.total, self.out_dir, self.why = done, total, out_dir, why
+
+
 @dataclass
 class SweepResult:
     """What :func:`run_sweep` did: the table, how many rows were computed / reused / recomputed."""
@@ -222,87 +193,31 @@ class SweepResult:
         return dict(sorted(counts.items()))
 
 
-@contextmanager
-def open_client(scheduler: str | None = None, workers: int | None = None, retries: int = 3) -> Iterator[Any]:
-    """A dask client: to ``scheduler`` when given, else to a new embedded LocalCluster of
-    ``workers`` processes (default: one per core) with one thread each. Closed on exit.
-
-    Raises:
-      ValueError: ``workers`` < 1, or a scheduler address that cannot be reached (naming it).
-    """
-    import dask
-    from distributed import Client, LocalCluster
-
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            raise ValueError(f"--scheduler={scheduler!r} cannot be reached ({exc})") from None
-        try:
-            yield client
-        finally:
-            client.close()
-        return
-    n = default_workers() if workers is None else workers
-    if n < 1:
-        raise ValueError(f"--workers={n} must be >= 1")
-    with dask.config.set({"distributed.scheduler.allowed-failures": retries, "distributed.admin.tick.limit": "60s"}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR, env=worker_environment())
-        client = Client(cluster)
-        try:
-            yield client
-        except BaseException:
-            _close_now(client, cluster)
-            raise
-        client.close()
-        cluster.close()
-
-
-def _close_now(client: Any, cluster: Any, timeout: float = 5.0) -> None:
-    """Close an embedded cluster after Ctrl-C or an error without waiting for running tasks.
-
-    A task inside a long compiled call (a landscape search, a Langevin chunk) cannot be cancelled; its
-    worker process is killed (its row was never written, so --resume recomputes it), then the client and
-    cluster close with a short timeout. Nothing here raises: the interruption that led here is what the
-    caller reports.
-    """
-    import os
-    import signal
-
-    for nanny in list(getattr(cluster, "workers", {}).values()):
-        try:
-            pid = nanny.process.process.pid  # Nanny -> WorkerProcess -> AsyncProcess
-            if pid:
-                os.kill(pid, signal.SIGKILL)
-        except (AttributeError, ProcessLookupError, PermissionError):
-            pass
-    for close in (client.close, cluster.close):
-        try:
-            close(timeout=timeout)
-        except Exception:  # noqa: BLE001 - best effort: the cluster is going away
-            pass
-
-
 def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = None, workers: int | None = None,
               resume: bool = False, retries: int = 3, client: Any = None,
               on_row: Callable[[dict[str, Any], int, int], None] | None = None,
-              progress: bool = False) -> SweepResult:
+              progress: bool = False, setup: SweepWorkerSetup | None = None) -> SweepResult:
     """Run every task of ``spec`` not already done in ``out_dir``; write rows and ``results.parquet``.
 
     Args:
       spec: a validated :class:`~.spec.SweepSpec`; out_dir: the output folder (see :mod:`.store`).
-      scheduler, workers: where to run (:func:`open_client`); ignored when ``client`` is given.
+      scheduler, workers: where to run (:func:`~.cluster.open_client`); ignored when ``client`` is given.
       resume: continue the sweep in ``out_dir`` (same spec), skipping valid rows.
-      retries: times a task is re-run after its worker is lost.
-      client: an existing ``distributed.Client`` to use (not closed here).
+      retries: times a task is re-run after its worker is lost (>= 0).
+      client: an existing ``distributed.Client`` to use (not closed here; ``setup`` is registered on it).
       on_row: called as ``on_row(row, done, pending)`` after each row is written (in this process).
       progress: show a rich progress bar on stderr.
+      setup: the worker set-up plugin (default :class:`~.cluster.SweepWorkerSetup`).
 
     Raises:
-      ValueError: ``out_dir`` not writable, another sweep there without ``resume``, a changed spec on resume.
+      ValueError: ``out_dir`` not writable, another sweep there without ``resume``, a changed spec on
+        resume, ``retries`` < 0, ``workers`` < 1, an unreachable ``scheduler``.
       SweepInterrupted: Ctrl-C (KeyboardInterrupt) during the run; the rows written so far stay.
+      SweepClusterLost: the scheduler was lost, or the embedded cluster could not start any worker;
+        the rows written so far stay.
     """
+    if retries < 0:
+        raise ValueError(f"retries={retries} must be >= 0")
     started = time.perf_counter()
     store = ResultsStore(out_dir, row_schema(spec.kind))
     store.start(spec, resume=resume)
@@ -312,41 +227,76 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = N
     n_workers = 0
     try:
         if pending:
-            if client is not None:
-                n_workers = _submit_all(client, pending, store, retries, on_row, progress, spec.name)
-            else:
-                with open_client(scheduler, workers, retries) as own:
-                    n_workers = _submit_all(own, pending, store, retries, on_row, progress, spec.name)
+            with quiet_lost_connections() as quiet:
+                if client is not None:
+                    register_setup(client, setup or SweepWorkerSetup())
+                    n_workers = _submit_all(client, pending, store, retries, on_row, progress, spec.name)
+                else:
+                    with open_client(scheduler, workers, retries, setup) as own:
+                        try:
+                            n_workers = _submit_all(own, pending, store, retries, on_row, progress, spec.name)
+                        finally:
+                            quiet.closing = True  # the sweep has stopped: what dask logs while it closes is noise
         table = store.consolidate(keys, {"contrastive_bounds.sweep": to_json_text({"name": spec.name, **spec.normalised}),
                                          "contrastive_bounds.fingerprint": spec.fingerprint})
     except KeyboardInterrupt:  # after the last row (closing the cluster, writing the table): every row is on disk
         raise SweepInterrupted(len(store.scan(keys)[0]), len(keys), store.out) from None
+    except (SchedulerLost, ClusterStartError) as exc:
+        raise SweepClusterLost(len(store.scan(keys)[0]), len(keys), store.out, str(exc)) from None
     return SweepResult(spec, store.out, table, len(pending), len(valid), invalid, time.perf_counter() - started, n_workers)
 
 
 def _submit_all(client: Any, pending: list[Task], store: ResultsStore, retries: int,
                 on_row: Callable[[dict[str, Any], int, int], None] | None, progress: bool, name: str) -> int:
     from distributed import as_completed
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
 
-    client.register_plugin(SweepWorkerSetup())  # idempotent: replaces a plugin of the same name
     n_workers = len(client.nthreads())
-    by_key = {}
-    futures = []
+    by_key: dict[str, Task] = {}
+    resubmitted: dict[str, int] = {}
     run_id = uuid.uuid4().hex[:8]  # a fresh dask key per run: a resumed sweep never meets its cancelled futures
-    for t in pending:
-        fut = client.submit(execute_task, t, key=f"contrastive-bounds-sweep-{t.key}-{run_id}", retries=retries, pure=False)
+
+    def submit(t: Task, attempt: int = 0) -> Any:
+        key = f"contrastive-bounds-sweep-{t.key}-{run_id}" + (f"-{attempt}" if attempt else "")
+        fut = client.submit(execute_task, t, key=key, retries=retries, pure=False)
         by_key[fut.key] = t
-        futures.append(fut)
+        return fut
+
+    futures = [submit(t) for t in pending]
+    queue = as_completed(futures)
     bar = _Bar(name, len(pending)) if progress else None
     done = 0
+
+    def again(task: Task) -> bool:
+        """Submit ``task`` once more if it has attempts left (its future was cancelled or its result lost)."""
+        n = resubmitted.get(task.key, 0)
+        if n >= retries:
+            return False
+        resubmitted[task.key] = n + 1
+        new = submit(task, n + 1)
+        futures.append(new)
+        queue.add(new)
+        return True
+
     try:
-        for fut in as_completed(futures):
-            task = by_key[fut.key]
+        for fut in queue:
+            task = by_key.pop(fut.key)
             try:
                 row = fut.result()
-            except Exception as exc:  # KilledWorker after `retries` lost workers, or a transport failure
-                kind = get_kind(task.kind, task.target or None)
-                row = error_row(task, kind, f"{type(exc).__name__}: {exc} (the worker running it was lost repeatedly)")
+            except KilledWorker as exc:  # lost a worker `retries` + 1 times in a row
+                row = error_row(task, _kind(task), f"KilledWorker: {exc} (the worker running it was lost "
+                                                   f"{retries + 1} times)")
+            except (Exception, FutureCancelledError) as exc:  # FutureCancelledError is a BaseException
+                if client.status != "running":  # cancelled, or its result not fetched: the scheduler went away
+                    raise SchedulerLost("the connection to the scheduler was lost") from None
+                if fut.status == "error":  # it raised on the worker outside the kind (the kind's errors are rows)
+                    row = error_row(task, _kind(task), f"{type(exc).__name__}: {exc}")
+                elif again(task):  # cancelled by the cluster, or its result lost with a worker: run it again
+                    continue
+                else:
+                    row = error_row(task, _kind(task), f"{type(exc).__name__}: {exc} ({retries + 1} attempts: the "
+                                                       "cluster cancelled the task or lost its result each time)")
             store.write_row(row)
             fut.release()
             done += 1
@@ -361,6 +311,10 @@ def _submit_all(client: Any, pending: list[Task], store: ResultsStore, retries: 
         if bar is not None:
             bar.close()
     return n_workers
+
+
+def _kind(task: Task) -> Any:
+    return get_kind(task.kind, task.target or None)
 
 
 class _Bar:

@@ -139,33 +139,44 @@ class ResultsStore:
         self.table = self.out / "results.parquet"
 
     # ------------------------------------------------------------------ manifest
-    def start(self, spec: Any, *, resume: bool) -> None:
-        """Write the manifest of ``spec`` (a :class:`~.spec.SweepSpec`), or check it on resume.
+    def check(self, spec: Any, *, resume: bool) -> bool:
+        """Whether the folder may take ``spec`` (a :class:`~.spec.SweepSpec`), writing nothing: True
+        when it holds this sweep already (``resume``), False when it holds none.
 
         Raises:
           ValueError: the folder holds another sweep's manifest and ``resume`` is False ("use
             --resume or another --out"); on resume, a spec that differs (naming each difference)
             or a manifest that is not ours.
         """
-        normalised = {"name": spec.name, **spec.normalised}
-        if self.manifest.exists():
-            try:
-                old = json.loads(self.manifest.read_text())
-                old_spec = old["spec"]
-            except (ValueError, KeyError, TypeError):
-                raise ValueError(f"--out={self.out}: {self.manifest.name} is not a sweep manifest") from None
-            if not resume:
-                raise ValueError(f"--out={self.out} already holds a sweep ({old_spec.get('name')!r}); "
-                                 "add --resume to continue it, or choose another --out")
-            diff = spec_differences({k: v for k, v in old_spec.items() if k != "name"}, spec.normalised)
-            if diff:
-                raise ValueError(f"--resume: the spec differs from the one in {self.manifest} ({'; '.join(diff)}); "
-                                 "run it with another --out")
+        if not self.manifest.exists():
+            return False
+        try:
+            old = json.loads(self.manifest.read_text())
+            old_spec = old["spec"]
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"--out={self.out}: {self.manifest.name} is not a sweep manifest") from None
+        if not resume:
+            raise ValueError(f"--out={self.out} already holds a sweep ({old_spec.get('name')!r}); "
+                             "add --resume to continue it, or choose another --out")
+        diff = spec_differences({k: v for k, v in old_spec.items() if k != "name"}, spec.normalised)
+        if diff:
+            raise ValueError(f"--resume: the spec differs from the one in {self.manifest} ({'; '.join(diff)}); "
+                             "run it with another --out")
+        return True
+
+    def start(self, spec: Any, *, resume: bool) -> None:
+        """Write the manifest of ``spec`` (a :class:`~.spec.SweepSpec`), or check it on resume.
+
+        Raises:
+          ValueError: as :meth:`check`.
+        """
+        if self.check(spec, resume=resume):
             return
         self.rows_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.manifest, json.dumps({"format": MANIFEST_FORMAT, "fingerprint": spec.fingerprint,
                                                      "profile": spec.profile, "tasks": len(spec.tasks),
-                                                     "spec": normalised, "report": spec.report}, indent=1))
+                                                     "spec": {"name": spec.name, **spec.normalised},
+                                                     "report": spec.report}, indent=1))
 
     # ------------------------------------------------------------------ rows
     def row_path(self, key: str) -> Path:

@@ -112,10 +112,10 @@ def test_train_plot_folder_checked_before_training(monkeypatch):
 
 
 @pytest.mark.parametrize("argv, name", [
-    (["align", "simulate", "--batch-size", "200", "--num-samples", "100"], "batch_size=200"),
-    (["align", "train", "--batch-size", "100000"], "batch_size=100000"),
+    (["align", "simulate", "--batch-size", "200", "--num-samples", "100"], "--batch-size=200"),
+    (["align", "train", "--batch-size", "100000"], "--batch-size=100000"),
     (["align", "simulate", "--num-samples", "10", "--num-classes", "2", "--batch-size", "8", "--stratified", "--replace",
-      "--steps", "1"], "stratified"),
+      "--steps", "1"], "--stratified samples without replacement; it cannot be combined with --replace"),
 ])
 def test_bad_input_is_one_line_before_progress(monkeypatch, argv, name):
     """Bad input: one line 'error: ...' (no leading blank line), raised before progress output starts."""
@@ -213,3 +213,41 @@ def test_simulate_help_states_pi_max():
                               "--json"])
     assert json.loads(res.stdout)["pi_max"] == math.ceil(100 / 3) / 100
 
+
+
+def test_simulate_checkpoint_survives_ctrl_c_and_resumes_to_the_same_result(monkeypatch, tmp_path):
+    """Ctrl-C after the first chunk: exit 130 saying where the progress is; the same command continues from
+    the checkpoint to the result of an uninterrupted run, exactly; a malformed checkpoint is refused."""
+    import contextlib
+    import json
+
+    argv = ["align", "simulate", "--num-samples", "40", "--batch-size", "8", "--steps", "500", "--json"]
+    full = json.loads(runner.invoke(app, argv).stdout)
+    ckpt = tmp_path / "run.npz"
+
+    def ctrl_c(done, total):  # noqa: ANN001, ANN202
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_align, "progress_bar", lambda *a: (contextlib.nullcontext(), ctrl_c))
+    res = runner.invoke(app, [*argv, "--checkpoint", str(ckpt)])
+    assert res.exit_code == 130 and f"the progress is saved in {ckpt}" in res.output
+    assert int(np.load(ckpt)["step"]) == 250
+    monkeypatch.setattr(cli_align, "progress_bar", lambda *a: (None, None))
+    resumed = runner.invoke(app, [*argv, "--checkpoint", str(ckpt)])
+    assert resumed.exit_code == 0 and json.loads(resumed.stdout) == full
+    (tmp_path / "bad.npz").write_text("not a checkpoint")
+    bad = runner.invoke(app, [*argv, "--checkpoint", str(tmp_path / "bad.npz")])
+    assert bad.exit_code == 2 and "--checkpoint=" in bad.output and "is a text file" in bad.output
+
+
+def test_simulate_shows_a_vacuous_link_as_vacuous_not_as_holding():
+    """C = 2 with B = 8 makes 1 - pi_max - epsilon <= 0 (C02's vacuous case): every link bound is infinite,
+    and the table says 'n/a (vacuous ...)' in the holds column instead of a green True."""
+    args = ["align", "simulate", "--num-samples", "20", "--num-classes", "2", "--batch-size", "8", "--steps", "5"]
+    res = runner.invoke(app, args + ["--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["status"] == "vacuous" and out["bounds_log10"]["theorem1"] is None  # JSON has no Infinity
+    text = runner.invoke(app, args, env={"COLUMNS": "400"})
+    rows = [ln for ln in text.stdout.splitlines() if "bound theorem1" in ln or "bound L2" in ln]
+    assert len(rows) == 2 and all("n/a (vacuous: infinite bound)" in ln and "True" not in ln for ln in rows), text.stdout

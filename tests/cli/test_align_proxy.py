@@ -59,15 +59,15 @@ def test_proxy_reference_set_too_large_names_the_option():
 def test_proxy_divergence_names_step_and_learning_rate():
     """An overflowing learning rate: exit 2 with the model, the step and the learning rate, no result."""
     res = runner.invoke(app, PROXY + ["--learning-rate", "1e100"])
-    _one_line_error(res, "diverged at step 1", "learning_rate=1e+100")
+    _one_line_error(res, "diverged at step 1", "--learning-rate=1e+100")
 
 
 def test_proxy_bad_options():
     """Out-of-domain options exit 2 naming the argument."""
-    _one_line_error(runner.invoke(app, PROXY + ["--views", "fresh", "--model", "free"]), "views='fresh' needs model='mlp'")
-    _one_line_error(runner.invoke(app, PROXY + ["--record-every", "0"]), "record_every")
-    _one_line_error(runner.invoke(app, PROXY + ["--eta-estimator", "adam"]), "eta_estimator")
-    _one_line_error(runner.invoke(app, PROXY + ["--tau", "0"]), "tau")
+    _one_line_error(runner.invoke(app, PROXY + ["--views", "fresh", "--model", "free"]), "--views='fresh' needs --model='mlp'")
+    _one_line_error(runner.invoke(app, PROXY + ["--record-every", "0"]), "--record-every=0")
+    _one_line_error(runner.invoke(app, PROXY + ["--eta-estimator", "adam"]), "--eta-estimator='adam'")
+    _one_line_error(runner.invoke(app, PROXY + ["--tau", "0"]), "--tau=0.0")
 
 
 def test_batch_scaling_json_and_table():
@@ -87,5 +87,33 @@ def test_batch_scaling_bad_options():
     """Malformed lists and out-of-range values exit 2 naming the option."""
     _one_line_error(runner.invoke(app, GRID + ["--exponents", "a,b"]), "--exponents")
     _one_line_error(runner.invoke(app, GRID + ["--batch-sizes", "8.5,16"]), "--batch-sizes")
-    _one_line_error(runner.invoke(app, GRID + ["--reference-batch", "64"]), "reference_batch")
-    _one_line_error(runner.invoke(app, GRID + ["--budgets", "epochs,weeks"]), "budgets")
+    _one_line_error(runner.invoke(app, GRID + ["--reference-batch", "64"]), "--reference-batch=64 must be one of --batch-sizes=(8, 16)")
+    _one_line_error(runner.invoke(app, GRID + ["--budgets", "epochs,weeks"]), "--budgets=")
+
+
+def test_batch_scaling_table_prints_intervals_inside_the_range(monkeypatch):
+    """Seeds near CKA = 1 whose t-interval passes 1: the table prints the interval cut at 1.000 with a mark
+    and a footnote saying so, never a CKA above 1."""
+    import re
+
+    from contrastive_bounds.numerics.alignment import batch_scaling as bs
+    from contrastive_bounds.numerics.alignment.batch_scaling import ScalingConfig
+    from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult
+    from contrastive_bounds.numerics.alignment.sgd import SGDConfig
+
+    cfg = ScalingConfig(batch_sizes=(8, 16), exponents=(1.0, 0.0), budgets=("epochs",), seeds=3, epochs=2,
+                        reference_batch=8, sgd=SGDConfig(reference_size=32, num_classes=4, hidden=8, views="fresh",
+                                                         dtype="float32"))
+    near_one = {0: 0.999, 1: 0.95, 2: 0.99}
+    cells = [{"batch_size": b, "budget": "epochs", "steps": 2 * (32 // b), "gain_ntk": 1.0,
+              "lanes": [{"exponent": a, "seed": s, "learning_rate": 0.05, "cka": near_one[s] - 0.01 * (b == 16),
+                         "rsa": near_one[s] - 0.02, "cka_features": near_one[s], "rho": 0.1, "r": 0.1}
+                        for a in cfg.exponents for s in range(3)]} for b in cfg.batch_sizes]
+    monkeypatch.setattr(bs, "run_batch_scaling", lambda config, **kw: ScalingResult(config, cells, 0.25))
+    res = runner.invoke(app, ["align", "batch-scaling", "--batch-sizes", "8,16", "--exponents", "1,0", "--budgets",
+                              "epochs", "--seeds", "3", "--epochs", "2", "--reference-batch", "8", "--reference-size",
+                              "32", "--num-classes", "4", "--hidden", "8"])
+    assert res.exit_code == 0, res.output
+    highs = [float(h) for h in re.findall(r"\[-?\d\.\d{3}, (-?\d\.\d{3})\]", res.stdout)]
+    assert highs and max(highs) <= 1.0 and "1.000]*" in res.stdout
+    assert "reached past the range of CKA, [0, 1], and is cut there" in res.stdout

@@ -103,7 +103,7 @@ def test_barrier_folder_or_missing_file_exits_2_with_builtins(tmp_path):
 def test_barrier_resolution_zero_is_rejected():
     """--resolution 0, negative or below the minimum is refused with its domain, never taken as a sentinel."""
     for bad in ("0", "-5", "3"):
-        assert f"resolution={bad} is outside its domain" in _bad(["barrier", "double-well", "--resolution", bad])
+        assert f"--resolution={bad} is outside its domain" in _bad(["barrier", "double-well", "--resolution", bad])
 
 
 def test_barrier_huge_height_is_rejected_with_range_and_json_is_finite():
@@ -124,14 +124,18 @@ def test_barrier_huge_height_is_rejected_with_range_and_json_is_finite():
     [
         ('{"cos": {"1": "abc"}}', "cos[1]='abc' is not a number"),
         ('{"sin": [1,2]}', "sin must be a table {k: coefficient}"),
+        ("", "is empty; a Fourier file is JSON or TOML text"),
+        ("  \n", "is empty; a Fourier file is JSON or TOML text"),
+        (b"\x93NUMPY\x80\x00binary", "is not a text file (not UTF-8)"),
     ],
 )
 def test_malformed_fourier_file_exits_2_naming_file_and_key(tmp_path, text, needle):
     """A malformed Fourier file exits 2 naming the file and the offending key."""
     p = tmp_path / "x.json"
-    p.write_text(text)
+    p.write_bytes(text) if isinstance(text, bytes) else p.write_text(text)
     out = _bad(["barrier", str(p)])
     assert needle in out and "x.json" in out
+    assert needle in _bad(["kramers", str(p), "--temperature", "0.5"])
 
 
 def test_wrong_landscape_parameter_lists_the_parameters():

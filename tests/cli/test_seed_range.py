@@ -23,4 +23,4 @@ def test_commands_name_the_seed_range(argv):
     """anneal and align simulate refuse --seed 2**32 with exit 2 naming the range [0, 2**32 - 1]."""
     res = runner.invoke(app, [*argv, "--seed", str(TOO_BIG)])
     assert res.exit_code == 2, res.output
-    assert "seed=4294967296 is outside its domain: integers in [0, 4294967295]" in res.output
+    assert "--seed=4294967296 is outside its domain: integers in [0, 4294967295]" in res.output

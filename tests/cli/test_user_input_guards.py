@@ -51,4 +51,5 @@ def test_compare_names_the_constant_representation(tmp_path):
     np.save(tmp_path / "c.npy", np.ones((10, 3)))
     np.save(tmp_path / "r.npy", np.random.default_rng(0).standard_normal((10, 3)))
     res = runner.invoke(app, ["align", "compare", str(tmp_path / "r.npy"), str(tmp_path / "c.npy")])
-    assert res.exit_code == 2 and "NSCL is constant" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and "error: NSCL is constant" in res.output and "Traceback" not in res.output
+    assert "x_nscl" not in res.output  # the library's name, rewritten to the argument as typed

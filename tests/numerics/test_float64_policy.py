@@ -63,3 +63,78 @@ def test_request_x64_does_not_import_jax():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "float64"
     request_x64()  # jax already imported here: enables at once (idempotent)
+
+
+CIRCLE_SCRIPT = """
+import json, os, sys
+os.environ.pop("JAX_ENABLE_X64", None)
+from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, landscape_barrier
+from contrastive_bounds.numerics.landscapes.circle import analyse_circle
+from contrastive_bounds.numerics.landscapes.escape import circle_escape_times, min_escape_temperature
+from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.langevin.experiments import circle_trap
+from contrastive_bounds.numerics.precision import x64_enabled
+
+def values():
+    out = {}
+    for name in ("double-well", "triple-well"):
+        land = get_landscape(name)
+        b, lb = circle_barrier(land, resolution=512), landscape_barrier(land, resolution=512)
+        crit = analyse_circle(land.fourier)
+        trap = circle_trap(land)
+        out[name] = {
+            "barrier": [b.critical_height, b.grid_critical_height, b.grid_error_bound, b.v_min, b.cross_check],
+            "landscape_barrier": [lb.critical_height, lb.grid_critical_height],
+            "minima": [float(t) for t in crit.minima], "critical_height": crit.critical_height,
+            "trap": [trap.theta, trap.value, trap.depth, *trap.barriers, *trap.log_prefactors],
+            "escape": [[r.theta, r.log_kramers, r.log_exact] for r in circle_escape_times(land, 0.4, dps=20, nodes=12)],
+            "t_min": min_escape_temperature(land),
+        }
+    return out
+
+if __name__ == "__main__":
+    assert not x64_enabled()
+    print(json.dumps(values()))
+"""
+
+
+def test_circle_functions_follow_one_policy_fourier_paths_compute_in_float64_with_x64_off(tmp_path):
+    """One x64 policy for the circle functions: what needs no JAX (Fourier landscapes: circle_barrier,
+    landscape_barrier on S¹, analyse_circle, circle_trap, circle_escape_times, min_escape_temperature)
+    computes in float64 whatever x64 says, giving bit-identical values with x64 off and on; what
+    evaluates a JAX potential (an S¹ landscape without a Fourier form) raises X64DisabledError (the
+    walk above). circle_barrier used to refuse the Fourier case while the others computed."""
+    script = tmp_path / "circle_values.py"
+    script.write_text(CIRCLE_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    off = json.loads(proc.stdout.strip().splitlines()[-1])
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import circle_values
+    finally:
+        sys.path.remove(str(tmp_path))
+    on = json.loads(json.dumps(circle_values.values()))  # same JSON round trip as the x64-off values
+    assert off == on
+    # and the values are the known ones, not merely equal: double-well H* = 49/32 (docs/reference-values.md C13)
+    assert on["double-well"]["barrier"][0] == pytest.approx(49 / 32, abs=1e-12)
+    assert on["double-well"]["trap"][2] == pytest.approx(49 / 32, abs=1e-12)
+    assert len(on["triple-well"]["escape"]) == 2
+
+
+def test_circle_barrier_of_a_jax_only_circle_landscape_refuses_with_x64_off(monkeypatch):
+    """The other half of the policy, in process: a JAX-only S¹ potential with x64 off raises the one
+    documented error naming circle_barrier (landscape_barrier likewise), while a Fourier one computes."""
+    import contrastive_bounds.numerics.precision as P
+    from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, landscape_barrier
+    from contrastive_bounds.numerics.landscapes.landscape import Landscape
+    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+
+    monkeypatch.setattr(P, "x64_enabled", lambda: False)
+    jax_only = Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2))
+    with pytest.raises(X64DisabledError, match=r"^landscapes\.barriers\.circle_barrier got float64"):
+        circle_barrier(jax_only)
+    with pytest.raises(X64DisabledError, match=r"^landscapes\.barriers\.landscape_barrier got float64"):
+        landscape_barrier(jax_only)
+    assert circle_barrier(get_landscape("double-well"), resolution=256).critical_height == pytest.approx(49 / 32, abs=1e-12)

@@ -35,6 +35,14 @@ def _landscape(name: str = "double-well") -> Any:
     return get_landscape(name)
 
 
+def _jax_circle() -> Any:
+    """An S¹ landscape given only by a JAX potential (no Fourier form): the circle functions that
+    evaluate it need x64 for float64."""
+    from contrastive_bounds.numerics.landscapes.landscape import Landscape
+
+    return Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2) + 0.3 * z[0, 1])
+
+
 def _kernel() -> Any:
     from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 
@@ -137,10 +145,10 @@ CASES: dict[str, Callable[[], Any]] = {
         _landscape(), 0.5, chains=2, t_end=0.1, step_size=0.01, seed=0),
     "langevin.driver.simulate": lambda: _m("langevin.driver", "simulate")(
         _kernel(), np.tile([[[1.0, 0.0]]], (2, 1, 1)), num_steps=1, seed=0),
-    "landscapes.barriers.circle_barrier": lambda: _m("landscapes.barriers", "circle_barrier")(_landscape()),
+    "landscapes.barriers.circle_barrier": lambda: _m("landscapes.barriers", "circle_barrier")(_jax_circle()),
     "landscapes.barriers.torus_barrier": lambda: _m("landscapes.barriers", "torus_barrier")(_landscape()),
     "landscapes.barriers.sphere_barrier": lambda: _m("landscapes.barriers", "sphere_barrier")(_landscape("vmf")),
-    "landscapes.barriers.landscape_barrier": lambda: _m("landscapes.barriers", "landscape_barrier")(_landscape()),
+    "landscapes.barriers.landscape_barrier": lambda: _m("landscapes.barriers", "landscape_barrier")(_jax_circle()),
     "landscapes.string_method.sampled_minima": lambda: _m("landscapes.string_method", "sampled_minima")(_landscape(), _key()),
     "landscapes.string_method.string_method_barrier": lambda: _m("landscapes.string_method", "string_method_barrier")(
         _landscape(), np.array([[1.0, 0.0]]), np.array([[-1.0, 0.0]])),
@@ -149,6 +157,13 @@ CASES: dict[str, Callable[[], Any]] = {
     "alignment.loss_core.stable_mean": lambda: _m("alignment.loss_core", "stable_mean")(np.ones(3), 3),
     "alignment.descent_gradients.rows_gradient": lambda: _m("alignment.descent_gradients", "rows_gradient")(
         np.eye(2), np.ones((2, 2), bool), np.eye(2), 0.5, 0.5),
+    "alignment.theorem1_trajectory.evaluate_theorem1_log": lambda: _m("alignment.theorem1_trajectory",
+                                                                      "evaluate_theorem1_log")(
+        _m("alignment.theorem1_log_io", "read_theorem1_log")({
+            "sigma_cl": np.stack([SIG, SIG]), "sigma_nscl": np.stack([SIG, SIG]), "step_sizes": np.ones(1),
+            "batch_size": np.array(2), "pi_max": np.array(0.5), "tau": np.array(0.5)})),
+    "alignment.descent.applied_gradients": lambda: _m("alignment.descent", "applied_gradients")(
+        np.eye(4), np.eye(4), np.array([0, 1]), LAB, tau=0.5),
     "alignment.descent_run.run_descent_chunk": lambda: _m("alignment.descent_run", "run_descent_chunk")(
         _m("alignment.descent", "DescentState")(SIG, SIG, np.float64(0.0)), np.array([[0, 1]]), LAB, 0.5, 1.0),
     "alignment.sgd.init_model": lambda: _m("alignment.sgd", "init_model")(_sgd_config(), _key()),
@@ -204,6 +219,8 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.verify.classify_batch": lambda: _m("landscapes.network.verify", "classify_batch")(
         _spec(), Z3[None]),
     "landscapes.network.search.landscape_network": lambda: _m("landscapes.network.search", "landscape_network")(_spec()),
+    "langevin.network_anneal.uniform_starts": lambda: _m("langevin.network_anneal", "uniform_starts")(_spec(), 2, 0),
+    "langevin.network_anneal.final_basins": lambda: _m("langevin.network_anneal", "final_basins")(_spec(), Z3[None], []),
     "landscapes.network.spec.validate_potential": lambda: _m("landscapes.network.spec", "validate_potential")(
         _spec().potential, 3, 3, _spec().symmetry),
     "landscapes.network.spec.infonce_spec": lambda: _m("landscapes.network.spec", "infonce_spec")(4, 3, 0.5),
@@ -220,6 +237,7 @@ CASES: dict[str, Callable[[], Any]] = {
 EXEMPT: dict[str, str] = {
     "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
     "alignment.descent.sample_batch": "integer indices from a PRNG key",
+    "alignment.descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",
     "alignment.data.load_digits_subset": "numpy arrays of the requested dtype (no JAX)",
     "alignment.training.init_params": "float32 parameters by design (training is a float32 throughput run and says so)",
     "alignment.training.check_train_config": "validation only",
@@ -227,7 +245,8 @@ EXEMPT: dict[str, str] = {
                                           "float64 numpy",
     "langevin.kernel.langevin_kernel": "factory: the kernel's states come from simulate, which is guarded",
     "langevin.fused_rng.threefry2x32": "uint32 arithmetic only",
-    "langevin.experiments.circle_trap": "numpy critical points of a Fourier series",
+    "langevin.experiments.circle_trap": "numpy float64 critical points of a Fourier series (no JAX; the same "
+                                        "values with x64 off, test_float64_policy.py)",
     "langevin.experiments.kramers_trap_band": "numpy/mpmath",
     "langevin.experiments.misscaled_temperature": "scalar arithmetic",
     "langevin.experiments.default_delta": "scalar arithmetic",
@@ -238,6 +257,14 @@ EXEMPT: dict[str, str] = {
     "landscapes.network_kramers.network_trap": "numpy bookkeeping of a finished network around classify, which refuses "
                                                "float64 with x64 off",
     "landscapes.network_kramers.orbit_volume_density": "numpy singular values (float64)",
+    "langevin.network_anneal.network_starts": "numpy Haar rotations of a saved minimum (float64)",
+    "langevin.network_anneal.global_set_margin": "scalar arithmetic on saved minimum energies",
+    "langevin.network_anneal.stiffest_eigenvalue": "numpy bookkeeping around classify, which refuses float64 with x64 off",
+    "langevin.network_anneal.minimum_trap": "numpy bookkeeping of a saved network around network_trap (classify refuses)",
+    "langevin.network_anneal.trap_prediction": "mpmath quadrature of escape rates of a finished trap",
+    "langevin.network_runs.run_description": "a text description of a run (no computation)",
+    "landscapes.network.saved.load_saved_search": "reads a JSON state file (python floats)",
+    "landscapes.network.saved.minimum_label": "formats a minimum's label (text)",
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
     "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
@@ -270,6 +297,11 @@ EXEMPT: dict[str, str] = {
                                                     "run_similarity_descent",
     "alignment.descent_problem.make_problem": "numpy problem generator (no JAX)",
     "alignment.descent_result.link_bounds_log10": "numpy log-space arithmetic on a finished run",
+    "alignment.descent.same_class_fractions": "fractions of integer counts from integer batch and labels",
+    "alignment.step_schedule.*": "numpy float64 step-size sequences (data of the compiled scan)",
+    "alignment.theorem1_log.*": "reading and checking log files (numpy)",
+    "alignment.theorem1_log_io.*": "validation of a log's arrays (numpy; the sampler draws integer indices) and "
+                                   "writing it",
     "alignment.sgd.sigma_tolerance": "a constant per dtype name",
     "alignment.sgd.divergence_message": "text",
     "alignment.sgd.reference_memory_bytes": "integer arithmetic",
@@ -287,7 +319,8 @@ EXEMPT: dict[str, str] = {
     "landscapes.circle.read_fourier_file": "file parsing",
     "landscapes.circle.analyse_circle": "numpy roots of a trigonometric polynomial",
     "landscapes.escape.min_escape_temperature": "numpy",
-    "landscapes.escape.circle_escape_times": "mpmath quadrature",
+    "landscapes.escape.circle_escape_times": "numpy critical points and mpmath quadrature (no JAX; the same values "
+                                             "with x64 off, test_float64_policy.py)",
     "landscapes.infonce.hardest_negative_potential": "factory: returns the potential (guarded where simulated)",
     "landscapes.infonce.hardest_negative_value_and_grad": "factory",
     "landscapes.infonce.soft_hardest_negative_potential": "factory",
@@ -323,6 +356,7 @@ EXEMPT: dict[str, str] = {
     "precision.require_x64": "the policy itself",
     "stats.*": "numpy/scipy statistics",
     "filemode.*": "file modes and atomic writes",
+    "arrayfiles.*": "reading .npy/.npz files (numpy)",
     "fingerprints.*": "text comparison of JSON fingerprints",
     "alignment.cka.*": "numpy float64",
     "alignment.rsa.*": "numpy float64",

@@ -22,7 +22,8 @@ def test_infonce_condition_holds_with_numbers_beside_the_prediction():
     assert out.verdict == "holds", out.summary
     lo, hi = out.table
     assert lo["HKS: converges"] is False and hi["HKS: converges"] is True
-    assert lo["trapped 99.9%"][0] > 0.0 and lo["band"][0] <= lo["trapped"] <= lo["band"][1] + 0.05
+    assert lo["trapped 99.9%"][0] > 0.0 and lo["trapped 99.9%"][0] <= lo["band"][1] and lo["trapped 99.9%"][1] >= lo["band"][0]
+    assert [(c.kind, c.ok) for c in out.conditions] == [("premise", True), ("premise", True)]
     assert hi["success 99.9%"][0] >= 0.95
     assert "non-degenerate modulo symmetry: yes" in out.summary
     assert out.details["trap"]["non_degenerate"] is True
@@ -33,7 +34,8 @@ def test_infonce_condition_holds_with_numbers_beside_the_prediction():
 def test_infonce_condition_fails_for_a_simulator_with_misscaled_noise():
     """Noise x 1.1 (every temperature x 1.21): the calibration and the trapped fraction leave their bands."""
     out = _run(noise_factor=1.1)
-    assert out.verdict == "violated", out.summary
+    # stochastic: significant at the first Holm step of the main job, so the job exits 1 whatever else runs
+    assert out.verdict == "violated" and out.p_value <= 1e-3 / len(registered_checks()), out.summary
 
 
 def test_choose_t0_inverts_the_closed_form():

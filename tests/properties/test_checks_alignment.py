@@ -30,12 +30,14 @@ def test_correct_bounds_hold():
     budget, B2, B6, B5)."""
     assert _run("B4.reference_values").verdict == "holds"
     out = _run("B4.theorem1", SMALL_DESCENT)
-    # it holds, but above the trivial bound 2 sqrt(m(m-1)) it says nothing: uninformative, not holds
-    assert out.verdict in ("holds", "uninformative") and out.ratio < 1
-    assert (out.verdict == "uninformative") == (out.bound is None or out.bound >= out.trivial_bound)
+    # it holds, but at about 1.5e5 it is above the trivial bound 2 sqrt(m(m-1)) = 798 (m = 400): uninformative
+    assert out.verdict == "uninformative" and out.ratio < 1 and out.bound > 100 * out.trivial_bound
+    assert out.trivial_bound == pytest.approx(2 * np.sqrt(400 * 399), rel=1e-12)
+    assert all(c.ok for c in out.conditions) and {c.kind for c in out.conditions} == {"exact", "independent", "reference"}
     assert set(out.slack) >= {"L1", "L2", "L3", "theorem1"}
     assert _run("B2.loss_gap", {"examples": 15}).verdict == "holds"
-    assert _run("B6.weight_divergence", SMALL_DESCENT).verdict in ("holds", "uninformative")
+    b6 = _run("B6.weight_divergence", SMALL_DESCENT)
+    assert b6.verdict == "uninformative" and b6.bound > b6.trivial_bound
     assert _run("B5.corollaries_any_pair", {"examples": 15}).verdict == "holds"
 
 
@@ -45,7 +47,9 @@ def test_theorem1_divided_by_10_is_caught(monkeypatch):
     monkeypatch.setitem(A.FROBENIUS.factors, "drift", A.FROBENIUS.factors["drift"] / 10)
     assert _run("B4.reference_values").verdict == "violated"
     out = _run("B4.theorem1", SMALL_DESCENT)
-    assert out.verdict == "violated" and "disagrees" in out.summary
+    assert out.verdict == "violated" and out.test_verdict == "uninformative"  # d_T alone could not see it
+    assert {c.kind for c in out.failed_conditions} == {"independent", "reference"}
+    assert "INDEPENDENT FAILED: the Theorem-1 bound is the same in both toolkit implementations" in out.summary
 
 
 def test_per_step_theorem1_numerics_fault_is_caught(monkeypatch):
@@ -87,3 +91,18 @@ def test_theorem2_with_wrong_smoothness_is_caught(monkeypatch):
 
     monkeypatch.setattr(A.WEIGHT_DIVERGENCE, "evaluate", wrong)
     assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "violated"
+
+
+def test_batch_event_uses_the_toolkits_sampler_and_sees_one_that_is_not_iid():
+    """B4.batch_event draws with numerics' sample_batch: a sampler returning each index twice keeps every failure
+    frequency at 0 (the Hoeffding event is loose), but the first anchor's same-class count leaves Binomial(B-1, 1/C)
+    (chi-square p < 1e-10, significant after Holm); the correct sampler's law test passes."""
+    from contrastive_bounds.properties.selftest import get_fault, substituted
+
+    good = _run("B4.batch_event", {"runs": 200})
+    assert good.verdict == "holds" and good.details["p_law"] > 1e-3
+    assert good.details["sampler"].startswith("numerics.alignment.descent.sample_batch")
+    with substituted(*get_fault("sampler.duplicates").substitutions):
+        bad = _run("B4.batch_event", {"runs": 200})
+    assert bad.verdict == "violated" and bad.details["failures"] == 0 and bad.details["p_law"] < 1e-10
+    assert bad.p_value < 1e-3 / 40 and not bad.failed_conditions  # stochastic, and significant

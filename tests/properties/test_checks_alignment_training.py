@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from contrastive_bounds.numerics.alignment import batch_scaling_report, eta_eff, proxy_result
 from contrastive_bounds.properties.checks import alignment_training as T
@@ -44,14 +45,22 @@ def test_known_case_catches_a_wrong_ntk_gain(monkeypatch):
     assert T.proxy_known_case(KNOWN, 0).verdict == "violated"
 
 
-def test_theorem1_real_holds_and_catches_a_bound_too_small(monkeypatch):
-    """Correct bounds hold on the real runs; bounds divided by 10^12 are exceeded by the real d_T: violated."""
+def test_theorem1_real_uninformative_above_the_trivial_bound_holds_below_and_catches_a_bound_too_small(monkeypatch):
+    """At tau = 0.5 the bound on the real d_T (about 1.1e3) exceeds the trivial 2 sqrt(m(m-1)) = 63: uninformative,
+    never holds; at tau = 2 it is about 9.4 < 63 and holds; every condition (links, L1, the bound against mpmath and
+    C02) holds in both. Bounds divided by 10^12: the links are exceeded and the values disagree with mpmath."""
     T._proxy_run.cache_clear()
-    assert T.theorem1_real(PROXY, 0).verdict == "holds"
+    out = T.theorem1_real(PROXY, 0)
+    assert out.verdict == "uninformative" and out.bound > 10 * out.trivial_bound
+    assert out.trivial_bound == pytest.approx(2 * np.sqrt(32 * 31), rel=1e-12) and all(c.ok for c in out.conditions)
+    informative = T.theorem1_real({**PROXY, "taus": [2.0]}, 0)
+    assert informative.verdict == "holds" and informative.bound < informative.trivial_bound
+    assert {c.kind for c in informative.conditions} == {"exact", "independent", "reference"}
     real = proxy_result.ProxyResult.link_bounds_log10
     monkeypatch.setattr(proxy_result.ProxyResult, "link_bounds_log10",
                         lambda self: {k: v - 12 for k, v in real(self).items()})
-    assert T.theorem1_real(PROXY, 0).verdict == "violated"
+    bad = T.theorem1_real(PROXY, 0)
+    assert bad.verdict == "violated" and {"exact", "independent"} <= {c.kind for c in bad.failed_conditions}
 
 
 def test_proxy_fidelity_holds_on_tiny_runs():

@@ -20,3 +20,53 @@ def test_outcome_table_is_rendered_in_markdown_and_html(tmp_path):
     assert "<th>H*</th>" in html and "<td>0.1881</td>" in html
     assert table_cell(None) == "-" and table_cell(False) == "no" and table_cell(1e-5) == "1e-05"
     assert CheckResult.from_dict(rec.to_dict()).outcome.table == table
+
+
+def test_interval_promised_by_a_legend_is_drawn_and_integer_x_gets_integer_ticks():
+    """The A8.7 Arrhenius figure (markers 'o' with lo/hi, x = N): the interval is drawn as error bars (a shaded band
+    over one point is invisible), and the x ticks of integer N are integers; a line with a band keeps its band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.container import ErrorbarContainer
+
+    from contrastive_bounds.properties.checks.outcome import PlotSpec, Series
+    from contrastive_bounds.properties.figures import draw_figure
+
+    spec = PlotSpec("A8.7", "N", "barrier", [Series("Arrhenius exponent (99.9% bootstrap interval)", [4.0], [0.29],
+                                                    lo=[0.06], hi=[0.53], style="o"),
+                                             Series("network barrier", [4.0], [0.28], style="--x")])
+    fig, ax = plt.subplots()
+    try:
+        draw_figure(ax, spec)
+        (bars,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+        segments = bars.lines[2][0].get_segments()
+        assert [tuple(map(float, seg[:, 1])) for seg in segments] == [(0.06, 0.53)]
+        ax.set_xlim(3.0, 9.0)
+        assert all(float(t).is_integer() for t in ax.get_xticks())
+        assert "Arrhenius exponent (99.9% bootstrap interval)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    finally:
+        plt.close(fig)
+    fig, ax = plt.subplots()
+    try:
+        draw_figure(ax, PlotSpec("t", "x", "y", [Series("band", [0.5, 1.5], [1.0, 2.0], lo=[0.5, 1.5], hi=[1.5, 2.5])]))
+        assert len(ax.collections) == 1 and not ax.containers  # fill_between, no error bars
+    finally:
+        plt.close(fig)
+
+
+def test_report_first_line_counts_checks_that_could_not_have_failed_and_lists_failed_conditions(tmp_path):
+    """A holds, an uninformative, an inconclusive at power < 1/2 and a violated by a failed reference condition: the
+    first line says 2 of 4 could not have failed; the section of the violated one names the failed condition."""
+    from contrastive_bounds.properties.checks.framework import Condition
+
+    outs = [Outcome("holds", "fine", power=0.9), Outcome("uninformative", "loose"),
+            Outcome("inconclusive", "wide", power=0.1, detect=0.2),
+            Outcome("violated", "bad", conditions=[Condition("reference", "C02 row 1", False, "rel 1e-3")])]
+    recs = [CheckResult(f"c{i}", "t", "s", "builtin", {}, 0, o, 1.0, {}, "quick") for i, o in enumerate(outs)]
+    md = write_report(SuiteResult(recs, 1e-3, "quick"), tmp_path)["markdown"].read_text()
+    assert md.splitlines()[0] == ("# contrastive-bounds check report: 4 checks, 2 of which could not have failed "
+                                  "(inconclusive: power below 1/2 1, uninformative 1); 1 failing; exit code 1")
+    assert "FAILED: \\[reference\\] C02 row 1 (rel 1e-3)" in md
+    assert md.count("This check could not have failed in this run") == 2

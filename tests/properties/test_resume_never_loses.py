@@ -134,24 +134,41 @@ def test_other_profile_is_refused_naming_both_and_changes_nothing(tmp_path, seco
 
 def test_other_profile_and_selection_with_builtin_checks(tmp_path):
     """The reported case with built-in checks: --only A3 then --only A8.2 --resume keeps A3; a thorough resume
-    of that folder is refused; a fresh (non-resume) run replaces it and removes the figures it no longer has."""
+    of that folder is refused; and a fresh `--only A3` into it (which would replace two records with one) is refused."""
     out = tmp_path / "r"
     assert _run("--only", "A3.critical_height", "--out", str(out)).exit_code == 0
     res = _run("--only", "A8.2_finite_time_exponent", "--out", str(out), "--resume")
     assert res.exit_code == 0, res.output
     assert {k[0] for k in _records(out)} == {"A3.critical_height", "A8.2_finite_time_exponent"}
     assert _run("--only", "A3.critical_height", "--profile", "thorough", "--out", str(out), "--resume").exit_code == 2
+    res = _run("--only", "A3.critical_height", "--out", str(out))
+    assert res.exit_code == 2 and "A8.2_finite_time_exponent" in res.output and "--resume" in res.output
+    assert len(_records(out)) == 2
 
 
-def test_fresh_run_removes_figures_of_records_no_longer_present(tmp_path):
-    """Without --resume the folder holds the new run only: stale PNGs of the earlier one are removed."""
+def test_partial_fresh_run_into_a_fuller_folder_is_refused_and_changes_nothing(tmp_path):
+    """`--only resume.a --out <a folder with two records>` without --resume would replace both records with one:
+    refused with exit 2 naming --resume and --out, results.json and the figures untouched; with --resume it merges."""
     f, out = _scenarios(tmp_path, BOTH), tmp_path / "r"
     assert _run("--scenarios", str(f), "--out", str(out)).exit_code == 0
-    assert len(list((out / "figures").glob("*.png"))) == 2
+    before = (out / "results.json").read_bytes()
     res = _run("--scenarios", str(f), "--only", "resume.a", "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert "resume.b (two)" in res.output and "--resume" in res.output and "another --out" in res.output
+    assert (out / "results.json").read_bytes() == before and len(list((out / "figures").glob("*.png"))) == 2
+    res = _run("--scenarios", str(f), "--only", "resume.a", "--out", str(out), "--resume")
+    assert res.exit_code == 0 and set(_records(out)) == {("resume.a", "one"), ("resume.b", "two")}
+
+
+def test_fresh_run_of_the_same_checks_replaces_and_removes_stale_figures(tmp_path):
+    """Without --resume a run of the same selection replaces the folder's results (it says so), and a PNG under
+    figures/ that no record names any more is removed."""
+    f, out = _scenarios(tmp_path, BOTH), tmp_path / "r"
+    assert _run("--scenarios", str(f), "--out", str(out)).exit_code == 0
+    (out / "figures" / "stale-check-0.png").write_bytes(b"png")
+    res = _run("--scenarios", str(f), "--out", str(out))
     assert res.exit_code == 0 and "replacing" in res.output
-    assert [p.name for p in (out / "figures").glob("*.png")] == ["resume.a-one-0.png"]
-    assert set(_records(out)) == {("resume.a", "one")}
+    assert sorted(p.name for p in (out / "figures").glob("*.png")) == ["resume.a-one-0.png", "resume.b-two-0.png"]
 
 
 def test_ctrl_c_saves_finished_records_and_prints_how_to_resume(tmp_path):

@@ -275,3 +275,16 @@ def test_epsilon_with_huge_steps_is_the_closed_form():
     got = epsilon_value(256, BIG, 0.05)
     assert got == pytest.approx(math.sqrt((400 * math.log(10) + math.log(256 / 0.05)) / 512), rel=1e-14)
 
+
+
+def test_links_refuse_a_tau_whose_rate_is_beyond_float64():
+    """1/(2 tau^2 B) beyond float64 (tau ~ 1e-160) is refused naming tau instead of dividing by zero; just
+    inside (tau = 1e-150, B = 1) the links still evaluate, and the rate enters as 1/(2 tau^2 B) exactly."""
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"^tau=1e-160: the links' rate"):
+        A.link_l2_log10(np.ones(3), tau=1e-160, batch_size=4, delta_value=2.0)
+    out = A.link_l2_log10(np.ones(2), tau=1e-150, batch_size=1, delta_value=2.0)
+    assert np.isfinite(out[1:]).all()
+    # d_1 = eta_0 * c with c = Delta/(tau sqrt B): log10(2/1e-150) = 150.30103
+    assert out[1] == pytest.approx(150 + math.log10(2), rel=1e-12)

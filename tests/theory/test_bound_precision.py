@@ -243,3 +243,21 @@ def test_arb_refuting_sub_box_is_moved_to_an_integer_point_or_withheld():
     assert point is None
     with pytest.raises(ValueError, match="holds no integer"):
         sign_claim_check(SignCheckSpec(n, {"n": (2.2, 2.8)}))
+
+
+def test_evaluate_digits_has_an_upper_limit():
+    """digits above EVALUATE_MAX_DIGITS is refused naming digits before any work (5000 digits failed on
+    Python's int-string limit, 100000 ran for minutes); the limit itself evaluates."""
+    from contrastive_bounds.theory import registry
+    from contrastive_bounds.theory.bound import EVALUATE_MAX_DIGITS
+
+    b = registry.get_bound("alignment.loss_gap")
+    with pytest.raises(ValueError, match=rf"digits=5000 is outside its domain: integers in \[5, {EVALUATE_MAX_DIGITS}\]"):
+        b.evaluate(digits=5000, tau=1, pi_max=0.1)
+    from fractions import Fraction
+
+    v = b.evaluate(digits=EVALUATE_MAX_DIGITS, tau=1, pi_max=Fraction(1, 10))  # exact 1/10, not the double 0.1
+    assert v.digits == EVALUATE_MAX_DIGITS
+    with mpmath.workdps(EVALUATE_MAX_DIGITS + 10):
+        exact = mpmath.log(1 + mpmath.e ** 2 / 9)  # C03, C = 10, tau = 1: log(1 + e^{2/tau}/(C - 1))
+        assert abs(v.mp_value - exact) < mpmath.mpf(10) ** (-EVALUATE_MAX_DIGITS + 1)

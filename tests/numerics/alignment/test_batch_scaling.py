@@ -121,3 +121,36 @@ def test_bound_direction_uses_epsilon_of_each_cell(grid):
     want = alignment.frobenius_log10(t_ * 0.1, GRID.sgd.tau, b, 1.0) + alignment.delta_log10(GRID.sgd.tau, res.pi_max, eps)
     assert res.bound_log10(1.0, "steps", effective=False)[1] == pytest.approx(want, rel=1e-13)
     assert math.isfinite(res.cells[0]["gain_ntk"]) and res.cells[0]["gain_ntk"] > 0
+
+
+def test_interval_of_a_bounded_metric_stays_in_its_range():
+    """Three seeds near CKA = 1 give a Student-t interval reaching past 1 (it printed [0.876, 1.105]); the
+    reported interval is that t-interval cut at 1, the lower end unchanged (scipy's t quantile, computed
+    here independently), and marked clipped. RSA is cut at -1 likewise; an interval inside stays as it is."""
+    from scipy import stats
+
+    from contrastive_bounds.numerics.alignment.batch_scaling_report import bounded_mean_ci
+
+    x = np.array([0.999, 0.95, 0.99])
+    half = stats.t.ppf(0.975, 2) * x.std(ddof=1) / math.sqrt(3)
+    assert x.mean() + half > 1.0  # the raw interval is impossible
+    ci = bounded_mean_ci(x, "cka")
+    assert ci["hi"] == 1.0 and ci["lo"] == pytest.approx(x.mean() - half, rel=1e-12) and ci["clipped"] == "above"
+    assert ci["lo"] <= ci["mean"] <= ci["hi"]
+    r = bounded_mean_ci([-0.999, -0.9, -0.99], "rsa")
+    assert r["lo"] == -1.0 and r["clipped"] == "below" and r["hi"] < 0
+    inside = bounded_mean_ci([0.4, 0.5, 0.6], "cka")
+    assert inside["clipped"] is None and inside["lo"] == pytest.approx(0.5 - stats.t.ppf(0.975, 2) * 0.1 / math.sqrt(3))
+    with pytest.raises(ValueError, match="metric='loss' must be one of"):
+        bounded_mean_ci([0.1, 0.2], "loss")
+
+
+def test_grid_table_cuts_intervals_at_the_metric_range(grid):
+    """Every cell's interval lies in [0, 1] for CKA and [-1, 1] for RSA, whatever the seeds gave, and a
+    cut end is flagged; cells are otherwise the plain t-interval."""
+    res, _ = grid
+    for metric, (a, b) in (("cka", (0.0, 1.0)), ("rsa", (-1.0, 1.0))):
+        for row in res.table(metric):
+            if row.get("lo") is not None:
+                assert a <= row["lo"] <= row["mean"] <= row["hi"] <= b
+                assert row["clipped"] in (None, "below", "above", "both")

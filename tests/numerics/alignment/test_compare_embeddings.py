@@ -79,7 +79,8 @@ def test_hundred_thousand_rows_never_form_an_n_by_n_matrix():
 
 
 def test_load_embeddings_and_labels(tmp_path):
-    """npy and npz (one array, or one named with key); 1-D is one feature; bad files name the argument."""
+    """npy and npz (one array, or one named with key); a 1-D array and (n, 1) labels are refused, not
+    reshaped; bad files name the argument."""
     x = np.arange(20.0).reshape(10, 2) + 1
     np.save(tmp_path / "a.npy", x)
     np.savez(tmp_path / "b.npz", z=x)
@@ -87,7 +88,7 @@ def test_load_embeddings_and_labels(tmp_path):
     np.testing.assert_array_equal(load_embeddings(str(tmp_path / "a.npy"), "CL"), x)
     np.testing.assert_array_equal(load_embeddings(str(tmp_path / "c.npz"), "CL", key="w"), x)
     assert load_embeddings(str(tmp_path / "b.npz"), "CL").shape == (10, 2)
-    with pytest.raises(ValueError, match="CL=.*holds 2 arrays.*--key"):
+    with pytest.raises(ValueError, match=r"CL=.*holds 2 arrays \['w', 'z'\]: name one with key=NAME"):
         load_embeddings(str(tmp_path / "c.npz"), "CL")
     bad = x.copy()
     bad[3] = 0
@@ -107,13 +108,25 @@ def test_load_embeddings_and_labels(tmp_path):
     assert load_labels(str(tmp_path / "y.npy"), 10).shape == (10,)
     with pytest.raises(ValueError, match="shape \\(11,\\)"):
         load_labels(str(tmp_path / "y.npy"), 11)
+    np.save(tmp_path / "one.npy", x[:, 0])
+    with pytest.raises(ValueError, match=r"^CL=.* is 1-D \(shape \(10,\)\): embeddings must be 2-D"):
+        load_embeddings(str(tmp_path / "one.npy"), "CL")
+    np.save(tmp_path / "col.npy", (np.arange(10) % 3)[:, None])
+    with pytest.raises(ValueError, match=r"^labels=.* has shape \(10, 1\): labels must be 1-D of shape \(10,\).*ravel"):
+        load_labels(str(tmp_path / "col.npy"), 10)
+    np.save(tmp_path / "row.npy", (np.arange(10) % 3)[None, :])
+    with pytest.raises(ValueError, match=r"has shape \(1, 10\)"):
+        load_labels(str(tmp_path / "row.npy"), 10)
 
 
 def test_constant_and_mismatched_inputs_raise():
-    """A representation with all rows equal has no rho or RSA; different n is refused."""
+    """A representation with all rows equal has no rho or RSA; different n is refused; the messages name
+    the function's own arguments (x_cl, x_nscl), which the command line shows as CL and NSCL."""
     rng = np.random.default_rng(4)
     x = rng.standard_normal((50, 3))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^x_cl is constant: all n rows point the same way"):
         compare_embeddings(np.ones((50, 3)), x)
-    with pytest.raises(ValueError, match="same number of rows"):
+    with pytest.raises(ValueError, match=r"^x_nscl is constant"):
+        compare_embeddings(x, np.ones((50, 3)))
+    with pytest.raises(ValueError, match=r"^x_cl and x_nscl must be 2-D with the same number of rows"):
         compare_embeddings(x, x[:40])

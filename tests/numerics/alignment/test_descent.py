@@ -238,6 +238,23 @@ def test_checkpoint_resume_is_identical(tmp_path):
     assert not list(tmp_path.glob(".ckpt-*"))  # no temporary file left behind
 
 
+def test_a_garbage_checkpoint_is_refused_naming_it(tmp_path):
+    """A text file, a pickle or an unrelated .npz given as checkpoint= is refused by the API with a
+    ValueError naming checkpoint (never unpickled, never a KeyError from inside numpy)."""
+    import pickle
+
+    s0, lab = make_problem(8, 2, seed=0)
+    cfg = DescentConfig(batch_size=4, steps=4, tau=0.7, step_size=1.0, seed=0)
+    text, pick, other = tmp_path / "t.npz", tmp_path / "p.npz", tmp_path / "o.npz"
+    text.write_text("not an array\n")
+    pick.write_bytes(pickle.dumps({"a": 1}))
+    np.savez(other, x=np.zeros(3))
+    for path, why in ((text, "text"), (pick, "pickle"), (other, "not a checkpoint of similarity descent")):
+        with pytest.raises(ValueError, match=rf"checkpoint=.*{why}") as info:
+            run_similarity_descent(s0, lab, cfg, checkpoint=str(path))
+        assert "allow_pickle" not in str(info.value)
+
+
 def test_empty_nscl_denominator_rejected_before_computing_c06():
     """C06: a batch of one class (no NSCL negatives) is refused naming the step, unless
     empty_negatives='exclude', which counts and skips those anchors with finite results."""

@@ -35,8 +35,27 @@ def test_rdm_of_identical_patterns_up_to_rounding_is_refused_naming_it():
             S.rsa(S.rdm(noisy), other, method=method)
         with pytest.raises(ValueError, match=r"^rdm_b is constant to rounding"):
             S.rsa(other, S.rdm(noisy), method=method)
-    with pytest.raises(ValueError, match=r"^rdm_a is constant to rounding"):
-        S.rsa_from_similarity(S.cosine_gram(noisy), 1.0 - other)
+    g = S.cosine_gram(rng.standard_normal((6, 5)))
+    with pytest.raises(ValueError) as err:
+        S.rsa_from_similarity(S.cosine_gram(noisy), g)
+    assert str(err.value).startswith("sigma_a equals 1 off the diagonal to rounding: every distance of 1 - sigma_a "
+                                     "is rounding noise")
+    assert "input_scale" not in str(err.value) and "rdm_" not in str(err.value)  # not an argument of this function
+    with pytest.raises(ValueError, match=r"^sigma_b equals 1 off the diagonal to rounding"):
+        S.rsa_from_similarity(g, S.cosine_gram(noisy), method="spearman")
+
+
+def test_rsa_from_similarity_names_its_own_arguments_for_a_constant_matrix():
+    """A similarity matrix with every off-diagonal entry equal (not 1): refused naming sigma_a / sigma_b,
+    never the internal RDM or a parameter the function does not take."""
+    g = S.cosine_gram(np.random.default_rng(4).standard_normal((6, 3)))
+    const = np.full((6, 6), 0.25)
+    for method in ("pearson", "spearman"):
+        with pytest.raises(ValueError, match=r"^sigma_b is constant off the diagonal .*C10") as err:
+            S.rsa_from_similarity(g, const, method=method)
+        assert "input_scale" not in str(err.value)
+        with pytest.raises(ValueError, match=r"^sigma_a is constant off the diagonal"):
+            S.rsa_from_similarity(const, g, method=method)
 
 
 def test_small_but_real_distances_are_kept():

@@ -129,3 +129,77 @@ def test_a_worker_killed_in_the_middle_of_a_task_loses_nothing(client, spec, ser
     assert sorted(r["task_key"] for r in rows) == sorted(t.key for t in spec.tasks)  # each task exactly once
     assert all(r["verdict"] != "error" for r in rows)
     assert _comparable(rows) == serial
+
+
+def test_a_worker_killed_while_the_setup_plugin_is_sent_is_replaced(client, spec, serial, tmp_path):
+    """A user's cluster (the scheduler address path): the set-up plugin is broadcast with Client.register_plugin and
+    each worker waits in it (the plugin's hold folder); one is killed there, which makes the scheduler drop the
+    registration call (CommClosedError). The registration is sent again, the nanny's replacement gets the plugin
+    from the scheduler, and the sweep completes with every row once."""
+    import threading
+    import time
+
+    from contrastive_bounds.properties.sweeps.cluster import SweepWorkerSetup
+
+    hold = tmp_path / "hold"
+    pids = set(client.run(os.getpid).values())
+    killed = []
+
+    def killer():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            marks = {int(p.name.split("-")[1]) for p in hold.glob("setup-*")} if hold.exists() else set()
+            if marks >= pids:  # both workers are inside the set-up
+                victim = sorted(marks)[0]
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+                break
+            time.sleep(0.01)
+        hold.mkdir(parents=True, exist_ok=True)
+        (hold / "release").write_text("")
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    res = run_sweep(spec, tmp_path / "out", client=client, setup=SweepWorkerSetup(hold=hold))
+    thread.join(timeout=10)
+    assert killed, "the workers never reached the set-up"
+    rows = res.table.to_pylist()
+    assert sorted(r["task_key"] for r in rows) == sorted(t.key for t in spec.tasks)
+    assert _comparable(rows) == serial
+    client.wait_for_workers(2, timeout=120)  # the nanny replaced the killed worker
+    assert killed[0] not in set(client.run(os.getpid).values())
+
+
+def _register_failing_kind():
+    """Register kind `test-fails` (its run raises) in the calling process; run on the workers via client.run."""
+    from contrastive_bounds.properties.sweeps.kinds import ParamSpec, TaskKind, register_kind
+
+    def run(params, seed):
+        raise RuntimeError(f"the numerics refused x={params['x']}")
+
+    register_kind(TaskKind("test-fails", "a kind whose run raises", params=(ParamSpec("x", float, 1.0),), outputs={},
+                           run=run, cost=lambda p: 0.01))
+    return True
+
+
+def test_a_task_that_raises_is_an_error_row_with_its_exception(client, tmp_path):
+    """A real task error is never lost among the silenced connection logs: its row is `error`, with the exception
+    and the traceback in `error` and its first line as the summary; the other rows are unaffected."""
+    import sys
+
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
+    try:
+        _register_failing_kind()
+        assert set(client.run(_register_failing_kind).values()) == {True}
+        spec = parse_spec({"name": "fails", "kind": "test-fails", "seeds": [0], "grid": {"x": [1.0, 2.0]}}, label="fails")
+        res = run_sweep(spec, tmp_path / "out", client=client)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    rows = res.table.to_pylist()
+    assert [r["verdict"] for r in rows] == ["error", "error"]
+    assert rows[1]["summary"] == "RuntimeError: the numerics refused x=2.0"
+    error = rows[1]["error"]
+    assert "Traceback (most recent call last)" in error and " in run\n" in error
+    assert error.rstrip().endswith("RuntimeError: the numerics refused x=2.0")

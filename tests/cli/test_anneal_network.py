@@ -1,0 +1,289 @@
+"""``anneal`` on an InfoNCE landscape from a saved search's trap, from the command line (properties/cli/anneal_network.py).
+
+The landscape is decoupled InfoNCE, N = 4 points on S¹, pairs (0,1), (2,3), tau = 0.1: its search (``landscape
+... --starts 128``) finds the global minimum m0 (V = -19.3069) and the trap m1 (V = 1/tau + log 2, both pairs
+split antipodally) with barrier H* = 0.28190 through a transition state of multiplicity 4. The
+Eyring–Kramers predictions are recomputed here independently of the command: the Hessians off the rotation
+mode by central finite differences of a numpy implementation of the loss in angles, the rate by
+theory.kramers.eyring_kramers_log_time (the Bovier–Gayrard–Klein formula), the escapes under the logarithmic
+schedule by the closed form of ∫ (t + t0)^(−H/c) dt, and the band by the allowance of check A4.infonce_landscape
+(F = (1 + 3 T(0)/H)·exp(|h/2 (tr H(trap) − tr H(saddle))|)).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from contrastive_bounds.numerics.stats import clopper_pearson
+from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.theory.kramers import eyring_kramers_log_time
+
+runner = CliRunner()
+TAU, PAIRS = 0.1, ((0, 1), (2, 3))
+LANDSCAPE = ["infonce", "--points", "4", "--dim", "2", "--tau", "0.1"]
+H_STAR = 0.28190425044606826
+
+
+def _v_angles(theta):
+    """Decoupled InfoNCE in angles, numpy only: mean over directed pairs of -s_ap/tau + log sum_k exp(s_ak/tau)."""
+    s = np.cos(theta[:, None] - theta[None, :])
+    terms = []
+    for i, j in PAIRS:
+        for a, p in ((i, j), (j, i)):
+            neg = [k for k in range(4) if k not in (a, p)]
+            terms.append(-s[a, p] / TAU + np.log(np.sum(np.exp(s[a, neg] / TAU))))
+    return float(np.mean(terms))
+
+
+def _hessian_off_rotation(z):
+    theta = np.arctan2(z[:, 1], z[:, 0])
+    n, e = theta.size, 1e-4
+    hess = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            def f(di, dj):
+                t = theta.copy()
+                t[i] += di
+                t[j] += dj
+                return _v_angles(t)
+            hess[i, j] = (f(e, e) - f(e, -e) - f(-e, e) + f(-e, -e)) / (4 * e * e)
+    u = np.ones(n) / math.sqrt(n)
+    comp = np.linalg.svd(np.eye(n) - np.outer(u, u))[0][:, : n - 1]
+    return np.sort(np.linalg.eigvalsh(comp.T @ hess @ comp))
+
+
+@pytest.fixture(scope="module")
+def search(tmp_path_factory):
+    """The saved search, from the command line, and the independent Eyring-Kramers data of its trap m1."""
+    out = tmp_path_factory.mktemp("n4")
+    res = runner.invoke(app, ["landscape", *LANDSCAPE, "--starts", "128", "--hop-rounds", "0", "--ts-rounds", "1",
+                              "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    state = json.loads((out / "network.json").read_text())
+    trap = state["minima"][1]
+    ts = next(t for t in state["transition_states"] if sorted(t["minima"]) == [0, 1] and t["verified"])
+    assert trap["energy"] == pytest.approx(1 / TAU + math.log(2), rel=1e-12)
+    ex, es = _hessian_off_rotation(np.array(trap["z"])), _hessian_off_rotation(np.array(ts["z"]))
+    barrier = ts["energy"] - trap["energy"]
+    assert barrier == pytest.approx(H_STAR, rel=1e-10)
+    count = ts["multiplicity"] / trap["multiplicity"]  # copies of the saddle on one trap configuration (4)
+
+    def log_time(temp):
+        return eyring_kramers_log_time([barrier], ex, [es], temp) - math.log(count)
+
+    return {"out": out, "barrier": barrier, "log_time": log_time, "trace_gap": float(np.sum(ex) - np.sum(es))}
+
+
+def _anneal(search, *args):
+    res = runner.invoke(app, ["anneal", *LANDSCAPE, "--search", str(search["out"]), "--start", "m1", *args,
+                              "--json", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _band(search, n_escapes, t_hot, h):
+    f = (1 + 3 * t_hot / search["barrier"]) * math.exp(abs(0.5 * h * search["trace_gap"]))
+    return math.exp(-n_escapes * f), math.exp(-n_escapes / f)
+
+
+def _meets(out, lo, hi):
+    ci = clopper_pearson(out["trapped"]["count"], out["chains"], 0.999)
+    return ci.hi >= lo and ci.lo <= hi
+
+
+@pytest.mark.slow
+def test_from_the_trap_chains_stay_far_below_h_star_and_escape_at_the_eyring_kramers_rate(search):
+    """Fixed T = H*/20 for t = 10 (Eyring-Kramers: 2e-7 escapes per chain): every chain stays in the trap (never
+    reached the global set, and quenches to m1 at the end); the predicted never-escape probability
+    exp(-t/tau_EK) equals the independent one (1e-6). Fixed T = H*/4 for t = tau_EK: the prediction is exp(-1) (independent), and
+    the trapped fraction's 99.9 % interval meets the band; reached + trapped = all chains, and the chains left in
+    the trap's basin are at most those that never reached the global set."""
+    cold = _anneal(search, "--schedule", "fixed", f"c={H_STAR / 20!r}", "--chains", "128", "--time", "10")
+    assert cold["start_minimum"]["label"] == "m1" and cold["critical_height"] == pytest.approx(H_STAR, rel=1e-12)
+    assert cold["trapped"]["count"] == 128 and cold["in_start_basin"]["count"] == 128
+    assert cold["final_basins"] == {"m1": 128} and cold["energies"]["final"]["min"] > cold["level"]
+    predicted = math.exp(-cold["time"] / math.exp(search["log_time"](H_STAR / 20)))
+    assert cold["theory"]["kramers_trap_probability"] == pytest.approx(predicted, rel=1e-6) and predicted > 0.999999
+    assert _meets(cold, *cold["theory"]["kramers_trap_band"])
+
+    temp = H_STAR / 4
+    tau_ek = math.exp(search["log_time"](temp))
+    t_end = round(tau_ek / 0.002) * 0.002
+    warm = _anneal(search, "--schedule", "fixed", f"c={temp!r}", "--chains", "384", "--time", repr(t_end),
+                   "--step-size", "0.002")
+    k = warm["theory"]["kramers"]
+    assert k["predicted"] == pytest.approx(math.exp(-t_end / tau_ek), rel=1e-6)
+    lo, hi = _band(search, t_end / tau_ek, temp, 0.002)
+    assert k["lo"] == pytest.approx(lo, rel=1e-5) and k["hi"] == pytest.approx(hi, rel=1e-5)  # finite-difference Hessians
+    assert _meets(warm, lo, hi), (warm["trapped"], lo, hi)
+    assert warm["reached"]["count"] + warm["trapped"]["count"] == 384
+    # a chain that reached the global set cannot climb back over a 30-unit barrier at T = 0.07; chains that left the
+    # trap but are still on their way down (past the saddles at V = 0.69 and 3.19 between copies of m0) are in m0's basin
+    assert warm["in_start_basin"]["count"] <= warm["trapped"]["count"] <= warm["in_start_basin"]["count"] + 0.1 * 384
+    assert warm["final_basins"].keys() <= {"m0", "m1"} and sum(warm["final_basins"].values()) == 384
+    assert warm["hitting_time"]["censored"] == warm["trapped"]["count"]
+    assert 0 < warm["hitting_time"]["median"] <= t_end
+
+
+@pytest.mark.slow
+def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_trapped_fraction_stays(search):
+    """T = c/log(t + t0) from the trap. c = 1.5 H*: HKS says converges, and the chains reach the global set (in
+    it at t = 20: 99.9 % interval above 0.95, none left in the trap's basin). c = 0.5 H* with t0 such that the
+    Eyring-Kramers trapped probability as t -> inf is 1/2: HKS says it does not converge; at t = 2 t0 the
+    command's prediction equals the closed form of the escape integral (1e-6), and the trapped fraction is
+    clearly positive and its interval meets the band."""
+    hot = _anneal(search, "--schedule", "temperature", f"c={1.5 * H_STAR!r}", "t0=2", "--chains", "256", "--time", "20")
+    assert hot["theory"]["converges"] is True
+    assert clopper_pearson(hot["success"]["count"], 256, 0.999).lo > 0.95
+    assert hot["in_start_basin"]["count"] == 0 and hot["final_basins"] == {"m0": 256}
+    c = 0.5 * H_STAR
+    log_k = -(search["log_time"](1.0) - search["barrier"])  # log of the rate prefactor: tau = e^{-log_k} e^{H/T}
+    a = search["barrier"] / c  # = 2
+    t0 = (math.exp(log_k) / ((a - 1) * math.log(2.0))) ** (1 / (a - 1))  # k t0^{1-a}/(a-1) = log 2
+    t_end = round(2 * t0 / 0.002) * 0.002
+    cool = _anneal(search, "--schedule", "temperature", f"c={c!r}", f"t0={t0!r}", "--chains", "256",
+                   "--time", repr(t_end), "--step-size", "0.002")
+    assert cool["theory"]["converges"] is False
+    n_esc = math.exp(log_k) * ((t_end + t0) ** (1 - a) - t0 ** (1 - a)) / (1 - a)
+    assert cool["theory"]["kramers_trap_probability"] == pytest.approx(math.exp(-n_esc), rel=1e-6)
+    lo, hi = _band(search, n_esc, c / math.log(t0), 0.002)
+    assert cool["theory"]["kramers_trap_band"] == pytest.approx([lo, hi], rel=1e-5)
+    assert clopper_pearson(cool["trapped"]["count"], 256, 0.999).lo > 0.2
+    assert _meets(cool, lo, hi), (cool["trapped"], lo, hi)
+
+
+def test_the_folder_alone_anneals_the_saved_landscape_with_the_same_numbers(search):
+    """`anneal --search FOLDER` without LANDSCAPE rebuilds the saved landscape (its options printed) and gives the
+    same numbers as with the options spelled out (same seed); the human-readable table says the same."""
+    args = ["--start", "trap", "--schedule", "fixed", "c=0.1", "--chains", "64", "--time", "2", "--seed", "5"]
+    alone = runner.invoke(app, ["anneal", "--search", str(search["out"]), *args, "--json", "--no-progress"])
+    assert alone.exit_code == 0, alone.output
+    out = json.loads(alone.stdout)
+    full = _anneal(search, *args[2:])
+    assert out["landscape_options"] == "infonce --points 4 --dim 2 --tau 0.1" and out["start_minimum"]["label"] == "m1"
+    for key in ("success", "reached", "trapped", "in_start_basin", "final_basins", "hitting_time", "energies", "theory"):
+        assert out[key] == full[key], key
+    table = runner.invoke(app, ["anneal", "--search", str(search["out"]), *args, "--no-progress"])
+    assert table.exit_code == 0, table.output
+    assert "trapped (never reached)" in table.stdout and "Eyring-Kramers" in table.stdout and "m1" in table.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--search", "{nowhere}"], ["--search=", "does not exist"]),
+    (["--search", "{empty}"], ["--search=", "no network.json"]),
+    (["--search", "{junk}"], ["--search=", "not JSON"]),
+    (["--search", "{out}", "--start", "m7"], ["--start='m7'", "m0, m1"]),
+    (["infonce", "--points", "4", "--dim", "2", "--tau", "0.2", "--search", "{out}"],
+     ["--tau: saved 0.1, given 0.2", "infonce --points 4 --dim 2 --tau 0.1"]),
+    (["infonce", "--points", "6", "--dim", "2", "--tau", "0.1", "--search", "{out}"], ["--points: saved 4, given 6"]),
+    (["thomson", "--points", "4", "--dim", "2", "--search", "{out}"], ["LANDSCAPE: saved 'infonce', given 'thomson'"]),
+    (["infonce", "--points", "4", "--dim", "2", "--tau", "0.1"], ["--search FOLDER is needed", "landscape infonce"]),
+    (["double-well", "--points", "3"], ["--points"]),
+    (["--points", "4", "--search", "{out}"], ["describe a LANDSCAPE"]),
+    ([], ["LANDSCAPE is missing"]),
+    (["--search", "{out}", "--start", "m1", "--delta", "40"], ["--delta=40.0 puts the start minimum m1"]),
+    (["--search", "{out}", "--start", "m1", "--step-size", "0.3"], ["--time=1.0 must be a positive whole multiple"]),
+])
+def test_bad_input_exits_2_with_one_line_naming_the_option(search, tmp_path, args, words):
+    """Each bad argument: exit 2 and one line naming the option (no traceback)."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "network.json").write_text("{not json")
+    paths = {"out": search["out"], "nowhere": tmp_path / "nowhere", "empty": tmp_path / "empty", "junk": tmp_path / "junk"}
+    argv = [a.format(**paths) for a in args]
+    res = runner.invoke(app, ["anneal", *argv, "--schedule", "fixed", "c=0.1", "--time", "1", "--chains", "8"])
+    assert res.exit_code == 2, res.output
+    assert all(w in res.output for w in words) and "Traceback" not in res.output, res.output
+    assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_a_checkpointed_run_resumes_to_the_same_numbers_and_only_for_its_own_settings(search, tmp_path):
+    """--checkpoint FILE keeps the run; the same command with --resume gives the same numbers (the saved run is
+    complete: nothing is simulated again, only the final quench); a resume with another schedule is refused
+    naming the schedule's constant, and an existing checkpoint is not overwritten without --resume."""
+    ck = str(tmp_path / "run.npz")
+    args = ["--schedule", "temperature", "c=0.2", "t0=3", "--chains", "32", "--time", "1", "--checkpoint", ck]
+    first = _anneal(search, *args)
+    again = _anneal(search, *args, "--resume")
+    for key in ("success", "trapped", "in_start_basin", "hitting_time", "energies"):
+        assert again[key] == first[key], key
+    res = runner.invoke(app, ["anneal", *LANDSCAPE, "--search", str(search["out"]), "--start", "m1", "--schedule",
+                              "temperature", "c=0.25", "t0=3", "--chains", "32", "--time", "1", "--checkpoint", ck,
+                              "--resume"])
+    assert res.exit_code == 2 and "belongs to a different run" in res.output and "0.25 / log" in res.output, res.output
+    res = runner.invoke(app, ["anneal", *LANDSCAPE, "--search", str(search["out"]), "--start", "m1", *args])
+    assert res.exit_code == 2 and "already holds a saved run" in res.output
+
+
+@pytest.mark.slow
+def test_sigint_stops_a_network_run_within_seconds_and_prints_the_resume_command(search, tmp_path):
+    """A real `anneal --search` process (8192 chains x 1.25·10^5 steps: about 10^9 chain-steps, minutes): SIGINT once
+    it has started; it exits with 130 within a few seconds, saves the run to anneal-interrupted-<id>.ckpt.npz and
+    prints the command that resumes it (with --search and --start); that file is this run's (a resume with another
+    seed is refused naming the seed)."""
+    import os
+    import re
+    import selectors
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "contrastive_bounds.properties", "anneal", "--search", str(search["out"]), "--start", "m1",
+           "--schedule", "fixed", "c=0.05", "--chains", "8192", "--time", "250", "--step-size", "0.002", "--no-progress"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env={**os.environ, "JAX_PLATFORMS": "cpu"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        sel, head, deadline = selectors.DefaultSelector(), "", time.monotonic() + 180
+        sel.register(proc.stderr, selectors.EVENT_READ)
+        while time.monotonic() < deadline and "Ctrl-C" not in head:
+            if sel.select(timeout=1.0):
+                line = proc.stderr.readline()
+                if not line:
+                    break
+                head += line
+        assert "cost: 1.02e+09 chain-steps" in head, head
+        time.sleep(3.0)
+        assert proc.poll() is None, proc.stderr.read()
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert waited < 10.0, f"took {waited:.1f} s to stop"
+    match = re.search(r"state saved to (\S+)\nresume with: (.+)", err)
+    assert match, err
+    path = tmp_path / match.group(1)
+    assert path.exists() and match.group(2).endswith(f"--checkpoint {match.group(1)} --resume")
+    assert "--search" in match.group(2) and "--start m1" in match.group(2)
+    res = runner.invoke(app, ["anneal", "--search", str(search["out"]), "--start", "m1", "--schedule", "fixed", "c=0.05",
+                              "--chains", "8192", "--time", "250", "--step-size", "0.002", "--seed", "1",
+                              "--checkpoint", str(path), "--resume"])
+    assert res.exit_code == 2 and "seed: 0 in the checkpoint, 1 now" in res.output, res.output
+
+
+@pytest.mark.slow
+def test_on_the_double_well_the_network_prediction_equals_the_exact_s1_trap_prediction(tmp_path):
+    """`anneal double-well --search` (the network's trap, Eyring-Kramers modulo symmetry from recomputed Hessians)
+    and `anneal double-well` (the exact S¹ trap of the Fourier analysis) predict the same never-escape probability
+    under the same schedule (1e-9), start from the same minimum, and find the same global set."""
+    out = tmp_path / "dw"
+    res = runner.invoke(app, ["landscape", "double-well", "--starts", "16", "--hop-rounds", "1", "--patience", "1",
+                              "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    args = ["--schedule", "temperature", "c=1.0", "t0=200", "--chains", "64", "--time", "20", "--json", "--no-progress"]
+    net = runner.invoke(app, ["anneal", "double-well", "--search", str(out), *args])
+    circle = runner.invoke(app, ["anneal", "double-well", *args])
+    assert net.exit_code == 0 and circle.exit_code == 0, net.output + circle.output
+    a, b = json.loads(net.stdout), json.loads(circle.stdout)
+    assert a["start_minimum"]["energy"] == pytest.approx(-0.5, abs=1e-12) and a["critical_height"] == pytest.approx(1.53125)
+    assert a["theory"]["kramers_trap_probability"] == pytest.approx(b["theory"]["kramers_trap_probability"], rel=1e-9)
+    assert a["level"] == pytest.approx(b["v_min"] + b["delta"], rel=1e-12)
