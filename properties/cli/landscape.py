@@ -24,13 +24,10 @@ from contrastive_bounds.numerics.landscapes.network import (
     LandscapeSpec,
     NetworkResult,
     SearchSettings,
-    infonce_spec,
     landscape_network,
-    landscape_spec,
-    thomson_spec,
 )
 from contrastive_bounds.numerics.landscapes.network.store import STATE_FILE
-from contrastive_bounds.numerics.landscapes.registry import list_landscapes, resolve_landscape
+from contrastive_bounds.numerics.landscapes.registry import list_landscapes
 from contrastive_bounds.theory.domains import check_int, check_real
 
 from contrastive_bounds.properties.cli.common import (
@@ -39,9 +36,8 @@ from contrastive_bounds.properties.cli.common import (
     console,
     emit_json,
     err_console,
-    parse_assignments,
-    parse_number,
 )
+from contrastive_bounds.properties.cli.landscape_options import landscape_spec_from_options
 
 DEFAULT_OUT = "contrastive-bounds-landscape"
 _D = SearchSettings()  # the command's defaults are the search's
@@ -83,41 +79,6 @@ def default_out(land: LandscapeSpec, settings: dict[str, Any]) -> Path:
     digest = hashlib.sha256(json.dumps({"landscape": land.fingerprint(), "settings": full}, sort_keys=True,
                                        default=str).encode()).hexdigest()[:12]
     return Path(DEFAULT_OUT) / f"{name}-{digest}"
-
-
-def parse_pairs(text: str) -> list[tuple[int, int]]:
-    """``"0-1,2-3"`` (or ``0:1``) -> ``[(0, 1), (2, 3)]``; CLIError naming ``--pairs`` otherwise."""
-    out = []
-    for item in text.split(","):
-        item = item.strip()
-        parts = item.replace(":", "-").split("-")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise CLIError(f"--pairs={text!r}: entry {item!r} is not of the form i-j (point indices, e.g. 0-1,2-3)")
-        out.append((int(parts[0]), int(parts[1])))
-    return out
-
-
-def _spec(name: str, params: list[str] | None, points: int | None, dim: int | None, tau: float | None,
-          pairs: str | None, coupled: bool, radius: float) -> LandscapeSpec:
-    kv = parse_assignments(params)
-    if name == "infonce":
-        if kv:
-            raise CLIError(f"infonce takes --points, --dim, --tau, --pairs, --coupled, not key=value ({sorted(kv)})")
-        n = check_int("--points", 8 if points is None else points, 3, None)
-        d = check_int("--dim", 3 if dim is None else dim, 2, None)
-        t = check_real("--tau", 0.5 if tau is None else tau, 0.0, math.inf)
-        return infonce_spec(n, d, t, None if pairs is None else parse_pairs(pairs), coupled=coupled, radius=radius)
-    if tau is not None or pairs is not None or coupled:
-        raise CLIError(f"--tau, --pairs and --coupled apply to infonce only, not to {name!r}")
-    if name == "thomson":
-        if kv:
-            raise CLIError(f"thomson takes --points and --dim, not key=value ({sorted(kv)})")
-        return thomson_spec(check_int("--points", 12 if points is None else points, 2, None),
-                            check_int("--dim", 3 if dim is None else dim, 2, None))
-    if points is not None or dim is not None:
-        raise CLIError(f"--points and --dim apply to infonce and thomson; {name!r} takes key=value parameters")
-    land = resolve_landscape(name, **{k: parse_number(k, v) for k, v in kv.items()})
-    return landscape_spec(land, radius=radius)
 
 
 def _fmt(x: Any) -> str:
@@ -225,7 +186,7 @@ def landscape(
                            f"{settings['max_hop_rounds']}: up to {cost:.1e} pair terms, above {MAX_SEARCH_COST:.0e} "
                            "(hours or more); choose fewer points or starts, or add --yes")
     try:
-        land = _spec(spec, params, points, dim, tau, pairs, coupled, r)  # compiles and probes the potential
+        land = landscape_spec_from_options(spec, params, points, dim, tau, pairs, coupled, r)  # compiles and probes the potential
     except KeyboardInterrupt:
         err_console.print("interrupted while the potential was being built: nothing was searched or saved yet",
                           markup=False, highlight=False)
