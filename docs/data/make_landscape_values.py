@@ -6,7 +6,8 @@ TABLE_RUN: a finished `contrastive-bounds sweep landscape-table` (the table on d
 GRID_RUN: a finished `contrastive-bounds sweep ablations --profile thorough` (docs/annealing.md, A8.6-A8.8).
 One entry per landscape and run: H*, status and minima (energy, multiplicity, hits, what found it) of each
 search seed, whether the seeds agree (same minima classes to 1e-8 and H* to 1e-9), and for grid rows the
-Arrhenius or schedule measurements. The docs' tables, annealing.md and the README are checked against this
+Arrhenius or schedule measurements; grid minima keep their coordinates ``z`` (the A8.6-A8.8 checks re-verify every
+stored minimum against a separate InfoNCE, so the test re-deriving their verdicts needs them). The docs' tables, annealing.md and the README are checked against this
 file by tests/numerics/landscapes/network/test_published_values.py.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-MEASURED = ("arrhenius_barrier", "arrhenius_lo", "arrhenius_hi", "arrhenius_linear", "trap_barrier", "success_count",
+MEASURED = ("catoni_difficulty", "arrhenius_barrier", "arrhenius_lo", "arrhenius_hi", "arrhenius_linear", "trap_barrier", "success_count",
             "chains", "reached_count")
 
 
@@ -27,7 +28,7 @@ def _finite(x):
     return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
 
-def _entries(folder: str, source: str) -> list[dict]:
+def _entries(folder: str, source: str, with_z: bool = False) -> list[dict]:
     rows = pq.read_table(Path(folder) / "results.parquet").to_pylist()
     out: dict[tuple, dict] = {}
     for r in rows:
@@ -37,7 +38,9 @@ def _entries(folder: str, source: str) -> list[dict]:
                json.dumps(pairs), r.get("measure"))
         d = json.loads(r["details_json"] or "{}")
         minima = sorted(({"energy": m["energy"], "multiplicity": m["multiplicity"], "hits": m["hits"],
-                          "found_by": m.get("found_by"), "barrier": m.get("barrier")} for m in d.get("minima", [])),
+                          "found_by": m.get("found_by"), "barrier": m.get("barrier"),
+                          "global": bool(m.get("global")),
+                          **({"z": m["z"]} if with_z and "z" in m else {})} for m in d.get("minima", [])),
                         key=lambda m: m["energy"])
         entry = out.setdefault(key, {"source": source, "ablation": key[0], "num_points": key[1], "dim": key[2],
                                      "tau": key[3], "radius": key[4], "pairs": pairs, "measure": key[6], "seeds": {}})
@@ -65,7 +68,7 @@ def main() -> None:
     parser.add_argument("--note", default="")
     args = parser.parse_args()
     doc = {"table_run": args.table, "grid_run": args.grid, "note": args.note,
-           "table": _entries(args.table, "landscape-table"), "grid": _entries(args.grid, "ablations")}
+           "table": _entries(args.table, "landscape-table"), "grid": _entries(args.grid, "ablations", with_z=True)}
     target = Path(__file__).with_name("landscape-values.json")
     target.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {target} ({len(doc['table'])} table landscapes, {len(doc['grid'])} grid rows)")
