@@ -177,6 +177,15 @@ def test_the_readme_prints_the_stored_values():
     for n, d, tau, digits in quoted:
         value = _table_entry(n, d, tau)["critical_height"]
         assert f"{value:.{digits}g}" in para, (n, d, tau, f"{value:.{digits}g}")
+    grid = [(_grid("dimension", num_points=10, dim=2, tau=0.05), 3), (_grid("dimension", num_points=10, dim=4, tau=0.05), 4),
+            (_grid("dimension", num_points=10, dim=5, tau=0.05), 4), (_grid("dimension", num_points=6, dim=2, tau=0.1), 4)]
+    grid += [([e for e in _grid("negatives", num_points=n) if e["pairs"] is None], 4) for n in (8, 10, 12)]
+    for (e,), digits in grid:
+        assert f"{e['critical_height']:.{digits}g}" in para, (e["ablation"], e["num_points"], e["dim"], e["critical_height"])
+    for radius, printed in ((1.5, "0.27 at R = 1.5"), (2.0, "0.02 at R = 2")):
+        (e,) = _grid("curvature", radius=radius)
+        seed = next(iter(e["seeds"].values()))
+        assert printed in para and float(printed.split()[0]) == pytest.approx(seed["success_count"] / seed["chains"], abs=5e-3)
 
 
 @pytest.mark.slow
