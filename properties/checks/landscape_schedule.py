@@ -151,7 +151,7 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
                       "starts": int(params["starts"])})
     spec, res = cached_network(p, 0)
     trap = network_trap(res, spec)
-    if trap is None or not trap.saddles or not trap.direct_to_global or not res.analysis.complete:
+    if trap is None or not trap.saddles or not trap.direct_to_global or not res.complete:
         return Outcome("inconclusive", f"the network of {spec.description} has no clean trap ({res.status}); pick a landscape "
                        "with H* > 0 whose deepest trap escapes straight to a global minimum", reason=res.status)
     h_star, chains, noise = trap.barrier, int(params["chains"]), float(params["noise_factor"])

@@ -1,7 +1,17 @@
-"""Command ``landscape``: minima, transition states and H* of a landscape by its transition network (A9)."""
+"""Command ``landscape``: minima, transition states and H* of a landscape by its transition network (A9).
+
+Without ``--out`` every landscape and set of search settings gets its own folder under
+``contrastive-bounds-landscape/`` (:func:`default_out`: a readable name plus a hash of the landscape's
+fingerprint and the settings), so exploring one landscape after another needs no option; running the
+same command again continues (or, when finished, reports) the search saved there. An explicit
+``--out`` that already holds a search is never replaced: ``--resume`` continues it. Every run says
+where its search went.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from pathlib import Path
 from typing import Any, Optional
@@ -13,13 +23,11 @@ from rich.table import Table
 from contrastive_bounds.numerics.landscapes.network import (
     LandscapeSpec,
     NetworkResult,
-    infonce_spec,
+    SearchSettings,
     landscape_network,
-    landscape_spec,
-    thomson_spec,
 )
 from contrastive_bounds.numerics.landscapes.network.store import STATE_FILE
-from contrastive_bounds.numerics.landscapes.registry import list_landscapes, resolve_landscape
+from contrastive_bounds.numerics.landscapes.registry import list_landscapes
 from contrastive_bounds.theory.domains import check_int, check_real
 
 from contrastive_bounds.properties.cli.common import (
@@ -28,11 +36,11 @@ from contrastive_bounds.properties.cli.common import (
     console,
     emit_json,
     err_console,
-    parse_assignments,
-    parse_number,
 )
+from contrastive_bounds.properties.cli.landscape_options import landscape_spec_from_options
 
 DEFAULT_OUT = "contrastive-bounds-landscape"
+_D = SearchSettings()  # the command's defaults are the search's
 EXIT_INTERRUPTED = 130
 #: Refusal threshold of :func:`search_cost` (about an hour of one core at 3e7 pair terms a second).
 MAX_SEARCH_COST = 1e11
@@ -40,49 +48,37 @@ MAX_SEARCH_COST = 1e11
 ITERATIONS_PER_START = 200
 
 
-def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int) -> float:
+def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int, structured: int = 0) -> float:
     """Pair terms a search evaluates at the most: minimisations x iterations x N² d.
 
     Each potential evaluation of N points on S^{d-1} (InfoNCE, Thomson) costs about N² d; a search minimises
-    ``starts`` random starts and up to ``starts`` per basin-hopping round, each for up to
-    :data:`ITERATIONS_PER_START` iterations (transition-state searches add a comparable amount).
+    ``starts`` random starts, up to ``structured`` structured starts and up to ``starts`` per basin-hopping
+    round, each for up to :data:`ITERATIONS_PER_START` iterations (transition-state searches add a
+    comparable amount, bounded by the closure's budget).
     """
-    return float(starts) * (1 + hop_rounds) * ITERATIONS_PER_START * float(num_points) ** 2 * dim
+    return (float(starts) * (1 + hop_rounds) + float(structured)) * ITERATIONS_PER_START * float(num_points) ** 2 * dim
 
 
-def parse_pairs(text: str) -> list[tuple[int, int]]:
-    """``"0-1,2-3"`` (or ``0:1``) -> ``[(0, 1), (2, 3)]``; CLIError naming ``--pairs`` otherwise."""
-    out = []
-    for item in text.split(","):
-        item = item.strip()
-        parts = item.replace(":", "-").split("-")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise CLIError(f"--pairs={text!r}: entry {item!r} is not of the form i-j (point indices, e.g. 0-1,2-3)")
-        out.append((int(parts[0]), int(parts[1])))
-    return out
+def default_out(land: LandscapeSpec, settings: dict[str, Any]) -> Path:
+    """The folder of a search without ``--out``: ``contrastive-bounds-landscape/<name>-<hash>``.
 
-
-def _spec(name: str, params: list[str] | None, points: int | None, dim: int | None, tau: float | None,
-          pairs: str | None, coupled: bool, radius: float) -> LandscapeSpec:
-    kv = parse_assignments(params)
-    if name == "infonce":
-        if kv:
-            raise CLIError(f"infonce takes --points, --dim, --tau, --pairs, --coupled, not key=value ({sorted(kv)})")
-        n = check_int("--points", 8 if points is None else points, 3, None)
-        d = check_int("--dim", 3 if dim is None else dim, 2, None)
-        t = check_real("--tau", 0.5 if tau is None else tau, 0.0, math.inf)
-        return infonce_spec(n, d, t, None if pairs is None else parse_pairs(pairs), coupled=coupled, radius=radius)
-    if tau is not None or pairs is not None or coupled:
-        raise CLIError(f"--tau, --pairs and --coupled apply to infonce only, not to {name!r}")
-    if name == "thomson":
-        if kv:
-            raise CLIError(f"thomson takes --points and --dim, not key=value ({sorted(kv)})")
-        return thomson_spec(check_int("--points", 12 if points is None else points, 2, None),
-                            check_int("--dim", 3 if dim is None else dim, 2, None))
-    if points is not None or dim is not None:
-        raise CLIError(f"--points and --dim apply to infonce and thomson; {name!r} takes key=value parameters")
-    land = resolve_landscape(name, **{k: parse_number(k, v) for k, v in kv.items()})
-    return landscape_spec(land, radius=radius)
+    ``<name>`` says what the landscape is (``infonce-N8-d3-tau0.1``, ``thomson-N12-d3``, ``double-well``);
+    ``<hash>`` (12 hex digits of SHA-256) covers the landscape's fingerprint — parameters, pairs, radius,
+    a probe of the potential — and every search setting, so two different landscapes or settings never
+    share a folder and the same command always finds its own search again.
+    """
+    p = land.params
+    if land.name == "infonce":
+        name = (f"infonce-N{land.num_points}-d{land.dim}-tau{p['tau']:g}" + ("-coupled" if p.get("coupled") else "")
+                + (f"-R{land.radius:g}" if land.radius != 1.0 else ""))
+    elif land.name == "thomson":
+        name = f"thomson-N{land.num_points}-d{land.dim}"
+    else:
+        name = land.name + (f"-R{land.radius:g}" if land.radius != 1.0 else "")
+    full = SearchSettings(**settings).to_dict()
+    digest = hashlib.sha256(json.dumps({"landscape": land.fingerprint(), "settings": full}, sort_keys=True,
+                                       default=str).encode()).hexdigest()[:12]
+    return Path(DEFAULT_OUT) / f"{name}-{digest}"
 
 
 def _fmt(x: Any) -> str:
@@ -98,9 +94,14 @@ def _print(res: NetworkResult) -> None:
     head = Table(title=f"transition network of {res.landscape['name']}: {res.landscape.get('description', '')}")
     head.add_column("quantity")
     head.add_column("value")
-    rows = [("critical height H*", _fmt(a.critical_height) + ("" if a.complete else " (incomplete)")),
-            ("status", res.status), ("Catoni's D", _fmt(a.catoni_difficulty)), ("V_min", _fmt(a.v_min)),
-            ("global minima", ", ".join(f"m{i}" for i in a.global_minima)), ("search effort", res.effort_text()),
+    found = res.found_by_counts()
+    structured = res.effort.structured.get("note") if res.effort.structured else None
+    rows = [("critical height H*", _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
+            ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty)),
+            ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
+            ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
+            ("transition states found by", ", ".join(f"{k}: {v}" for k, v in found["transition_states"].items()) or "—"),
+            ("structured starts", structured or "—"), ("search effort", res.effort_text()),
             ("stopped", "; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items())),
             ("disconnectivity graph", _fmt(res.disconnectivity_png))]
     for k, v in rows:
@@ -115,11 +116,13 @@ def _print(res: NetworkResult) -> None:
                      "yes" if m.verified else f"no ({m.note})", m.found_by)
     console.print(mins)
     tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
-    for col in ("id", "V", "joins", "negative eigenvalue", "|grad V|", "found by"):
+    for col in ("id", "V", "joins", "negative eigenvalue", "|grad V|", "found by", "connected by"):
         tss.add_column(col)
     for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
+        via = [d.get("via") for d in t.descents if d.get("via") is not None]
+        how = (t.descents[0]["method"] if t.descents else "—") + (f" (via the saddle at {via[0]:.6g})" if via else "")
         tss.add_row(f"t{t.id}", _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
-                    f"{t.gradient_norm:.2e}", t.found_by)
+                    f"{t.gradient_norm:.2e}", t.found_by, how)
     console.print(tss)
     for note in res.notes:
         console.print(f"note: {note}", markup=False, highlight=False)
@@ -134,12 +137,21 @@ def landscape(
     pairs: Optional[str] = typer.Option(None, "--pairs", help="positive pairs i-j,k-l (default 0-1,2-3,...)"),
     coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),
     radius: float = typer.Option(1.0, "--radius", help="sphere radius R > 0 (InfoNCE: tau -> tau/R^2)"),
-    starts: int = typer.Option(64, "--starts", help="random starts K >= 1"),
+    starts: int = typer.Option(_D.starts, "--starts", help="random starts K >= 1"),
+    structured_starts: int = typer.Option(_D.structured_starts, "--structured-starts", help="InfoNCE: budget of structured templates "
+                                          "(pair states on spherical codes) >= 0; 0 switches them off"),
     seed: int = typer.Option(0, "--seed", help="seed >= 0"),
-    hop_rounds: int = typer.Option(30, "--hop-rounds", help="basin-hopping rounds at most (>= 0)"),
-    patience: int = typer.Option(4, "--patience", help="stop hopping after this many rounds without a new minimum (>= 1)"),
-    ts_rounds: int = typer.Option(6, "--ts-rounds", help="transition-state rounds at most (>= 1)"),
-    out: Path = typer.Option(Path(DEFAULT_OUT), "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG"),
+    hop_rounds: int = typer.Option(_D.max_hop_rounds, "--hop-rounds", help="basin-hopping rounds at most (>= 0)"),
+    patience: int = typer.Option(_D.patience, "--patience", help="stop hopping after this many rounds without a new minimum (>= 1)"),
+    closure: bool = typer.Option(_D.closure, "--closure/--no-closure", help="follow every Hessian mode of every minimum until "
+                                 "nothing is left to explore (--no-closure: the previous, cheaper search; never complete)"),
+    pair_distance: float = typer.Option(_D.pair_distance, "--pair-distance", help="band searches between every pair of minima within "
+                                        "this aligned RMS distance per point, in [0, 2]"),
+    ts_rounds: int = typer.Option(_D.max_ts_rounds, "--ts-rounds", help="transition-state (closure) rounds at most (>= 1)"),
+    max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
+    max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
+    out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
+                                       f"(default: {DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
     yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_SEARCH_COST:.0e} pair terms (starts x "
                              f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d)"),
@@ -147,34 +159,52 @@ def landscape(
 ) -> None:
     """Minima (with multiplicities), verified transition states, H* and Catoni's D by a transition network.
 
-    Results are saved to --out after every batch; after Ctrl-C, the same command with --resume keeps
-    every minimum and transition state found. "barrier-free" means barrier-free within this search
-    (the effort is printed).
+    By default the search runs to closure (every Hessian mode of every minimum followed, both signs,
+    until nothing is left to explore) within the budget --ts-rounds / --max-minima / --max-searches,
+    and says plainly when the budget ran out first. Results are saved after every batch, by default in
+    a folder of their own per landscape and settings (printed at the end); the same command again
+    continues or reports that search, and --resume continues one in an explicit --out. "complete" and
+    "barrier-free" are printed only for a closed network (the effort is printed with them).
     """
     r = check_real("--radius", radius, 0.0, math.inf)
     settings = dict(starts=check_int("--starts", starts, 1, None), seed=check_int("--seed", seed, 0, 2**63 - 1),
+                    structured_starts=check_int("--structured-starts", structured_starts, 0, 1_000_000),
                     max_hop_rounds=check_int("--hop-rounds", hop_rounds, 0, None),
-                    patience=check_int("--patience", patience, 1, None),
-                    max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None))
+                    patience=check_int("--patience", patience, 1, None), closure=bool(closure),
+                    pair_distance=check_real("--pair-distance", pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True),
+                    max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None),
+                    max_minima=check_int("--max-minima", max_minima, 1, None),
+                    max_searches=check_int("--max-searches", max_searches, 0, None))
     if spec in ("infonce", "thomson"):  # before building the potential (its construction evaluates it)
         n = check_int("--points", (8 if spec == "infonce" else 12) if points is None else points,
                       3 if spec == "infonce" else 2, None)
         d = check_int("--dim", 3 if dim is None else dim, 2, None)
-        cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"])
+        cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"],
+                           settings["structured_starts"] if spec == "infonce" else 0)
         if cost > MAX_SEARCH_COST and not yes:
             raise CLIError(f"--points={n}, --dim={d}, --starts={settings['starts']}, --hop-rounds="
                            f"{settings['max_hop_rounds']}: up to {cost:.1e} pair terms, above {MAX_SEARCH_COST:.0e} "
                            "(hours or more); choose fewer points or starts, or add --yes")
     try:
-        land = _spec(spec, params, points, dim, tau, pairs, coupled, r)  # compiles and probes the potential
+        land = landscape_spec_from_options(spec, params, points, dim, tau, pairs, coupled, r)  # compiles and probes the potential
     except KeyboardInterrupt:
         err_console.print("interrupted while the potential was being built: nothing was searched or saved yet",
                           markup=False, highlight=False)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     n = land.num_points
-    if not resume and (out / STATE_FILE).exists():
-        raise CLIError(f"--out={str(out)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "
+    explicit = out is not None
+    folder = out if explicit else default_out(land, settings)
+    saved = (folder / STATE_FILE).exists()
+    if explicit and saved and not resume:
+        raise CLIError(f"--out={str(folder)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "
                        "choose another --out (delete the folder to start afresh)")
+    if not explicit and resume and not saved:
+        raise CLIError(f"--resume: nothing to resume for this landscape and these settings (no {STATE_FILE} in "
+                       f"{str(folder)!r}); run without --resume to start the search")
+    resume = resume or (not explicit and saved)  # the default folder is this search's own: continue it
+    if not explicit and saved:
+        err_console.print(f"continuing the search saved in {folder} (same landscape and settings; delete that folder "
+                          "to search afresh)", markup=False, highlight=False)
     if spec == "infonce" and pairs is None and n % 2:
         err_console.print(f"note: --points={n} is odd: the default pairs are "
                           f"{', '.join(f'{i}-{j}' for i, j in land.params['pairs'])}; point {n - 1} is a negative only "
@@ -187,20 +217,22 @@ def landscape(
             bar.update(task, description=phase, completed=done, total=total, info=info)
 
         try:
-            res = landscape_network(land, out=out, resume=resume, progress=progress, **settings)
+            res = landscape_network(land, out=folder, resume=resume, progress=progress, **settings)
         except KeyboardInterrupt:
             bar.stop()
-            if (out / STATE_FILE).exists():
-                msg = (f"interrupted: everything found so far is saved in {out / STATE_FILE}; rerun the same command "
-                       "with --resume to continue")
+            if (folder / STATE_FILE).exists():
+                again = "rerun the same command" + (" with --resume" if explicit else "")
+                msg = f"interrupted: everything found so far is saved in {folder / STATE_FILE}; {again} to continue"
             else:
                 msg = "interrupted before the first batch of minimisations finished: nothing was saved yet"
             err_console.print(msg, markup=False, highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED)
+    where = f"search saved in {folder} ({STATE_FILE}" + (", disconnectivity.png" if res.disconnectivity_png else "") + ")"
     if as_json:
-        emit_json(res.to_dict())
-        return
-    _print(res)
+        emit_json(res.to_dict() | {"saved_in": str(folder)})
+    else:
+        _print(res)
+    err_console.print(where, markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,25 +16,27 @@ SMALL = ["--starts", "8", "--hop-rounds", "1", "--patience", "1", "--ts-rounds",
 INFONCE = ["landscape", "infonce", "--points", "8", "--dim", "3", "--tau", "0.1"]
 
 
-def test_infonce_json_prints_h_star_minima_transition_states_and_writes_the_png(tmp_path):
-    """The documented command: JSON with H*, the minima (multiplicity, energy) and the transition states;
-    the only minimum is the tetrahedron of collapsed pairs, V = −1/τ − 1/(3τ) + log 6 (every negative at
-    cosine −1/3), so H* = 0 'barrier-free within this search' with the effort; the PNG exists."""
-    res = runner.invoke(app, [*INFONCE, "--json", "--out", str(tmp_path), *SMALL])
+def test_the_docs_example_finds_its_trap_with_the_defaults(tmp_path):
+    """`landscape infonce --points 4 --dim 2 --tau 0.1 --json` with default settings: the trap with both pairs
+    split antipodally and orthogonal, V = 1/τ + log 2, is found and H* = 0.2819042504 (its escape saddle at
+    10.97505143 minus the trap), 'complete' with the closure stated; every minimum says what found it; the PNG
+    exists; a finished search resumes to the same report at once (tables this time)."""
+    args = ["landscape", "infonce", "--points", "4", "--dim", "2", "--tau", "0.1"]
+    res = runner.invoke(app, [*args, "--json", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["critical_height"] == 0.0 and out["status"] == "barrier-free within this search"
-    (m,) = out["minima"]
-    assert m["energy"] == pytest.approx(-10.0 - 10.0 / 3.0 + math.log(6.0), abs=1e-10)
-    assert m["multiplicity"] == 1 and m["global"] and m["verified"]
-    assert isinstance(out["transition_states"], list) and out["effort"]["starts"] == 8
-    assert "starts" in out["effort_text"]
-    assert (tmp_path / "disconnectivity.png").stat().st_size > 1000
-    assert out["disconnectivity_png"] == str(tmp_path / "disconnectivity.png")
-    # a finished search resumes to the same report at once (human-readable tables this time)
-    again = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *SMALL])
+    assert out["status"] == "complete" and out["closed"] and out["closure"].startswith("closed under single-ended")
+    assert out["critical_height"] == pytest.approx(0.2819042504, abs=1e-9)
+    energies = sorted(m["energy"] for m in out["minima"])
+    assert energies == pytest.approx([-20.0 + math.log(2.0), 10.0 + math.log(2.0)], abs=1e-9)
+    assert all(m["found_by"] in ("random start", "structured start", "hop", "eigenvector following", "double-ended")
+               for m in out["minima"])
+    assert [m["label"] for m in out["minima"]] == [f"m{m['id']}" for m in out["minima"]]
+    assert out["saved_in"] == str(tmp_path) and (tmp_path / "disconnectivity.png").stat().st_size > 1000
+    assert f"search saved in {tmp_path}" in res.stderr
+    again = runner.invoke(app, [*args, "--out", str(tmp_path), "--resume"])
     assert again.exit_code == 0, again.output
-    assert "critical height H*" in again.stdout and "barrier-free within this search" in again.stdout
+    assert "critical height H*" in again.stdout and "0.2819042504" in again.stdout and "closed under" in again.stdout
 
 
 @pytest.mark.parametrize("args, word", [

@@ -7,10 +7,12 @@ landscapes), :func:`user_spec` (any JAX potential with a declared :class:`Symmet
 
 Modules by responsibility: :mod:`.manifold` (tangent spaces, Riemannian Hessian, orbit modes),
 :mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.saddle` (refinement and verification),
-:mod:`.neb` (climbing-image bands), :mod:`.symmetry` (equivalence, multiplicity, alignment),
-:mod:`.catalog` (deduplication), :mod:`.graph` (H*, D, merge tree), :mod:`.disconnectivity` (PNG),
-:mod:`.records`, :mod:`.state`, :mod:`.store` (saving and resuming), :mod:`.phases` (the search's
-work), :mod:`.search` (the entry point).
+:mod:`.neb` (climbing-image bands), :mod:`.descent` (steepest-descent paths from saddles),
+:mod:`.symmetry` (equivalence, multiplicity, alignment), :mod:`.codes` (spherical codes),
+:mod:`.structured` (InfoNCE structured starts), :mod:`.catalog` (deduplication), :mod:`.graph` (H*, D,
+merge tree), :mod:`.disconnectivity` (PNG), :mod:`.records`, :mod:`.state`, :mod:`.store` (saving and
+resuming), :mod:`.phases` (minima phases), :mod:`.connect` (saddles to edges), :mod:`.closure`
+(transition-state rounds to closure), :mod:`.search` (the entry point).
 """
 
 from contrastive_bounds.numerics.landscapes.network.graph import NetworkAnalysis, analyse_network  # noqa: F401

@@ -1,9 +1,9 @@
-"""The work of a search: random starts, basin hopping, transition-state rounds (A9).
+"""The minima phases of a search: random starts, structured starts, basin hopping (A9).
 
 Each function advances a :class:`~.state.SearchState` by whole batches and saves it after each
 (so Ctrl-C loses at most the batch in flight). All heavy work is in the jitted, vmapped kernels of
-:mod:`.optimize` (L-BFGS), :mod:`.saddle` (refinement) and :mod:`.neb` (bands); the Python loops
-here run over batches and rounds only.
+:mod:`.optimize` (L-BFGS) and :mod:`.verify` (Newton polish, classification); the Python loops here
+run over batches only. The transition-state rounds are in :mod:`.closure`.
 """
 
 from __future__ import annotations
@@ -14,18 +14,13 @@ from typing import Callable
 
 import numpy as np
 
-from contrastive_bounds.numerics.landscapes.network.graph import analyse_network
-from contrastive_bounds.numerics.landscapes.network.neb import band_maxima, run_neb
 from contrastive_bounds.numerics.landscapes.network.optimize import NON_FINITE, minimize_batch
-from contrastive_bounds.numerics.landscapes.network.saddle import refine_batch
-from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint, classify_batch, newton_polish
 from contrastive_bounds.numerics.landscapes.network.state import SearchState
-from contrastive_bounds.numerics.landscapes.network.symmetry import align, equivalent
+from contrastive_bounds.numerics.landscapes.network.structured import structured_starts
+from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint, classify_batch, newton_polish
 
-__all__ = ["run_starts", "run_hops", "run_transition_states", "absorb_minimisations", "uniform_starts", "clock"]
+__all__ = ["run_starts", "run_structured", "run_hops", "absorb_minimisations", "uniform_starts", "retract_rows", "clock"]
 
-_DESCENT_STEP = 0.02  # displacement along ± the negative eigenvector before descending from a TS
-_EF_KICK = 0.05  # initial displacement along a soft mode for single-ended searches
 _KICK_OFF_SADDLE = 0.05  # displacement along the lowest mode when a minimisation ended on a saddle
 
 
@@ -35,7 +30,8 @@ def uniform_starts(rng: np.random.Generator, count: int, n: int, d: int) -> np.n
     return g / np.linalg.norm(g, axis=-1, keepdims=True)
 
 
-def _retract(z: np.ndarray, v: np.ndarray) -> np.ndarray:
+def retract_rows(z: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``(z + v)`` with every row normalised (numpy)."""
     w = z + v
     return w / np.linalg.norm(w, axis=-1, keepdims=True)
 
@@ -84,11 +80,11 @@ def absorb_minimisations(state: SearchState, z: np.ndarray, energy: np.ndarray, 
             else:
                 state.effort.saddle_stops += 1
                 if cp.index == 1 and cp.gradient_norm <= state.settings.gradient_tol:
-                    state.saddle_seeds.append({"z": cp.z, "mode": cp.mode})
+                    state.saddle_seeds.append({"z": cp.z, "mode": cp.mode, "found_by": found_by})
                 if cp.index >= 1:
                     stuck.append((k, cp))
         if stuck and retries > 0:
-            kicked = np.stack([_retract(cp.z, _KICK_OFF_SADDLE * cp.mode) for _, cp in stuck])
+            kicked = np.stack([retract_rows(cp.z, _KICK_OFF_SADDLE * cp.mode) for _, cp in stuck])
             res = minimize_batch(state.spec, kicked, chunk=state.settings.chunk)
             state.effort.minimisations += len(kicked)
             again = absorb_minimisations(state, res.z, res.energy, res.status, found_by, retries - 1)
@@ -105,11 +101,37 @@ def run_starts(state: SearchState, elapsed: Callable[[], float]) -> None:
         count = min(s.chunk, s.starts - state.starts_done)
         z0 = uniform_starts(np.random.default_rng([s.seed, 0, k]), count, spec.num_points, spec.dim)
         res = minimize_batch(spec, z0, chunk=s.chunk)
-        absorb_minimisations(state, res.z, res.energy, res.status, "start")
+        absorb_minimisations(state, res.z, res.energy, res.status, "random start")
         state.effort.starts += count
         state.effort.minimisations += count
         state.starts_done += count
         state.report("starts", state.starts_done, s.starts, f"{len(state.catalog.minima)} minima")
+        state.save(elapsed())
+    state.phase = "structured"
+    state.save(elapsed())
+
+
+def run_structured(state: SearchState, elapsed: Callable[[], float]) -> None:
+    """Minimise the structured starts (:mod:`.structured`) in chunks (saved after each); then seed the walkers.
+
+    The templates are a deterministic function of the landscape and the settings, so a resumed search
+    rebuilds the same list and continues after the ones already minimised.
+    """
+    s, spec = state.settings, state.spec
+    starts, info = structured_starts(spec, budget=s.structured_starts, max_excess=s.structured_excess,
+                                     copies=s.structured_copies, noise=s.structured_noise, seed=s.seed)
+    state.effort.structured = info.to_dict()
+    total = len(starts)
+    block = 8 * s.chunk
+    while state.structured_done < total:
+        lo = state.structured_done
+        z0 = starts[lo:lo + block]
+        res = minimize_batch(spec, z0, chunk=s.chunk)
+        absorb_minimisations(state, res.z, res.energy, res.status, "structured start")
+        state.effort.structured_starts += len(z0)
+        state.effort.minimisations += len(z0)
+        state.structured_done += len(z0)
+        state.report("structured starts", state.structured_done, total, f"{len(state.catalog.minima)} minima")
         state.save(elapsed())
     if not state.walkers and state.catalog.minima:
         order = np.argsort(state.catalog.energies(), kind="stable")
@@ -129,7 +151,7 @@ def run_hops(state: SearchState, elapsed: Callable[[], float]) -> None:
         # kick sizes spread over walkers (0.5, 1, 2, 4 × hop_step/2): small kicks explore the neighbourhood,
         # large ones reach distant funnels
         scale = s.hop_step * 2.0 ** (np.arange(len(z)) % 4 - 1.0)
-        z0 = _retract(z, _tangent_noise(rng, z, 1.0) * scale[:, None, None])
+        z0 = retract_rows(z, _tangent_noise(rng, z, 1.0) * scale[:, None, None])
         before = len(state.catalog.minima)
         res = minimize_batch(spec, z0, chunk=s.chunk)
         ids = absorb_minimisations(state, res.z, res.energy, res.status, "hop")
@@ -152,169 +174,6 @@ def run_hops(state: SearchState, elapsed: Callable[[], float]) -> None:
         f"{state.effort.rounds_without_new} consecutive rounds without a new minimum (patience {s.patience})"
         if state.effort.rounds_without_new >= s.patience else f"round limit {s.max_hop_rounds} reached")
     state.phase = "ts"
-    state.save(elapsed())
-
-
-# ----------------------------------------------------------------------------- transition states
-def _connect(state: SearchState, cps: list[CriticalPoint], found_by: str) -> None:
-    """Descend from each index-1 candidate along ± its negative mode; record it (verified or not)."""
-    cat = state.catalog
-    fresh = []
-    for cp in cps:
-        if cat.match_ts(cp.z, cp.energy) is not None:
-            state.effort.duplicate_ts += 1
-        else:
-            fresh.append(cp)
-    uniq: list[CriticalPoint] = []
-    for cp in fresh:  # duplicates within the batch
-        if not any(abs(u.energy - cp.energy) <= 1e-8 * max(1.0, abs(cp.energy)) and
-                   _equiv(state, u.z, cp.z) for u in uniq):
-            uniq.append(cp)
-        else:
-            state.effort.duplicate_ts += 1
-    good = [cp for cp in uniq if cp.verified]
-    for cp in uniq:
-        if not cp.verified:
-            cat.add_ts(cp, [], False, cp.reason, found_by)
-            state.effort.unverified_ts += 1
-    if not good:
-        return
-    starts = np.concatenate([np.stack([_retract(cp.z, sgn * _DESCENT_STEP * cp.mode) for cp in good]) for sgn in (1, -1)])
-    res = minimize_batch(state.spec, starts, chunk=state.settings.chunk)
-    state.effort.minimisations += len(starts)
-    ids = absorb_minimisations(state, res.z, res.energy, res.status, "descent")
-    for k, cp in enumerate(good):
-        a, b = ids[k], ids[k + len(good)]
-        if a is None or b is None:
-            cat.add_ts(cp, [], False, "a descent along ± the negative eigenvector did not end at a minimum", found_by)
-            state.effort.unverified_ts += 1
-            continue
-        ea, eb = cat.minima[a].energy, cat.minima[b].energy
-        if max(ea, eb) >= cp.energy:
-            cat.add_ts(cp, [a, b], False, "a descent ended at a minimum not below the saddle", found_by)
-            state.effort.unverified_ts += 1
-            continue
-        cat.add_ts(cp, sorted([a, b]), True, "", found_by)
-        state.effort.verified_ts += 1
-
-
-def _equiv(state: SearchState, a: np.ndarray, b: np.ndarray) -> bool:
-    return equivalent(a, b, state.spec.symmetry, tol=state.settings.gram_tol)
-
-
-def _refine_and_connect(state: SearchState, z: np.ndarray, modes: np.ndarray, found_by: str) -> None:
-    """Refine candidates to index-1 saddles and connect them; a candidate that converged to a saddle of
-    higher index is kicked once along its second-lowest mode and refined again (following its lowest)."""
-    if len(z) == 0:
-        return
-    zr, *_ = refine_batch(state.spec, z, modes, index=1, chunk=state.settings.chunk, max_iter=300)
-    state.effort.refinements += len(z)
-    cps = _classify(state, zr, 1)
-    high = [cp for cp in cps if cp.index >= 2 and cp.gradient_norm <= state.settings.gradient_tol and len(cp.modes) > 1]
-    if high:
-        zk = np.stack([_retract(cp.z, _EF_KICK * cp.modes[1]) for cp in high])
-        zr2, *_ = refine_batch(state.spec, zk, np.stack([cp.modes[0] for cp in high]), index=1,
-                               chunk=state.settings.chunk, max_iter=300)
-        state.effort.refinements += len(high)
-        retried = {id(cp): new for cp, new in zip(high, _classify(state, zr2, 1))}
-        cps = [retried.get(id(cp), cp) if retried.get(id(cp), cp).index == 1 else cp for cp in cps]
-    _connect(state, cps, found_by)
-
-
-def _single_ended(state: SearchState, elapsed: Callable[[], float]) -> None:
-    s = state.settings
-    todo = [m for m in state.catalog.minima if m.id not in state.explored]
-    if not todo or s.single_ended_modes == 0:
-        state.explored.update(m.id for m in todo)
-        return
-    cps = _classify(state, np.stack([m.z for m in todo]), 0)
-    z, modes = [], []
-    for cp in cps:
-        lam_count = min(s.single_ended_modes, len(cp.modes))
-        for k in range(lam_count):
-            mode = _mode_vector(state, cp, k)
-            for sgn in (1.0, -1.0):
-                z.append(_retract(cp.z, sgn * _EF_KICK * mode))
-                modes.append(sgn * mode)
-    state.effort.single_ended += len(z)
-    if z:
-        _refine_and_connect(state, np.stack(z), np.stack(modes), "single-ended")
-    state.explored.update(m.id for m in todo)
-    state.save(elapsed())
-
-
-def _mode_vector(state: SearchState, cp: CriticalPoint, k: int) -> np.ndarray:
-    """The ``k``-th softest Hessian mode off the symmetry directions, ambient ``(N, d)``, unit norm."""
-    return cp.modes[k]
-
-
-def _pairs_to_try(state: SearchState) -> list[tuple[int, int]]:
-    s, cat = state.settings, state.catalog
-    mins = cat.minima
-    pairs = set(state.hop_pairs)
-    if s.neighbours and len(mins) > 1:
-        dist = _aligned_distances(state)
-        for i in range(len(mins)):
-            for j in np.argsort(dist[i], kind="stable")[1:s.neighbours + 1]:
-                pairs.add((min(i, int(j)), max(i, int(j))))
-        if len(mins) > 1:  # minima not yet connected to a lower one: pair with the nearest lower minima
-            analysis = analyse_network(mins, cat.transition_states)
-            for i in analysis.unconnected:
-                lower = [j for j in np.argsort(dist[i], kind="stable") if mins[int(j)].energy < mins[i].energy]
-                for j in lower[: max(1, s.neighbours)]:
-                    pairs.add((min(i, int(j)), max(i, int(j))))
-    return sorted(p for p in pairs if p not in state.tried_pairs and p[0] != p[1])
-
-
-def _aligned_distances(state: SearchState) -> np.ndarray:
-    mins = state.catalog.minima
-    m = len(mins)
-    dist = np.zeros((m, m))
-    for i in range(m):
-        for j in range(i + 1, m):
-            b = align(mins[i].z, mins[j].z, state.spec.symmetry, restarts=2)
-            dist[i, j] = dist[j, i] = float(np.linalg.norm(b - mins[i].z))
-    return dist
-
-
-def run_transition_states(state: SearchState, elapsed: Callable[[], float]) -> None:
-    """Rounds of single-ended searches, bands between pairs and refinement, until nothing is pending."""
-    s = state.settings
-    if state.saddle_seeds:
-        seeds, state.saddle_seeds = state.saddle_seeds, []
-        _refine_and_connect(state, np.stack([x["z"] for x in seeds]), np.stack([x["mode"] for x in seeds]), "start")
-        state.save(elapsed())
-    while state.ts_rounds < s.max_ts_rounds:
-        _single_ended(state, elapsed)
-        pairs = _pairs_to_try(state)
-        if not pairs and all(m.id in state.explored for m in state.catalog.minima):
-            state.effort.stopped_by["transition_states"] = "nothing pending (every minimum explored, every pair tried)"
-            break
-        for lo in range(0, len(pairs), s.chunk):
-            batch = pairs[lo:lo + s.chunk]
-            mins = state.catalog.minima
-            za = np.stack([mins[i].z for i, _ in batch])
-            zb = np.stack([align(mins[i].z, mins[j].z, state.spec.symmetry, seed=s.seed) for i, j in batch])
-            paths, energies, _, _ = run_neb(state.spec, za, zb, chunk=min(s.chunk, 8), images=s.images,
-                                            iterations=s.neb_iterations, climb_after=s.neb_iterations // 5)
-            state.effort.neb_runs += len(batch)
-            cand_z, cand_m = [], []
-            for p, e in zip(paths, energies):
-                for zc, tc in sorted(band_maxima(p, e), key=lambda c: -state.spec.energy(c[0]))[:3]:
-                    cand_z.append(zc)
-                    cand_m.append(tc)
-            state.tried_pairs.update(batch)
-            state.effort.pairs_tried = sorted(list(p) for p in state.tried_pairs)
-            _refine_and_connect(state, np.array(cand_z).reshape(-1, *za.shape[1:]),
-                                np.array(cand_m).reshape(-1, *za.shape[1:]), "neb")
-            state.report("transition states", state.ts_rounds + 1, s.max_ts_rounds,
-                         f"{len(state.catalog.minima)} minima, {state.effort.verified_ts} verified TSs")
-            state.save(elapsed())
-        state.ts_rounds += 1
-        state.save(elapsed())
-    else:
-        state.effort.stopped_by["transition_states"] = f"round limit {s.max_ts_rounds} reached"
-    state.phase = "done"
     state.save(elapsed())
 
 

@@ -8,7 +8,8 @@ of the state are read, so the reader keeps working when the search adds fields o
 
 * ``version`` (one of :data:`READABLE_VERSIONS`), ``landscape`` (the spec's fingerprint: ``name``,
   ``num_points``, ``dim``, ``radius``, ``symmetry``, ``params``, ``probe``), ``settings`` (a dict,
-  kept as is), ``phase`` (``"starts"``, ``"hops"``, ``"ts"`` or ``"done"``), ``effort`` (a dict, kept);
+  kept as is), ``phase`` (``"starts"``, ``"structured"`` (version 2: structured starts), ``"hops"``, ``"ts"``
+  or ``"done"``), ``effort`` (a dict, kept);
 * per minimum: ``id``, ``energy``, ``z`` (required); ``multiplicity``, ``gradient_norm``,
   ``eigenvalues``, ``orbit_dim``, ``verified``, ``note``, ``found_by``, ``hits`` (defaults if absent);
 * per transition state: ``id``, ``energy``, ``z``, ``minima``, ``verified`` (required);
@@ -35,10 +36,10 @@ from contrastive_bounds.numerics.landscapes.network.store import STATE_FILE
 __all__ = ["SavedSearch", "load_saved_search", "minimum_label", "READABLE_VERSIONS", "FINGERPRINT_KEYS"]
 
 #: State-file versions this reader understands (``store.STATE_VERSION`` of the searches that wrote them).
-READABLE_VERSIONS = (1,)
+READABLE_VERSIONS = (1, 2)
 #: The fingerprint fields that identify a landscape (``LandscapeSpec.fingerprint``).
 FINGERPRINT_KEYS = ("name", "num_points", "dim", "radius", "symmetry", "params", "probe")
-_PHASES = ("starts", "hops", "ts", "done")
+_PHASES = ("starts", "structured", "hops", "ts", "done")
 _UNIT_ATOL = 1e-9
 
 
@@ -56,7 +57,7 @@ class SavedSearch:
       version: the state file's version.
       landscape: the landscape's fingerprint (``name``, ``num_points``, ``dim``, ``radius``, ``symmetry``,
         ``params``, ``probe``; plus ``description`` when present).
-      settings: the search settings (as saved). phase: ``"starts"``, ``"hops"``, ``"ts"`` or ``"done"``
+      settings: the search settings (as saved). phase: ``"starts"``, ``"structured"``, ``"hops"``, ``"ts"`` or ``"done"``
         (anything but ``"done"``: an interrupted search).
       minima: :class:`~.records.NetworkMinimum` records (``z`` float64 ``(N, d)``, unit rows).
       transition_states: :class:`~.records.TransitionState` records, verified and rejected.

@@ -16,58 +16,104 @@ from contrastive_bounds.numerics.landscapes.network.store import save_state
 from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL
 from contrastive_bounds.theory.domains import check_int, check_real
 
-__all__ = ["SearchSettings", "SearchState", "ProgressFn"]
+__all__ = ["SearchSettings", "SearchState", "ProgressFn", "DESCENTS"]
 
 ProgressFn = Callable[[str, int, "int | None", str], None]
+
+
+DESCENTS = ("path", "quasi-newton")
 
 
 @dataclass(frozen=True)
 class SearchSettings:
     """How hard and how the network is searched (all recorded with the result).
 
-    Attributes:
+    Minima:
       starts: random starts (uniform on the product of spheres), integer >= 1.
       seed: integer >= 0; every random draw is a function of (seed, phase, batch index).
+      structured_starts: budget of structured templates (InfoNCE pair states on spherical codes,
+        :mod:`.structured`), >= 0 (0: none; ignored for landscapes without positive pairs).
+      structured_excess: highest excess level of the templates (sites holding two or more ends), >= 0.
+      structured_copies: perturbed starts per distinct template, >= 1 (copy c perturbed 3^c times farther).
+      structured_noise: RMS size (radians) of each point's random tangent perturbation of the first copy, > 0.
       hop_batch: walkers (parallel basin-hopping chains) per round, >= 1.
       max_hop_rounds: basin-hopping rounds at most (>= 0). patience: stop hopping after this many
-        consecutive rounds without a new minimum (>= 1) — the stated stopping rule.
+        consecutive rounds without a new minimum (>= 1).
       hop_step: typical RMS size (radians) of the random tangent kick of every point per hop, > 0;
         walker k kicks with ``hop_step·2^((k mod 4) − 1)`` (½, 1, 2 and 4 times hop_step in turn).
       hop_temperature: Metropolis temperature of the walkers (units of V), > 0.
-      neighbours: nearest minima (after alignment) each minimum is paired with for the band, >= 0.
-      single_ended_modes: softest Hessian modes followed uphill (both signs) from each minimum, >= 0.
-      max_ts_rounds: transition-state rounds at most (>= 1).
+
+    Transition states and closure:
+      closure: True (default): eigenvector following from every minimum along *every* Hessian mode
+        off the symmetry modes (both signs), recursively on every new minimum, until a round adds
+        nothing ("closed under single-ended exploration"); False: the previous search (the
+        ``single_ended_modes`` softest modes, ``max_ts_rounds`` rounds; never "complete").
+      pair_distance: double-ended (band) searches between every pair of minima whose aligned RMS
+        distance per point (chord, after the best symmetry element found) is at most this, >= 0.
+      neighbours: each minimum is also paired with its nearest minima for the band, >= 0; a non-global
+        minimum not connected to a lower one is paired with its max(1, neighbours) nearest lower ones.
+      single_ended_modes: softest modes followed per minimum when ``closure`` is False, >= 0.
+      max_ts_rounds: transition-state rounds at most (>= 1): a closure that needs more is reported
+        as not reached.
+      max_minima: budget: exploration stops (closure not reached) once more minima than this are known.
+      max_searches: budget: single-ended plus band searches at most.
+      descent: how a saddle is connected: ``"path"`` (steepest-descent path by an error-controlled
+        integrator, then Newton, :mod:`.descent`) or ``"quasi-newton"`` (L-BFGS from ``z_TS ± 0.02 v``,
+        the previous search's way: it can jump basins).
       images: band images (>= 5). neb_iterations: band iterations (>= 100).
       gradient_tol: acceptance bound on ``|grad V|_2`` for minima and transition states, > 0.
       eigenvalue_tol: relative zero band of Hessian eigenvalues, > 0.
       gram_tol: tolerance of Gram entries (coordinates without O(d)) for equal critical points, > 0.
-      chunk: largest vmapped batch, >= 8.
+      chunk: largest vmapped batch, >= 8 (8 is fastest on CPU; larger on accelerators).
     """
 
     starts: int = 64
     seed: int = 0
+    structured_starts: int = 4000
+    structured_excess: int = 2
+    structured_copies: int = 3
+    structured_noise: float = 0.005
     hop_batch: int = 16
     max_hop_rounds: int = 30
     patience: int = 4
     hop_step: float = 0.5
     hop_temperature: float = 1.0
-    neighbours: int = 3
+    closure: bool = True
+    pair_distance: float = 0.75
+    neighbours: int = 1
     single_ended_modes: int = 3
-    max_ts_rounds: int = 6
+    max_ts_rounds: int = 60
+    max_minima: int = 400
+    max_searches: int = 40000
+    descent: str = "path"
     images: int = 16
     neb_iterations: int = 1500
     gradient_tol: float = GRADIENT_TOL
     eigenvalue_tol: float = EIGENVALUE_TOL
     gram_tol: float = DEFAULT_GRAM_TOL
-    chunk: int = 64
+    chunk: int = 8
 
     def __post_init__(self) -> None:
-        ints = {"starts": 1, "seed": 0, "hop_batch": 1, "max_hop_rounds": 0, "patience": 1, "neighbours": 0,
-                "single_ended_modes": 0, "max_ts_rounds": 1, "images": 5, "neb_iterations": 100, "chunk": 8}
+        ints = {"starts": 1, "seed": 0, "structured_starts": 0, "structured_excess": 0, "structured_copies": 1,
+                "hop_batch": 1, "max_hop_rounds": 0, "patience": 1, "neighbours": 0, "single_ended_modes": 0,
+                "max_ts_rounds": 1, "max_minima": 1, "max_searches": 0, "images": 5, "neb_iterations": 100, "chunk": 8}
         for name, lo in ints.items():
             check_int(name, getattr(self, name), lo, None)
-        for name in ("hop_step", "hop_temperature", "gradient_tol", "eigenvalue_tol", "gram_tol"):
+        for name in ("hop_step", "hop_temperature", "gradient_tol", "eigenvalue_tol", "gram_tol", "structured_noise"):
             check_real(name, getattr(self, name), 0.0, math.inf)
+        check_real("pair_distance", self.pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True)
+        if not isinstance(self.closure, bool):
+            raise ValueError(f"closure={self.closure!r} must be True or False")
+        if self.descent not in DESCENTS:
+            raise ValueError(f"descent={self.descent!r} must be one of {DESCENTS}")
+
+    @classmethod
+    def previous(cls, **overrides: Any) -> "SearchSettings":
+        """The search before closure (random starts, hops, 3 softest modes, 6 rounds, L-BFGS descents,
+        chunk 64): kept to compare against (benchmarks/landscape.py) and to show what it missed."""
+        base = dict(structured_starts=0, closure=False, descent="quasi-newton", max_ts_rounds=6, neighbours=3,
+                    pair_distance=0.0, chunk=64)
+        return cls(**{**base, **overrides})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -75,11 +121,22 @@ class SearchSettings:
 
     def stop_rule(self) -> str:
         """The stopping rule in words."""
-        return (f"minima: {self.starts} random starts, then basin hopping ({self.hop_batch} walkers per round) until "
-                f"{self.patience} consecutive rounds find no new minimum or {self.max_hop_rounds} rounds; transition "
-                f"states: single-ended searches along the {self.single_ended_modes} softest modes (both signs) of every "
-                f"minimum and bands to its {self.neighbours} nearest minima, repeated for new minima and for minima "
-                f"not yet connected to a lower one, until nothing is pending or {self.max_ts_rounds} rounds")
+        minima = (f"minima: {self.starts} random starts"
+                  + (f", up to {self.structured_starts} structured templates (pair states on spherical codes, excess "
+                     f"<= {self.structured_excess}) x {self.structured_copies}" if self.structured_starts else "")
+                  + f", then basin hopping ({self.hop_batch} walkers per round) until {self.patience} consecutive rounds "
+                  f"find no new minimum or {self.max_hop_rounds} rounds")
+        if self.closure:
+            ts = (f"transition states: eigenvector following from every minimum along every Hessian mode off the "
+                  f"symmetry (both signs), repeated on every new minimum until a round adds nothing, and bands between "
+                  f"every pair of minima within aligned distance {self.pair_distance:g} (and each minimum's "
+                  f"{self.neighbours} nearest); saddles connected by {self.descent} descents; budget {self.max_ts_rounds} "
+                  f"rounds, {self.max_minima} minima, {self.max_searches} searches")
+        else:
+            ts = (f"transition states (no closure): single-ended searches along the {self.single_ended_modes} softest "
+                  f"modes (both signs) of every minimum and bands to its {self.neighbours} nearest minima, for "
+                  f"{self.max_ts_rounds} rounds at most; {self.descent} descents")
+        return minima + "; " + ts
 
 
 @dataclass
@@ -91,11 +148,13 @@ class SearchState:
     catalog: Catalog
     effort: Effort = field(default_factory=Effort)
     starts_done: int = 0
+    structured_done: int = 0
     walkers: list[dict[str, Any]] = field(default_factory=list)
     explored: set[int] = field(default_factory=set)
     tried_pairs: set[tuple[int, int]] = field(default_factory=set)
     hop_pairs: set[tuple[int, int]] = field(default_factory=set)
     saddle_seeds: list[dict[str, Any]] = field(default_factory=list)
+    distances: dict[tuple[int, int], float] = field(default_factory=dict)
     phase: str = "starts"
     ts_rounds: int = 0
     path: Path | None = None
@@ -103,6 +162,7 @@ class SearchState:
     progress: ProgressFn | None = None
     started: float = 0.0
     seconds_before: float = 0.0
+    spectra: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
 
     def report(self, phase: str, done: int, total: int | None, info: str = "") -> None:
         """Forward to the progress callback, if any."""
@@ -115,15 +175,16 @@ class SearchState:
         eff["seconds"] = self.seconds_before + seconds
         return {
             "landscape": self.fingerprint, "settings": self.settings.to_dict(), "phase": self.phase,
-            "starts_done": self.starts_done, "ts_rounds": self.ts_rounds,
+            "starts_done": self.starts_done, "structured_done": self.structured_done, "ts_rounds": self.ts_rounds,
             "minima": [m.to_dict() for m in self.catalog.minima],
             "transition_states": [t.to_dict() for t in self.catalog.transition_states],
             "walkers": [{"z": np.asarray(w["z"]).tolist(), "energy": w["energy"], "minimum": w["minimum"]}
                         for w in self.walkers],
             "explored": sorted(self.explored), "tried_pairs": sorted(list(p) for p in self.tried_pairs),
             "hop_pairs": sorted(list(p) for p in self.hop_pairs),
-            "saddle_seeds": [{"z": np.asarray(s["z"]).tolist(), "mode": np.asarray(s["mode"]).tolist()}
-                             for s in self.saddle_seeds],
+            "saddle_seeds": [{"z": np.asarray(s["z"]).tolist(), "mode": np.asarray(s["mode"]).tolist(),
+                              "found_by": s.get("found_by", "random start")} for s in self.saddle_seeds],
+            "distances": sorted([i, j, d] for (i, j), d in self.distances.items()),
             "effort": eff,
         }
 
@@ -138,12 +199,15 @@ class SearchState:
         catalog.minima = [NetworkMinimum.from_dict(m) for m in data["minima"]]
         catalog.transition_states = [TransitionState.from_dict(t) for t in data["transition_states"]]
         eff = Effort.from_dict(data["effort"])
-        st = cls(data["landscape"], settings, catalog, eff, int(data["starts_done"]),
-                 [{"z": np.asarray(w["z"], dtype=np.float64), "energy": w["energy"], "minimum": w["minimum"]}
-                  for w in data["walkers"]],
-                 set(data["explored"]), {tuple(p) for p in data["tried_pairs"]}, {tuple(p) for p in data["hop_pairs"]},
-                 [{"z": np.asarray(s["z"], dtype=np.float64), "mode": np.asarray(s["mode"], dtype=np.float64)}
-                  for s in data["saddle_seeds"]],
-                 data["phase"], int(data["ts_rounds"]))
+        st = cls(data["landscape"], settings, catalog, eff, starts_done=int(data["starts_done"]),
+                 structured_done=int(data["structured_done"]),
+                 walkers=[{"z": np.asarray(w["z"], dtype=np.float64), "energy": w["energy"], "minimum": w["minimum"]}
+                          for w in data["walkers"]],
+                 explored=set(data["explored"]), tried_pairs={tuple(p) for p in data["tried_pairs"]},
+                 hop_pairs={tuple(p) for p in data["hop_pairs"]},
+                 saddle_seeds=[{"z": np.asarray(s["z"], dtype=np.float64), "mode": np.asarray(s["mode"], dtype=np.float64),
+                                "found_by": s["found_by"]} for s in data["saddle_seeds"]],
+                 distances={(int(i), int(j)): float(d) for i, j, d in data["distances"]}, phase=data["phase"],
+                 ts_rounds=int(data["ts_rounds"]))
         st.seconds_before = float(eff.seconds)
         return st

@@ -22,7 +22,7 @@ __all__ = ["STATE_FILE", "STATE_VERSION", "save_state", "load_state", "check_res
            "prepare_folder"]
 
 STATE_FILE = "network.json"
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -68,8 +68,12 @@ def load_state(path: str | os.PathLike) -> dict[str, Any]:
         data = json.loads(p.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"resume file {str(p)!r} is not a readable search state ({exc})") from None
-    if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
-        raise ValueError(f"resume file {str(p)!r} is not a search state of version {STATE_VERSION}")
+    if not isinstance(data, dict) or "version" not in data:
+        raise ValueError(f"resume file {str(p)!r} is not a search state (no version field)")
+    if data["version"] != STATE_VERSION:
+        raise ValueError(f"resume file {str(p)!r} was written by search state version {data['version']!r}; this "
+                         f"version reads version {STATE_VERSION} only (the search gained structured starts, closure and "
+                         "steepest-descent connections): start a fresh search in another folder, or delete this one")
     return data
 
 

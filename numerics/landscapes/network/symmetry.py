@@ -34,7 +34,7 @@ import networkx as nx
 import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
-__all__ = ["Symmetry", "equivalent", "invariant", "group_order", "multiplicity", "align", "random_element",
+__all__ = ["Symmetry", "equivalent", "invariant", "wl_colors", "group_order", "multiplicity", "align", "random_element",
            "apply_element", "DEFAULT_GRAM_TOL"]
 
 #: tolerance on Gram entries (or coordinates, without O(d)) for two critical points to be the same
@@ -143,6 +143,23 @@ def _matcher(l1: np.ndarray, l2: np.ndarray, c1: np.ndarray | None = None, c2: n
                         edge_match=lambda a, b: a["l"] == b["l"])
 
 
+def wl_colors(labels: np.ndarray, rounds: int = 3) -> np.ndarray:
+    """Colour refinement (1-dimensional Weisfeiler–Leman) of a complete graph with integer edge labels.
+
+    Start from the diagonal labels; each round a node's colour becomes a hash of its colour and the
+    sorted multiset of (edge label, neighbour colour). Equivalent configurations get equal sorted
+    colour lists (an invariant, so a mismatch proves non-equivalence), and the colours prune the
+    isomorphism search (nodes may only map to nodes of the same colour). Hashes of integer tuples are
+    the same in every process, so colours of different configurations are comparable.
+    """
+    lab = np.asarray(labels, dtype=np.int64)
+    n = lab.shape[0]
+    col = [hash(int(lab[i, i])) for i in range(n)]
+    for _ in range(rounds):
+        col = [hash((col[i], tuple(sorted((int(lab[i, j]), col[j]) for j in range(n) if j != i)))) for i in range(n)]
+    return np.array(col, dtype=np.int64)
+
+
 def invariant(z: Any, sym: Symmetry) -> np.ndarray:
     """A vector equal (within rounding) for equivalent configurations: a fast pre-filter only.
 
@@ -193,7 +210,10 @@ def equivalent(z1: Any, z2: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL
     if sym.permutations == "none":
         return bool(np.max(np.abs(ga - gb)) <= tol)
     la, lb = _label_matrices([ga, gb], sym, tol)
-    for count, mapping in enumerate(_matcher(la, lb).isomorphisms_iter()):
+    ca, cb = wl_colors(la), wl_colors(lb)
+    if not np.array_equal(np.sort(ca), np.sort(cb)):
+        return False
+    for count, mapping in enumerate(_matcher(la, lb, ca, cb).isomorphisms_iter()):
         perm = np.array([mapping[i] for i in range(a.shape[0])])
         if np.max(np.abs(ga - gb[np.ix_(perm, perm)])) <= tol:
             return True

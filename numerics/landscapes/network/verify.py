@@ -53,7 +53,7 @@ class CriticalPoint:
       kind: ``"minimum"``, ``"transition state"``, ``"saddle of index k"`` or ``"not critical"``.
       verified: the acceptance rule of the module docstring holds. reason: why not, else "".
       mode: ``(N, d)`` unit eigenvector of the lowest eigenvalue (ambient coordinates).
-      modes: ``(k, N, d)`` unit eigenvectors of the ``k <= 6`` lowest eigenvalues (ambient).
+      modes: ``(k, N, d)`` unit eigenvectors of every eigenvalue off the symmetry modes, ascending (ambient).
     """
 
     z: np.ndarray
@@ -199,7 +199,7 @@ def _classify_one(spec: Any, z: np.ndarray, v: float, g_t: np.ndarray, h_t: np.n
     band = etol * scale
     index = int(np.sum(lam < -band))
     zeros = int(np.sum(np.abs(lam) <= band))
-    kk = min(6, lam.size)
+    kk = lam.size
     modes = (q @ (comp @ vec[:, :kk])).T.reshape(kk, n, d)
     mode = modes[0] if kk else np.zeros((n, d))
     finite = math.isfinite(v) and np.all(np.isfinite(h_t))

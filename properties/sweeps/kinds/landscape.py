@@ -40,8 +40,9 @@ __all__ = ["LANDSCAPE", "ABLATIONS", "MEASURES", "cached_network", "network_row"
 
 ABLATIONS = ("none", "dimension", "negatives", "curvature")
 MEASURES = ("network", "arrhenius", "schedule")
-#: Compiling a network's kernels for one landscape (seconds on one core, measured 4-7 s with chunk 8).
-COMPILE_SECONDS = 7.0
+#: Compiling a network's kernels for one landscape, plus its closure rounds (seconds on one core, chunk 8:
+#: 25-50 s measured for N = 4..16, d = 2..5 under load; structured starts add their minimisations, see :func:`cost`).
+COMPILE_SECONDS = 25.0
 #: Float64 InfoNCE chain-steps per second on one core (measured 0.9-1.5e6 for N = 4..6, d = 2).
 CHAIN_STEPS_PER_SECOND = 1.0e6
 
@@ -66,7 +67,16 @@ PARAMS = (
     ParamSpec("coupled", bool, False, description="positive in the denominator"),
     ParamSpec("starts", int, 128, check=lambda v: check_int("starts", v, 1, 100_000), description="random starts of the search"),
     ParamSpec("max_hop_rounds", int, 30, check=lambda v: check_int("max_hop_rounds", v, 0, 10_000), description="basin-hopping rounds at most"),
-    ParamSpec("max_ts_rounds", int, 6, check=lambda v: check_int("max_ts_rounds", v, 1, 1000), description="transition-state rounds at most"),
+    ParamSpec("max_ts_rounds", int, 60, check=lambda v: check_int("max_ts_rounds", v, 1, 1000),
+              description="transition-state (closure) rounds at most: the search's round budget"),
+    ParamSpec("structured_starts", int, 4000, check=lambda v: check_int("structured_starts", v, 0, 1_000_000),
+              description="budget of structured templates (pair states on spherical codes); 0: none"),
+    ParamSpec("closure", bool, True, description="follow every Hessian mode of every minimum to closure (False: the previous search)"),
+    ParamSpec("pair_distance", float, 0.75, check=lambda v: check_real("pair_distance", v, 0.0, 2.0, lo_closed=True, hi_closed=True),
+              description="band searches between every pair of minima within this aligned RMS distance per point"),
+    ParamSpec("max_minima", int, 400, check=lambda v: check_int("max_minima", v, 1, 100_000), description="budget: minima at most"),
+    ParamSpec("max_searches", int, 40000, check=lambda v: check_int("max_searches", v, 0, 10_000_000),
+              description="budget: single-ended plus band searches at most"),
     ParamSpec("search_seed", int, None, check=lambda v: check_int("search_seed", v, 0, 2**32 - 1),
               description="seed of the network search (default: the task's seed); an axis of several = independent searches"),
     ParamSpec("chunk", int, 8, check=lambda v: check_int("chunk", v, 8, 4096), description="vmapped batch of the search"),
@@ -88,6 +98,7 @@ PARAMS = (
 )
 
 OUTPUTS = {"critical_height": float, "catoni_difficulty": float, "status": str, "complete": bool, "barrier_free": bool,
+           "closed": bool,
            "num_minima": int, "num_ts_verified": int, "num_ts_rejected": int, "v_min": float, "trap_energy": float,
            "trap_barrier": float, "non_degenerate": bool, "effort_text": str, "search_starts": int, "search_hops": int,
            "search_single_ended": int, "search_bands": int, "search_refinements": int, "tau_effective": float,
@@ -97,13 +108,17 @@ OUTPUTS = {"critical_height": float, "catoni_difficulty": float, "status": str, 
 
 @functools.lru_cache(maxsize=64)
 def _network(n: int, d: int, tau: float, radius: float, pairs: tuple | None, coupled: bool, starts: int, seed: int,
-             max_hop_rounds: int, max_ts_rounds: int, chunk: int) -> tuple[Any, Any]:
+             max_hop_rounds: int, max_ts_rounds: int, chunk: int, search: tuple = ()) -> tuple[Any, Any]:
     from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
 
     spec = infonce_spec(n, d, tau, pairs, coupled=coupled, radius=radius)
     res = landscape_network(spec, starts=starts, seed=seed, max_hop_rounds=max_hop_rounds, max_ts_rounds=max_ts_rounds,
-                            chunk=chunk)
+                            chunk=chunk, **dict(search))
     return spec, res
+
+
+#: search settings a row may set beyond the ones named in :func:`_network` (budget, closure, structured starts)
+_SEARCH_KEYS = ("structured_starts", "closure", "pair_distance", "max_minima", "max_searches")
 
 
 def cached_network(p: Mapping[str, Any], seed: int, *, radius: float | None = None) -> tuple[Any, Any]:
@@ -119,14 +134,14 @@ def cached_network(p: Mapping[str, Any], seed: int, *, radius: float | None = No
     seed = int(p["search_seed"]) if p.get("search_seed") is not None else int(seed)
     return _network(int(p["num_points"]), int(p["dim"]), float(p["tau"]), float(p["radius"] if radius is None else radius),
                     pairs, bool(p.get("coupled", False)), int(p["starts"]), seed, int(p["max_hop_rounds"]),
-                    int(p["max_ts_rounds"]), int(p["chunk"]))
+                    int(p["max_ts_rounds"]), int(p["chunk"]), tuple((k, p[k]) for k in _SEARCH_KEYS if k in p))
 
 
 def network_row(res: Any, trap: Any) -> dict[str, Any]:
     """The network columns of a row (see :data:`OUTPUTS`) from a result and its trap (or None)."""
     e = res.effort
     return {"critical_height": float(res.critical_height), "catoni_difficulty": float(res.catoni_difficulty),
-            "status": res.status, "complete": bool(res.analysis.complete),
+            "status": res.status, "complete": bool(res.complete), "closed": bool(res.closed),
             "barrier_free": res.status.startswith("barrier-free"), "num_minima": len(res.minima),
             "num_ts_verified": len(res.transition_states), "num_ts_rejected": len(res.unverified),
             "v_min": float(res.analysis.v_min), "trap_energy": None if trap is None else trap.energy,
@@ -139,6 +154,7 @@ def network_row(res: Any, trap: Any) -> dict[str, Any]:
 
 def _minima_details(res: Any) -> list[dict[str, Any]]:
     return [{"energy": m.energy, "multiplicity": m.multiplicity, "hits": m.hits, "verified": m.verified,
+             "found_by": m.found_by, "label": m.label,
              "barrier": res.analysis.barriers.get(m.id, {}).get("barrier"), "global": m.id in res.global_minima,
              "z": [[float(x) for x in row] for row in m.z]} for m in res.minima]
 
@@ -223,6 +239,7 @@ def run(p: Mapping[str, Any], seed: int) -> TaskOutput:
     out = network_row(res, trap)
     out["tau_effective"] = p["tau"] / p["radius"] ** 2
     details: dict[str, Any] = {"minima": _minima_details(res), "effort": res.effort.to_dict() | {"seconds": None},
+                               "closure": res.closure, "found_by": res.found_by_counts(),
                                "settings": res.settings, "notes": res.notes, "status": res.status,
                                "unconnected": list(res.analysis.unconnected),
                                "trap": None if trap is None else {k: v for k, v in trap.to_dict().items() if k != "z"}}
@@ -245,10 +262,11 @@ def run(p: Mapping[str, Any], seed: int) -> TaskOutput:
 
 
 def cost(p: Mapping[str, Any]) -> float:
-    """Seconds on one core: :data:`COMPILE_SECONDS` per landscape plus the simulations' chain-steps at
+    """Seconds on one core: :data:`COMPILE_SECONDS` per landscape, the structured starts (0.01 s per template
+    at N·d = 30, scaled by N·d), plus the simulations' chain-steps at
     :data:`CHAIN_STEPS_PER_SECOND` (arrhenius: about 50 000 steps per temperature, measured 62-490 s per task for N = 4..10 at 512 chains; schedule: t_end/h with
     h ~ 0.002)."""
-    base = COMPILE_SECONDS + 0.01 * p["starts"]
+    base = COMPILE_SECONDS + 0.01 * p["starts"] + 0.01 * p.get("structured_starts", 0) * p["num_points"] * p["dim"] / 30
     if p["measure"] == "arrhenius":
         return base + p["chains"] * 50_000 * len(p["barrier_over_t"]) / CHAIN_STEPS_PER_SECOND
     if p["measure"] == "schedule":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax.numpy as jnp
 import pytest
 
@@ -19,3 +21,17 @@ def _quadratic(z):
 def quadratic_spec():
     """The quadratic potential on S² as a network spec (no symmetry declared)."""
     return user_spec(_quadratic, 1, 3, name="quadratic-s2")
+
+
+@functools.lru_cache(maxsize=None)
+def default_infonce_network(n, d, tau, seed):
+    """The default search of decoupled InfoNCE (N = n, S^{d-1}, tau) with this seed, once per session."""
+    from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
+
+    return landscape_network(infonce_spec(n, d, tau), seed=seed)
+
+
+@pytest.fixture(scope="session")
+def default_search():
+    """``default_search(n, d, tau, seed)``: a NetworkResult shared by every test of the session."""
+    return default_infonce_network

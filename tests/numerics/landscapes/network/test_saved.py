@@ -73,7 +73,7 @@ def test_unknown_labels_missing_and_garbage_states_are_refused_naming_what_is_wr
     with pytest.raises(ValueError, match="not a JSON object"):
         load_saved_search(tmp_path / "junk")
     cases = [
-        (lambda st: st.update(version=99), r"state version 99; this reader understands version\(s\) \[1\]"),
+        (lambda st: st.update(version=99), r"state version 99; this reader understands version\(s\) \[1, 2\]"),
         (lambda st: st.pop("landscape"), "no landscape fingerprint"),
         (lambda st: st["minima"][0].update(z=[[2.0, 0.0, 0.0]]), "minimum 0 has coordinates"),
         (lambda st: st["minima"][0].update(energy="low"), "energy='low'"),
@@ -85,3 +85,26 @@ def test_unknown_labels_missing_and_garbage_states_are_refused_naming_what_is_wr
             load_saved_search(_copy(out, tmp_path / f"case{k}", edit))
     extra = _copy(out, tmp_path / "extra", lambda st: (st.update(new_top_field=1), st["minima"][0].update(new_field=2)))
     assert len(load_saved_search(extra).minima) == len(s.minima)
+
+
+def test_both_state_versions_read_with_the_fields_the_reader_needs(saved_search, tmp_path):
+    """Version 2 (what the search writes now: a "structured" phase, found_by, labels, distances, descents) and
+    version 1 (the same records without the version-2 fields, phases without "structured") both read to the
+    same minima and H*; an interrupted version-2 search in its structured-start phase reads as unfinished."""
+    out, res = saved_search
+    assert STATE_VERSION == 2 and json.loads((out / STATE_FILE).read_text())["version"] == 2
+    v2 = load_saved_search(out)
+
+    def to_v1(st):
+        st["version"] = 1
+        for key in ("distances", "descents", "structured_done"):
+            st.pop(key, None)
+        for m in st["minima"]:
+            for key in ("found_by", "label"):
+                m.pop(key, None)
+
+    v1 = load_saved_search(_copy(out, tmp_path / "v1", to_v1))
+    assert v1.version == 1 and [m.energy for m in v1.minima] == [m.energy for m in v2.minima]
+    assert v1.analysis().critical_height == v2.analysis().critical_height == res.critical_height
+    mid = load_saved_search(_copy(out, tmp_path / "mid", lambda st: st.update(phase="structured")))
+    assert mid.phase == "structured" and not mid.finished

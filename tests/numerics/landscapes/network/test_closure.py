@@ -1,0 +1,111 @@
+"""Default searches reach closure and find the traps random starts miss; budgets that run out are said.
+
+Independent reference: the trap and its escape saddle of N = 6, d = 3, τ = 0.1 are re-verified with a numpy
+InfoNCE loss and a finite-difference Riemannian Hessian in exponential-map coordinates (no JAX, no code of
+the search).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
+from contrastive_bounds.numerics.landscapes.network.records import FOUND_BY
+from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
+
+
+def _loss(z, tau, pairs):
+    s = z @ z.T / tau
+    total = 0.0
+    for i, j in pairs:
+        for a, p in ((i, j), (j, i)):
+            row = np.array([s[a, k] for k in range(len(z)) if k not in (a, p)])
+            total += -s[a, p] + row.max() + math.log(np.sum(np.exp(row - row.max())))
+    return total / (2 * len(pairs))
+
+
+def _fd_gradient_and_spectrum(f, z, h=1e-4):
+    """Gradient and Hessian eigenvalues of ``f`` at ``z`` in exponential-map coordinates (central differences)."""
+    n, d = z.shape
+    basis = [np.linalg.qr(np.column_stack([x, np.eye(d)]))[0][:, 1:] for x in z]
+
+    def at(u):
+        u = u.reshape(n, d - 1)
+        out = np.empty_like(z)
+        for i in range(n):
+            v = basis[i] @ u[i]
+            t = np.linalg.norm(v)
+            out[i] = z[i] * math.cos(t) + (v * math.sin(t) / t if t > 0 else 0.0)
+        return f(out)
+
+    m = n * (d - 1)
+    e = np.eye(m) * h
+    grad = np.array([(at(e[a]) - at(-e[a])) / (2 * h) for a in range(m)])
+    hess = np.array([[(at(e[a] + e[b]) - at(e[a] - e[b]) - at(e[b] - e[a]) + at(-e[a] - e[b])) / (4 * h * h)
+                      for b in range(m)] for a in range(m)])
+    return grad, np.linalg.eigvalsh(0.5 * (hess + hess.T))
+
+
+def test_six_points_on_s2_find_the_split_pair_trap_with_the_defaults(default_search):
+    """N = 6, d = 3, τ = 0.1 with default settings: the trap with all three pairs split antipodally along three
+    orthogonal axes (V = 1/τ + ln 4) is found, the network is closed and complete, and H* > 0 is the trap's
+    barrier. Numpy recomputation: the trap has gradient ~0 and a positive Hessian off the 3 rotation modes;
+    the escape saddle has gradient ~0 and exactly one negative eigenvalue; H* = V(saddle) − V(trap)."""
+    tau, pairs = 0.1, [(0, 1), (2, 3), (4, 5)]
+    res = default_search(6, 3, tau, 0)
+    assert res.status == "complete" and res.closed and res.complete
+    assert res.closure.startswith("closed under single-ended exploration")
+    e = np.eye(3)
+    split = np.array([e[0], -e[0], e[1], -e[1], e[2], -e[2]])
+    (trap,) = [m for m in res.minima if equivalent(m.z, split, res_spec_symmetry(res))]
+    assert trap.energy == pytest.approx(1 / tau + math.log(4), abs=1e-10)
+    info = res.analysis.barriers[trap.id]
+    assert res.critical_height == info["barrier"] > 0.05
+    f = lambda z: _loss(z, tau, pairs)  # noqa: E731
+    g, lam = _fd_gradient_and_spectrum(f, trap.z)
+    assert np.max(np.abs(g)) < 1e-6 and np.sum(np.abs(lam) < 1e-3) == 3 and np.sum(lam < -1e-3) == 0
+    (ts,) = [t for t in res.transition_states if t.id == info["ts"]]
+    g, lam = _fd_gradient_and_spectrum(f, ts.z)
+    assert np.max(np.abs(g)) < 1e-6 and np.sum(lam < -1e-3) == 1
+    assert f(ts.z) - f(trap.z) == pytest.approx(res.critical_height, abs=1e-9)
+    assert {m.found_by for m in res.minima} <= set(FOUND_BY) and {t.found_by for t in res.transition_states} <= set(FOUND_BY)
+
+
+def res_spec_symmetry(res):
+    from contrastive_bounds.numerics.landscapes.network import Symmetry
+
+    return Symmetry.infonce([tuple(p) for p in res.landscape["params"]["pairs"]])
+
+
+def _classes(res):
+    return [(round(m.energy, 8), m.multiplicity) for m in sorted(res.minima, key=lambda m: m.energy)]
+
+
+@pytest.mark.parametrize("n, d, tau", [(4, 2, 0.1), (6, 2, 0.1), (6, 3, 0.1)])
+def test_two_seeds_give_the_same_minima_classes_and_critical_height(n, d, tau, default_search):
+    """Small rows of the docs table: seeds 0 and 1 (default settings) give the same minima (energies to 1e-8,
+    multiplicities, configurations equivalent under the symmetry), the same H* to 1e-9, both closed."""
+    spec = infonce_spec(n, d, tau)
+    a, b = (default_search(n, d, tau, s) for s in (0, 1))
+    assert a.closed and b.closed and a.status == b.status
+    assert _classes(a) == _classes(b)
+    for ma, mb in zip(sorted(a.minima, key=lambda m: m.energy), sorted(b.minima, key=lambda m: m.energy)):
+        assert equivalent(ma.z, mb.z, spec.symmetry)
+    assert a.critical_height == pytest.approx(b.critical_height, abs=1e-9)
+
+
+def test_a_budget_that_runs_out_is_said_and_never_called_complete():
+    """max_minima = 1 on a landscape with two minima: 'open: closure not reached (the budget of 1 minima ran
+    out ...)'; closure=False: 'open: closure not attempted'. Neither says complete or barrier-free."""
+    spec = infonce_spec(4, 2, 0.1)
+    small = landscape_network(spec, max_minima=1, structured_starts=20)
+    assert small.status.startswith("open: closure not reached") and "budget of 1 minima ran out" in small.status
+    assert not small.closed and small.closure.startswith("not closed")
+    old = landscape_network(spec, closure=False, structured_starts=0)
+    assert old.status.startswith("open: closure not attempted") and old.closure.startswith("not attempted")
+    for res in (small, old):
+        assert "complete" not in res.status.replace("incomplete", "") and "barrier-free" not in res.status
+        assert not res.complete and res.to_dict()["critical_height_complete"] is False
