@@ -54,3 +54,23 @@ class _InfoNCEOnCircle:
 def infonce_circle_reference():
     """The independent numpy InfoNCE of N = 4 on S¹ at tau = 0.1 (energy in angles, Hessian off rotation)."""
     return _InfoNCEOnCircle(0.1)
+
+
+@pytest.fixture(autouse=True)
+def _restore_check_registry():
+    """Checks a test defines (user scenario files, hand-built checks) do not outlive it: after each test the
+    registry holds the built-in checks plus what it held before, so counts of the built-in checks do not depend
+    on the order tests run in. Built-in checks (registered by CHECK_MODULES, perhaps first during the test) stay."""
+    from contrastive_bounds.properties.checks import framework
+    from contrastive_bounds.properties.checks.registry import CHECK_MODULES
+
+    saved = dict(framework._CHECKS)
+    yield
+    for cid, spec in list(framework._CHECKS.items()):
+        module = getattr(getattr(spec.fn, "__wrapped__", spec.fn), "__module__", "")
+        if module in CHECK_MODULES:
+            continue
+        if cid in saved:
+            framework._CHECKS[cid] = saved[cid]
+        else:
+            del framework._CHECKS[cid]

@@ -31,6 +31,7 @@ def _no_nonfinite_text(text: str) -> None:
         assert word not in text.replace("informative", ""), text
 
 
+@pytest.mark.slow
 def test_simulate_eta_zero_reports_exact_zero_not_inf():
     """eta = 0: nothing moves, so d_T = 0 and every link's bound is exactly 0 (S = 0 in B4)."""
     res = runner.invoke(app, SMALL + ["--eta", "0"])
@@ -159,6 +160,7 @@ def test_simulate_and_train_bad_input_exit_2():
     assert res.exit_code == 2 and "dataset='cifar10'" in res.output
 
 
+@pytest.mark.slow
 def test_train_json_and_plot(tmp_path):
     """align train --json reports one history entry per epoch and the loss-gap verdict, and --plot writes a
     PNG."""
@@ -204,6 +206,7 @@ def test_simulate_live_bounds_have_no_vacuity():
     assert out["cka"] >= out["cka_lower"] > 0
 
 
+@pytest.mark.slow
 def test_simulate_help_states_pi_max():
     """The help says classes are as balanced as n allows, pi_max = ceil(n/C)/n (not 1/C), and the run with C =
     3, n = 100 reports exactly 0.34."""
@@ -215,6 +218,7 @@ def test_simulate_help_states_pi_max():
 
 
 
+@pytest.mark.slow
 def test_simulate_checkpoint_survives_ctrl_c_and_resumes_to_the_same_result(monkeypatch, tmp_path):
     """Ctrl-C after the first chunk: exit 130 saying where the progress is; the same command continues from
     the checkpoint to the result of an uninterrupted run, exactly; a malformed checkpoint is refused."""

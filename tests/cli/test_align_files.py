@@ -82,6 +82,7 @@ def test_an_empty_file_exits_2_not_130_from_the_console_script(d):
     ("pickle.npy", ("is a Python pickle",)),
     ("a.npy", ("is not a checkpoint of this toolkit (no fingerprint)",)),
 ])
+@pytest.mark.slow
 def test_proxy_refuses_a_malformed_checkpoint_and_keeps_it(d, name, words):
     """A --checkpoint file that is not ours is refused before any step and left as it was."""
     before = (d / name).read_bytes()
@@ -102,6 +103,7 @@ def test_batch_scaling_refuses_a_malformed_checkpoint(d, name, words):
     assert (d / name).read_bytes() == before
 
 
+@pytest.mark.slow
 def test_batch_scaling_ignores_the_sgd_batch_size_it_never_uses(monkeypatch):
     """A reference set of 16 was refused with 'batch_size=32 is outside [2, 16]', an option batch-scaling
     does not have (its cells set their own batch sizes): now only the grid's sizes are checked, and the

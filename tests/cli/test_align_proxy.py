@@ -11,6 +11,7 @@ import json
 from typer.testing import CliRunner
 
 from contrastive_bounds.properties.cli.app import app
+import pytest
 
 runner = CliRunner()
 PROXY = ["align", "proxy", "--model", "mlp", "--reference-size", "16", "--batch-size", "8", "--steps", "12",
@@ -28,6 +29,7 @@ def _one_line_error(res, *words):
         assert w in lines[0], lines[0]
 
 
+@pytest.mark.slow
 def test_proxy_json_reports_fidelity_eta_and_theorem1():
     """--json: eta_eff with both estimators, per-loss tracking, the verdict and Theorem 1 on real training."""
     res = runner.invoke(app, PROXY + ["--json"])
@@ -42,6 +44,7 @@ def test_proxy_json_reports_fidelity_eta_and_theorem1():
     assert out["float_dtype"] == "float64"
 
 
+@pytest.mark.slow
 def test_proxy_table_output():
     """The terminal form prints eta_eff, the fidelity table, the verdict and the Theorem-1 line."""
     res = runner.invoke(app, PROXY + ["--eta-estimator", "ntk"])
@@ -70,6 +73,7 @@ def test_proxy_bad_options():
     _one_line_error(runner.invoke(app, PROXY + ["--tau", "0"]), "--tau=0.0")
 
 
+@pytest.mark.slow
 def test_batch_scaling_json_and_table():
     """--json: per-cell tables with intervals, trends with the bound's and the paper's verdicts; the table form too."""
     res = runner.invoke(app, GRID + ["--budgets", "epochs", "--json"])

@@ -52,6 +52,7 @@ def _user_log(tmp_path: Path) -> tuple[str, dict]:
     return path, user
 
 
+@pytest.mark.slow
 def test_theorem1_on_a_users_similarity_matrices(tmp_path):
     """Done-when of issue 24: the bound at every record equals the mpmath closed form with S = sum_{s<t} eta_s,
     the L1 mismatch equals a numpy computation of B3's gradients, L2 per step its formula, and all hold (exit 0)."""
@@ -123,6 +124,7 @@ def _bad(tmp_path, name, **arrays):
     return str(path)
 
 
+@pytest.mark.slow
 def test_malformed_logs_exit_2_naming_the_array(tmp_path):
     """Empty, text, pickled, wrong shapes, non-symmetric, out of [-1, 1], mismatched lengths and NaN: exit 2 with
     one line naming LOG and the array; bad options name the option."""
@@ -179,6 +181,7 @@ def test_a_violated_link_exits_1_and_names_the_step(tmp_path):
     assert out["holds"]["theorem1"] is False and out["first_violation"]["theorem1"] == 1
 
 
+@pytest.mark.slow
 def test_simulate_with_a_schedule_and_a_saved_log(tmp_path):
     """`align simulate --eta-schedule ... --save-log` reports S = sum eta_t and writes a log on which
     `align theorem1` gives the simulation's own bounds; an explicit --eta-file gives the same run."""
@@ -213,6 +216,7 @@ def test_simulate_with_a_schedule_and_a_saved_log(tmp_path):
     (["--save-log", "x.json"], r"--save-log='x.json' must end in .npz"),
     (["--save-log", "x.npz", "--log-every", "0"], r"--log-every=0 must be in \[1, --steps=20\]"),
 ])
+@pytest.mark.slow
 def test_simulate_schedule_options_exit_2_naming_the_option(opts, match, tmp_path):
     """Bad schedule options exit 2 with one line naming the option as typed, before any output."""
     res = runner.invoke(app, ["align", "simulate", "--num-samples", "20", "--batch-size", "8", "--steps", "20", *opts])

@@ -5,6 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from contrastive_bounds.properties.cli.app import app
+import pytest
 
 runner = CliRunner()
 
@@ -13,6 +14,7 @@ def _run(*args):
     return runner.invoke(app, ["anneal", *args])
 
 
+@pytest.mark.slow
 def test_anneal_json_slow_and_fast_schedules_beside_theory():
     """c = 2 > H* = 1.53125: verdict converges and no chain stays trapped; c = 0.8 < H*: verdict
     does not converge and a clearly positive trapped fraction (Clopper-Pearson lower end > 0.1)."""
@@ -72,6 +74,7 @@ def test_console_script_reports_usage_errors_in_one_line(monkeypatch, capsys):
     assert "delta" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_step_size_too_large_for_the_landscape_is_warned_about():
     """h·Σk²|c_k| > 1 (barrier-H, H = 100: Σk²|c_k| = 100/1.53125·4.5 ≈ 294): a warning naming step_size
     (in the JSON and on stderr); none at the default-like h = 0.02 on double-well (4.5·0.02 = 0.09)."""
@@ -85,6 +88,7 @@ def test_a_step_size_too_large_for_the_landscape_is_warned_about():
     assert json.loads(small.stdout)["warnings"] == []
 
 
+@pytest.mark.slow
 def test_anneal_takes_a_fourier_file_like_barrier_and_kramers(tmp_path):
     """anneal takes S¹ Fourier files as its help says (it had refused them): the double well written as a
     file gives the same JSON numbers as the built-in (same seed)."""
@@ -110,6 +114,7 @@ def test_anneal_errors_name_its_own_options():
     assert "--time / --step-size = 50000000000 steps is outside its domain: at most 2147483646 steps" in res.output
 
 
+@pytest.mark.slow
 def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
     """barrier-H with H = 1e6 (inside its domain) runs although the exact quadrature cannot reach the run's
     temperature: the Kramers band is taken at the quadrature's smallest temperature, with a warning (the
@@ -138,6 +143,7 @@ def test_anneal_help_lists_exactly_the_landscapes_it_can_run():
     assert res.exit_code == 2 and "no known global minimum" in res.output
 
 
+@pytest.mark.slow
 def test_anneal_reports_the_step_size_warning_once_in_its_output():
     """anneal reports simulate's step-size warning once, in its JSON warnings, instead of a Python warning
     line."""

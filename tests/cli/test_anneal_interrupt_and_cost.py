@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from contrastive_bounds.properties.cli.anneal import MAX_CHAIN_STEPS
 from contrastive_bounds.properties.cli.app import app
+import pytest
 
 runner = CliRunner()
 SCHEDULE = ["double-well", "c=2.0", "t0=2", "--schedule", "temperature"]
@@ -57,6 +58,7 @@ def _read_until(proc: subprocess.Popen, pattern: str, timeout: float) -> str:
     return text
 
 
+@pytest.mark.slow
 def test_sigint_stops_within_seconds_keeps_a_checkpoint_and_prints_the_resume_command(tmp_path):
     """A real `anneal` process with 32 768 chains for 10^5 steps (3.3·10^9 chain-steps: minutes):
     SIGINT once the run has started; the process exits with 130 within a few seconds, prints

@@ -34,6 +34,7 @@ def _fp(spec):
     (("barrier-H", ["H=5"], None, None, None, None, False, 1.5), lambda: landscape_spec(get_landscape("barrier-H", H=5),
                                                                                         radius=1.5)),
 ])
+@pytest.mark.slow
 def test_options_build_the_spec_the_builders_build(options, direct):
     """Defaults as the landscape command's: infonce N = 8, d = 3, tau = 0.5, default pairs; thomson N = 12 (here 5),
     d = 3; built-ins with key=value and a radius."""
@@ -57,6 +58,7 @@ def test_a_saved_fingerprint_turns_back_into_the_options_that_rebuild_it(options
     assert spec.fingerprint() == fp and opts == options
 
 
+@pytest.mark.slow
 def test_command_lines_non_numeric_parameters_and_what_cannot_be_rebuilt(tmp_path):
     """command_line() prints what differs from the defaults; vmf-mixture's means (not numbers) are kept, and
     infonce-toy-soft's pairs (a description, not a parameter of its builder) are left out;

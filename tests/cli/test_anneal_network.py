@@ -130,6 +130,7 @@ def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_tra
     assert _meets(cool, lo, hi), (cool["trapped"], lo, hi)
 
 
+@pytest.mark.slow
 def test_the_folder_alone_anneals_the_saved_landscape_with_the_same_numbers(search):
     """`anneal --search FOLDER` without LANDSCAPE rebuilds the saved landscape (its options printed) and gives the
     same numbers as with the options spelled out (same seed); the human-readable table says the same."""
@@ -162,6 +163,7 @@ def test_the_folder_alone_anneals_the_saved_landscape_with_the_same_numbers(sear
     (["--search", "{out}", "--start", "m1", "--delta", "40"], ["--delta=40.0 puts the start minimum m1"]),
     (["--search", "{out}", "--start", "m1", "--step-size", "0.3"], ["--time=1.0 must be a positive whole multiple"]),
 ])
+@pytest.mark.slow
 def test_bad_input_exits_2_with_one_line_naming_the_option(search, tmp_path, args, words):
     """Each bad argument: exit 2 and one line naming the option (no traceback)."""
     (tmp_path / "empty").mkdir()
@@ -175,6 +177,7 @@ def test_bad_input_exits_2_with_one_line_naming_the_option(search, tmp_path, arg
     assert len(res.output.strip().splitlines()) == 1, res.output
 
 
+@pytest.mark.slow
 def test_a_checkpointed_run_resumes_to_the_same_numbers_and_only_for_its_own_settings(search, tmp_path):
     """--checkpoint FILE keeps the run; the same command with --resume gives the same numbers (the saved run is
     complete: nothing is simulated again, only the final quench); a resume with another schedule is refused

@@ -94,6 +94,7 @@ def _no_run(monkeypatch):
     (["align", "proxy", "--steps", "2000000000"], ("--steps=2000000000", "add --yes")),
     (["align", "batch-scaling", "--epochs", "100000"], ("--epochs=100000", "add --yes")),
 ])
+@pytest.mark.slow
 def test_costly_align_runs_need_yes(monkeypatch, argv, words):
     """Beyond an hour's estimate: one line naming the options that set the cost, nothing run; with --yes the
     run is reached."""

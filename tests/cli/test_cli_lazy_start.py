@@ -30,6 +30,7 @@ PROBE = ("import sys, json\nfrom contrastive_bounds.properties.cli.app import ma
     ["claims", "--only", "alignment.frobenius_decreasing_in_tau"],
     ["bound", "--help"],
 ])
+@pytest.mark.slow
 def test_commands_without_jax_import_no_heavy_module(argv):
     """`--help`, `bound`, `list`, `claims` used to import JAX, gudhi and every landscape (4-12 s)."""
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}

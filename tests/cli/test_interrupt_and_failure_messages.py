@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from contrastive_bounds.properties.cli import landscape as landscape_cli
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.cli.common import command
+import pytest
 
 runner = CliRunner()
 
@@ -40,6 +41,7 @@ def test_landscape_ctrl_c_before_the_first_save_does_not_claim_a_saved_file(tmp_
     assert res.exit_code == 130 and "nothing was saved yet" in res.output and "--resume" not in res.output
 
 
+@pytest.mark.slow
 def test_strict_failure_names_the_records_that_fail(tmp_path):
     """check --strict on an uninformative bound: exit 1 and a line naming the check and its verdict; the same
     from --report-only."""

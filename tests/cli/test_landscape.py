@@ -16,6 +16,7 @@ SMALL = ["--starts", "8", "--hop-rounds", "1", "--patience", "1", "--ts-rounds",
 INFONCE = ["landscape", "infonce", "--points", "8", "--dim", "3", "--tau", "0.1"]
 
 
+@pytest.mark.slow
 def test_the_docs_example_finds_its_trap_with_the_defaults(tmp_path):
     """`landscape infonce --points 4 --dim 2 --tau 0.1 --json` with default settings: the trap with both pairs
     split antipodally and orthogonal, V = 1/τ + log 2, is found and H* = 0.2819042504 (its escape saddle at
@@ -68,6 +69,7 @@ def test_resume_with_nothing_saved_exits_2(tmp_path):
     assert res.exit_code == 2 and "nothing to resume" in res.output
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
     """Ctrl-C during basin hopping: exit 130 with a line saying what to rerun; the saved state holds the
     minima found; --resume continues from it (starts not redone) and reports them."""

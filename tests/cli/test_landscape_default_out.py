@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.cli.landscape import DEFAULT_OUT
+import pytest
 
 runner = CliRunner()
 
@@ -19,6 +20,7 @@ def _saved_in(stderr: str) -> Path:
     return Path(line.removeprefix("search saved in ").split(" (")[0])
 
 
+@pytest.mark.slow
 def test_two_landscapes_one_after_the_other_with_default_options(tmp_path, monkeypatch):
     """double-well then triple-well, no options: both exit 0, each says where its search went, the folders
     differ and live under contrastive-bounds-landscape/; the same command again continues its own search

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.cli.landscape import ITERATIONS_PER_START, MAX_SEARCH_COST, search_cost
+import pytest
 
 runner = CliRunner()
 SMALL = ["--starts", "4", "--hop-rounds", "0", "--patience", "1", "--ts-rounds", "1"]
@@ -41,6 +42,7 @@ def test_a_finished_search_is_not_replaced_without_resume(tmp_path):
     assert json.loads(before)["landscape"]["num_points"] == 4
 
 
+@pytest.mark.slow
 def test_odd_points_with_default_pairs_say_which_point_is_a_negative_only(tmp_path):
     """N = 5, default pairs 0-1, 2-3: a note names point 4 as a negative only; the search still runs."""
     res = runner.invoke(app, ["landscape", "infonce", "--points", "5", "--dim", "2", "--tau", "0.1", "--out",

@@ -87,6 +87,7 @@ def test_option_names_come_from_the_command_and_skip_key_value_words():
     # a landscape parameter typed as key=value keeps its name
     (["kramers", "barrier-H", "H=-1", "--temperature", "1"], "error: H=-1 is outside its domain"),
 ])
+@pytest.mark.slow
 def test_commands_name_their_options(argv, shown):
     """Each command, whoever owns it, says --option=value for the value the user typed (exit 2)."""
     res = runner.invoke(app, argv)

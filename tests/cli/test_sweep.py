@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
 from contrastive_bounds.properties.cli.app import app
+import pytest
 
 runner = CliRunner()
 CLI = [sys.executable, "-m", "contrastive_bounds.properties"]
@@ -74,6 +75,7 @@ def test_a_sweep_above_the_cost_limit_is_refused_without_yes(tmp_path):
     assert json.loads(dry.output[dry.output.index("{"):])["tasks"] == 24 and not (tmp_path / "q").exists()
 
 
+@pytest.mark.slow
 def test_quick_seed_table_on_two_workers_writes_the_table_and_the_report(tmp_path):
     """`sweep seed-table --profile quick --workers 2 --out t`, with the first worker process killed (SIGKILL) as
     soon as it appears: the worker is started again, and the command writes one row per task in results.parquet
@@ -112,6 +114,7 @@ def test_quick_seed_table_on_two_workers_writes_the_table_and_the_report(tmp_pat
     assert all(os.path.getsize(f) > 1000 for f in summary["figures"])
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_the_finished_rows_says_how_to_resume_and_resume_finishes(tmp_path):
     """SIGINT during a sweep: exit 130 within seconds, a message naming --resume, the rows so far on disk; the
     same command with --resume computes only the rest and leaves a whole table."""
@@ -186,6 +189,7 @@ def _kill_group(proc):
     proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_a_lost_scheduler_is_one_line_naming_it_and_resume_finishes_the_table(tmp_path):
     """`--scheduler ADDRESS`: the scheduler's process group is killed once the first row is on disk. The command
     exits 3 with one error line naming --scheduler and --resume, no traceback; the rows so far stay. The same
@@ -261,6 +265,7 @@ def _register_failing_kind():
     return True
 
 
+@pytest.mark.slow
 def test_a_task_error_is_reported_on_stderr_and_exits_1(tmp_path):
     """Silencing dask's connection logs hides no real error: a task whose computation raises is named on stderr
     with its exception (and its row is `error`), the command exits 1, and no library traceback is printed."""

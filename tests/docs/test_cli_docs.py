@@ -10,11 +10,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 REGENERATE = "typer contrastive_bounds.properties.cli.app utils docs --name contrastive-bounds --output docs/cli.md"
 
 
+@pytest.mark.slow
 def test_cli_page_is_up_to_date(tmp_path: Path) -> None:
     """docs/cli.md equals what typer generates from the current command line."""
     out = tmp_path / "cli.md"

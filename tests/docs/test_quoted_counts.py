@@ -53,6 +53,7 @@ def test_quoted_counts_of_checks_claims_and_bounds_are_the_registry_s(registry_c
     assert wrong == []
 
 
+@pytest.mark.slow
 def test_quoted_claim_verdicts_are_the_current_ones():
     """A verdict breakdown "(a certified, b proved, c refuted)" is what `claims --certify` gives now,
     for all claims or, on a B7.claims / A.claims line, for the claims of that check."""

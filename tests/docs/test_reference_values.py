@@ -205,6 +205,7 @@ def test_toolkit_reproduces_c02_and_c03_from_the_page():
             assert A.loss_gap_value(float(p["tau"]), 1 / int(p["C"])) == pytest.approx(_page(c, q, **p), rel=1e-13)
 
 
+@pytest.mark.slow
 def test_toolkit_reproduces_c06_c07_c08_from_the_page():
     """SupCon with excluded anchors (C06), the masked loss and its tau-derivative (C07), HSIC and CKA (C08)."""
     import jax

@@ -27,6 +27,7 @@ def test_nav_points_at_existing_pages() -> None:
 
 @pytest.mark.skipif(shutil.which("mkdocs", path=str(Path(sys.executable).parent)) is None,
                     reason="mkdocs not installed (pip install -e '.[docs]')")
+@pytest.mark.slow
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
     """The site builds with --strict, LaTeX goes to MathJax and the API pages render the docstrings."""
     proc = subprocess.run([str(Path(sys.executable).parent / "mkdocs"), "build", "--strict", "--site-dir",

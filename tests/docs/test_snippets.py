@@ -75,6 +75,7 @@ def isolated_registries():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.slow
 def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_registries) -> None:
     """Every code block of a docs page runs (Python blocks in one namespace, titled files written, shell steps
     run) in a fresh folder."""
@@ -112,6 +113,7 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
                                              f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
 
+@pytest.mark.slow
 def test_tutorial_check_writes_a_passing_report(tmp_path: Path) -> None:
     """The tutorial's end state, as a reader who follows it reaches it: results.json with two 'holds' records."""
     import json

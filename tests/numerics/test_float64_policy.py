@@ -21,6 +21,7 @@ from contrastive_bounds.numerics.precision import X64DisabledError, request_x64,
 SCRIPT = Path(__file__).with_name("x64_policy_cases.py")
 
 
+@pytest.mark.slow
 def test_every_public_jax_function_refuses_float64_with_x64_off():
     """Walks every public numerics function; unlisted or silently-float32 functions fail the test."""
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
@@ -54,6 +55,7 @@ def test_require_x64_accepts_float32_and_scalars_and_sees_dtypes(monkeypatch):
             require_x64(bad, what="f")
 
 
+@pytest.mark.slow
 def test_request_x64_does_not_import_jax():
     """The command line asks for float64 without paying for JAX's import; JAX then starts in float64."""
     code = ("import sys\nfrom contrastive_bounds.numerics.precision import request_x64\nrequest_x64()\n"
@@ -98,6 +100,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_circle_functions_follow_one_policy_fourier_paths_compute_in_float64_with_x64_off(tmp_path):
     """One x64 policy for the circle functions: what needs no JAX (Fourier landscapes: circle_barrier,
     landscape_barrier on S¹, analyse_circle, circle_trap, circle_escape_times, min_escape_temperature)

@@ -44,6 +44,7 @@ def test_projection_is_tangent_idempotent_and_matches_matrix_form(zv):
 
 
 @given(points_and_vectors())
+@pytest.mark.slow
 def test_exp_map_stays_on_sphere_and_travels_the_geodesic_length(zv):
     """Property: exp_map stays on the sphere and moves a geodesic distance |v| for |v| < π."""
     z, v = zv
@@ -85,6 +86,7 @@ def test_geodesic_distance_is_stable_near_equal_and_antipodal_points():
     assert abs(float(sphere.product_distance(xs, ys)) - math.hypot(math.pi / 2, math.pi)) < 1e-14
 
 
+@pytest.mark.slow
 def test_C07_zero_vector_raises_and_traced_zero_gives_no_nan():
     """C07: normalising a zero or non-finite vector raises naming its index; under jit a zero row maps to zero
     with a finite gradient."""
@@ -135,6 +137,7 @@ def test_geodesic_distance_gradient_is_zero_not_nan_at_coincident_and_antipodal_
     np.testing.assert_allclose(np.asarray(sphere.geodesic_distance(x, -x)), math.pi, rtol=1e-15)
 
 
+@pytest.mark.slow
 def test_geodesic_distance_value_and_gradient_away_from_the_singular_points():
     """Away from those points d(x, y) is the angle and its Riemannian gradient in y is the unit tangent
     pointing away from x, -(x - (x.y) y)/sin d."""
@@ -152,6 +155,7 @@ def test_geodesic_distance_value_and_gradient_away_from_the_singular_points():
     np.testing.assert_allclose(g_tan, tangent, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_uniform_refuses_float64_without_x64_and_non_float_dtypes():
     """uniform refuses a non-float dtype, and float64 while x64 is off (it had silently returned float32),
     naming enable_x64; the default dtype stays float32."""

@@ -85,6 +85,7 @@ def _run(check_id, folder):
     return spec.fn({**spec.defaults["quick"], "sweep": folder}, 0)
 
 
+@pytest.mark.slow
 def test_dimension_check_supported_and_refuted_with_effort_table(tmp_path):
     """H* 0.19 -> 0 -> 0 over d: supported, holds (both network conditions hold), one table row per landscape
     with its search effort; H* rising with d in a second series makes the claim mixed."""
@@ -151,6 +152,7 @@ def test_negatives_check_violated_when_arrhenius_excludes_the_barrier(tmp_path):
     assert out.verdict == "inconclusive"
 
 
+@pytest.mark.slow
 def test_curvature_check_reads_success_against_radius_and_checks_tau_over_r2(tmp_path):
     """Success 1.0, 1.0, 0.02 at R = 0.5, 1, 2 (Clopper-Pearson at 99.9 %): supported, and the radius-R potential
     equals the tau/R² one at random configurations and at the stored minima (an exact condition)."""

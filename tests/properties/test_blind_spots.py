@@ -35,6 +35,7 @@ def _red(out) -> bool:
     return bool(out.failed_conditions) or out.p_value is None or out.p_value <= 1e-3 / len(registered_checks())
 
 
+@pytest.mark.slow
 def test_weaker_loss_gap_bound_turns_the_check_red_though_every_gap_stays_below_it():
     """A looser bound passes 'measured <= bound' forever; the in-check closed form and C03 catch it."""
     out = _under("loss_gap.exponent", "B2.loss_gap", examples=8)
@@ -42,6 +43,7 @@ def test_weaker_loss_gap_bound_turns_the_check_red_though_every_gap_stays_below_
     assert out.details["worst"]["gap"] <= out.details["worst"]["bound"]  # the comparison alone would pass
 
 
+@pytest.mark.slow
 def test_weaker_corollary_and_weaker_theorem1_are_caught():
     """A looser CKA corollary, and Theorem 1 loosened consistently in both of its implementations."""
     assert _under("cka_lower.looser", "B5.corollaries_any_pair", examples=8).verdict == "violated"
@@ -51,6 +53,7 @@ def test_weaker_corollary_and_weaker_theorem1_are_caught():
     assert any("C02" in r["source"] for r in failed) and any(r["source"] == "independent" for r in failed)
 
 
+@pytest.mark.slow
 def test_kramers_ratio_tending_to_two_fails_the_limit_and_the_band_model_factor():
     """exact/Kramers -> 2 monotonically passes a trend check; the O(T) limit and the independent model factor do not."""
     out = _under("kramers.prefactor_pi", "A5.kramers", chains=256, theory_temperatures=[0.3, 0.2, 0.15])
@@ -60,6 +63,7 @@ def test_kramers_ratio_tending_to_two_fails_the_limit_and_the_band_model_factor(
     assert _red(band) and "model factor" in band.summary and "independent" in {c.kind for c in band.failed_conditions}
 
 
+@pytest.mark.slow
 def test_reported_cka_without_centring_and_spearman_rsa_are_caught():
     """The descent check recomputes CKA and RSA a second way: a missing centring or a wrong correlation fails it."""
     for fault in ("cka.no_centring", "rsa.spearman"):
@@ -67,6 +71,7 @@ def test_reported_cka_without_centring_and_spearman_rsa_are_caught():
         assert _red(out) and "independent" in {c.kind for c in out.failed_conditions}, fault
 
 
+@pytest.mark.slow
 def test_driver_passing_rescaled_arguments_is_caught_by_the_replays():
     """A rescaled step size (similarity descent) and a schedule read at the step index (Langevin)."""
     out = _under("descent.step_size", "B3.replay_descent", steps=2)
@@ -76,6 +81,7 @@ def test_driver_passing_rescaled_arguments_is_caught_by_the_replays():
     assert _run("A1.replay_langevin", chains=4, steps=3).verdict == "holds"
 
 
+@pytest.mark.slow
 def test_o_h_change_of_the_noise_is_caught_by_the_one_step_moments():
     """Noise variance (1 + h) times too large: an O(h) effect, seen by the one-step variance test."""
     out = _under("integrator.noise_variance", "A1.one_step", chains_circle=1 << 18, chains_sphere=1 << 17)
@@ -84,6 +90,7 @@ def test_o_h_change_of_the_noise_is_caught_by_the_one_step_moments():
     assert _run("A1.one_step", chains_circle=1 << 18, chains_sphere=1 << 17).verdict == "holds"
 
 
+@pytest.mark.slow
 def test_schedule_off_at_finite_t_keeps_its_verdict_but_fails_the_value_checks():
     """log(t + t0 + 1) has the same HKS constant (same verdict); its values at given t do not match."""
     from contrastive_bounds.theory.schedules import make_schedule
@@ -98,6 +105,7 @@ def test_schedule_off_at_finite_t_keeps_its_verdict_but_fails_the_value_checks()
 
 
 @pytest.mark.parametrize("fault_id", ["rsa_lower_sharp.looser", "theorem2.constant"])
+@pytest.mark.slow
 def test_more_weaker_bounds(fault_id):
     """The sharp RSA corollary loosened, Theorem 2's constant loosened."""
     check = get_fault(fault_id).checks[0]
@@ -105,6 +113,7 @@ def test_more_weaker_bounds(fault_id):
     assert _red(_under(fault_id, check, **params))
 
 
+@pytest.mark.slow
 def test_a_fault_is_seen_by_a_check_whose_programs_were_compiled_before_it():
     """The substitution hook empties the compiled-chunk and landscape caches: a drift fault applied after a
     clean run of the same check (its chunk already compiled, its landscape memoised) still turns it red."""

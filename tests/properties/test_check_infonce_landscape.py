@@ -15,6 +15,7 @@ def _run(**over):
     return spec.fn({**spec.defaults["quick"], **over}, 0)
 
 
+@pytest.mark.slow
 def test_infonce_condition_holds_with_numbers_beside_the_prediction():
     """Holds; the trapped fraction at 0.5 H* has a positive lower bound and sits in the band; success at 1.5 H*
     reaches 0.95; the trap is non-degenerate modulo symmetry and says so."""
@@ -31,6 +32,7 @@ def test_infonce_condition_holds_with_numbers_beside_the_prediction():
     assert 1 / out.details["band_factor"] <= cal["mean"] / cal["eyring_kramers"] <= out.details["band_factor"]
 
 
+@pytest.mark.slow
 def test_infonce_condition_fails_for_a_simulator_with_misscaled_noise():
     """Noise x 1.1 (every temperature x 1.21): the calibration and the trapped fraction leave their bands."""
     out = _run(noise_factor=1.1)

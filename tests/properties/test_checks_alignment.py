@@ -25,6 +25,7 @@ def _fresh_descent_cache():
     CA.descent_run.cache_clear()
 
 
+@pytest.mark.slow
 def test_correct_bounds_hold():
     """The Paper B checks hold for the correct bounds (B4 reference values and Theorem 1 with its slack
     budget, B2, B6, B5)."""
@@ -59,6 +60,7 @@ def test_per_step_theorem1_numerics_fault_is_caught(monkeypatch):
     assert _run("B4.theorem1", SMALL_DESCENT).verdict == "violated"
 
 
+@pytest.mark.slow
 def test_loss_gap_bound_divided_by_10_is_caught(monkeypatch):
     """A loss-gap bound divided by 10 is caught by B2."""
     real = A.loss_gap_value
@@ -73,6 +75,7 @@ def test_wrong_cka_corollary_is_caught(monkeypatch):
     assert _run("B5.corollaries_any_pair", {"examples": 30}).verdict == "violated"
 
 
+@pytest.mark.slow
 def test_batch_event_with_too_small_epsilon_is_caught(monkeypatch):
     """An epsilon of 0 in the batch event of B4 is caught with p < 1e-6."""
     monkeypatch.setattr(A, "epsilon_value", lambda b, t, d: 0.0)
@@ -93,6 +96,7 @@ def test_theorem2_with_wrong_smoothness_is_caught(monkeypatch):
     assert _run("B6.weight_divergence", SMALL_DESCENT).verdict == "violated"
 
 
+@pytest.mark.slow
 def test_batch_event_uses_the_toolkits_sampler_and_sees_one_that_is_not_iid():
     """B4.batch_event draws with numerics' sample_batch: a sampler returning each index twice keeps every failure
     frequency at 0 (the Hoeffding event is loose), but the first anchor's same-class count leaves Binomial(B-1, 1/C)

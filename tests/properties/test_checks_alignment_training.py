@@ -23,6 +23,7 @@ def test_b9_b10_checks_are_registered():
         assert cid in checks and checks[cid].defaults["quick"] != checks[cid].defaults["thorough"]
 
 
+@pytest.mark.slow
 def test_known_case_holds_and_catches_a_wrong_expansion(monkeypatch):
     """Correct: holds. A second-order coefficient off by 10 % breaks the eta^3 order: violated."""
     assert T.proxy_known_case(KNOWN, 0).verdict == "holds"
@@ -32,6 +33,7 @@ def test_known_case_holds_and_catches_a_wrong_expansion(monkeypatch):
     assert out.verdict == "violated" and "ORDER OUTSIDE" in out.summary
 
 
+@pytest.mark.slow
 def test_known_case_catches_a_wrong_ntk_gain(monkeypatch):
     """An NTK term scaled by 1.01 gives a gain of 4.04 instead of 4: violated."""
     real = eta_eff.first_order_terms  # the check imports it at call time, so patching the module reaches it
@@ -45,6 +47,7 @@ def test_known_case_catches_a_wrong_ntk_gain(monkeypatch):
     assert T.proxy_known_case(KNOWN, 0).verdict == "violated"
 
 
+@pytest.mark.slow
 def test_theorem1_real_uninformative_above_the_trivial_bound_holds_below_and_catches_a_bound_too_small(monkeypatch):
     """At tau = 0.5 the bound on the real d_T (about 1.1e3) exceeds the trivial 2 sqrt(m(m-1)) = 63: uninformative,
     never holds; at tau = 2 it is about 9.4 < 63 and holds; every condition (links, L1, the bound against mpmath and
@@ -63,6 +66,7 @@ def test_theorem1_real_uninformative_above_the_trivial_bound_holds_below_and_cat
     assert bad.verdict == "violated" and {"exact", "independent"} <= {c.kind for c in bad.failed_conditions}
 
 
+@pytest.mark.slow
 def test_proxy_fidelity_holds_on_tiny_runs():
     """The estimator limit and the two-way metrics hold; the findings name both runs."""
     out = T.proxy_fidelity(PROXY, 0)
@@ -70,6 +74,7 @@ def test_proxy_fidelity_holds_on_tiny_runs():
     assert len(out.plots) == 2
 
 
+@pytest.mark.slow
 def test_batch_scaling_holds_and_catches_a_wrong_bound(monkeypatch):
     """Correct: holds. A per-step Theorem-1 numerics off by 1 % (log10) disagrees with the symbolic bound: violated."""
     T._grid.cache_clear()
@@ -80,6 +85,7 @@ def test_batch_scaling_holds_and_catches_a_wrong_bound(monkeypatch):
     assert out.verdict == "violated" and np.isfinite(out.empirical) and out.empirical > 1e-9
 
 
+@pytest.mark.slow
 def test_batch_scaling_catches_broken_shared_randomness(monkeypatch):
     """If the B_ref cell differed between scalings (randomness not shared), the check is violated, even
     with both CKA forms moved together (so only the exactness assertion can catch it)."""

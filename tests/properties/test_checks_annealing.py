@@ -13,6 +13,7 @@ import math
 
 from contrastive_bounds.properties.checks import annealing as ca
 from contrastive_bounds.properties.checks.registry import registered_checks
+import pytest
 
 SMALL_A4 = {"chains": 512, "step_size": 0.02, "rule": "hks", "epsilon": 0.1, "noise_factor": 1.0}
 C11 = math.sqrt(0.02)  # noise sqrt(2T)·h = sqrt(h) × the right sqrt(2Th) at h = 0.02
@@ -27,6 +28,7 @@ def test_all_paper_a_checks_registered():
 
 
 # ------------------------------------------------------------------------------------ deterministic checks
+@pytest.mark.slow
 def test_a3_and_claims_hold():
     """A3's critical height and Paper A's claims hold (certified where asked), and A8.2 reports the seed note's
     finite-time exponent as refuted and far above the measured slope (2.06 against about 0.28 at delta = 0.5)."""
@@ -45,6 +47,7 @@ def test_a3_and_claims_hold():
 VMF = {"kappa": 1.0, "temperature": 0.5, "chains": 256, "step_size": 0.04, "t_burn": 4.0, "t_end": 16.0}
 
 
+@pytest.mark.slow
 def test_a1_vmf_holds_and_catches_wrong_noise():
     """A1 holds with the right noise and is violated by C11's sqrt(2T)·h noise and by noise 1.5x too large."""
     assert ca.vmf({**VMF, "noise_factor": 1.0}, 0).verdict == "holds"
@@ -55,6 +58,7 @@ def test_a1_vmf_holds_and_catches_wrong_noise():
 
 
 # ------------------------------------------------------------------------------------ A4
+@pytest.mark.slow
 def test_a4_trapping_holds_and_catches_c11_noise():
     """A4 trapping holds (a positive trapped fraction within the Kramers band) and a cold C11 chain is caught
     with p < 1e-6."""
@@ -67,6 +71,7 @@ def test_a4_trapping_holds_and_catches_c11_noise():
     assert bad.verdict == "violated" and bad.p_value < 1e-6
 
 
+@pytest.mark.slow
 def test_a4_inverted_condition_is_caught():
     """With the seed note's rule, c = 0.75 < H* is asserted to converge; the simulation shows trapping."""
     p = {**SMALL_A4, "c": 0.75, "t0": 2.0, "t_end": 100.0}
@@ -74,6 +79,7 @@ def test_a4_inverted_condition_is_caught():
     assert ca.a4_convergence({**p, "rule": "hks"}, 0).verdict == "holds"  # HKS: asserted trapping, confirmed
 
 
+@pytest.mark.slow
 def test_a4_convergence_holds():
     """A4 convergence holds for c = 2 > H* at its quick parameters (T = 2/log(t + 500)): the never-escaped fraction
     at t = 200 is decided against a Kramers band of width ~0.1 (power >= 1/2), most chains reach the global minimum,
@@ -84,6 +90,7 @@ def test_a4_convergence_holds():
     assert 0.1 < out.band[0] < out.bound < out.band[1] < 0.3 and all(c.ok for c in out.conditions)
 
 
+@pytest.mark.slow
 def test_a4_fast_schedules_hold_and_catch_hot_noise():
     """A4's fast schedules hold and noise twice too large is caught."""
     p = {"chains": 512, "step_size": 0.02, "t_end": 40.0}
@@ -96,6 +103,7 @@ A5 = {"temperature": 0.6, "chains": 512, "step_size": 0.01, "t_end": 80.0, "epsi
       "theory_temperatures": [0.5, 0.3, 0.2]}
 
 
+@pytest.mark.slow
 def test_a5_holds_and_catches_c11_noise():
     """A5's exact/Kramers ratio tends to 1 as T falls and C11's noise is caught."""
     out = ca.a5_kramers({**A5, "noise_factor": 1.0}, 0)
@@ -114,6 +122,7 @@ def test_a6_delta_over_gamma_holds_and_seed_exponent_is_caught():
 
 
 # ------------------------------------------------------------------------------------ A8
+@pytest.mark.slow
 def test_a81_counterexample_and_hot_noise():
     """A8.1's counterexample to the inverted condition holds (premise true, trapped fraction > 0.9) and hot
     noise is caught."""
@@ -123,6 +132,7 @@ def test_a81_counterexample_and_hot_noise():
     assert ca.a81_inverted({**p, "noise_factor": 3.0}, 0).verdict == "violated"
 
 
+@pytest.mark.slow
 def test_a83_table_small():
     """A8.3's table at a small size holds: the best fixed T grows with the height and the note's 18 % success
     at H* = 10 is not reproduced."""
@@ -133,6 +143,7 @@ def test_a83_table_small():
     assert rows[-1]["linear_success"] < 0.05  # H* = 10: the note's 18 % is not reproduced
 
 
+@pytest.mark.slow
 def test_a84_toy_barrier_free_and_barrier_is_caught():
     """A8.4: the author's InfoNCE toy is barrier-free, and a double well passed as the toy is caught."""
     p = {"starts": 1024, "steps": 1500, "step_size": 0.05, "tolerance": 1e-3}
@@ -140,6 +151,7 @@ def test_a84_toy_barrier_free_and_barrier_is_caught():
     assert ca.a84_toy({**p, "landscape": "double-well"}, 0).verdict == "violated"
 
 
+@pytest.mark.slow
 def test_a85_anisotropic_hotter_and_isotropic_is_caught():
     """A8.5: the anisotropic variant samples hotter than Gibbs, and isotropic noise passed as anisotropic is
     caught."""

@@ -20,6 +20,7 @@ from contrastive_bounds.properties.checks.framework import CheckResult, Conditio
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.runner import SuiteResult, _apply_holm
 from contrastive_bounds.properties.selftest import Substitution, substituted
+import pytest
 
 runner = CliRunner()
 CB = "contrastive_bounds"
@@ -49,6 +50,7 @@ EXPECTED = {"A4.fast_schedules": "premise", "A8.1_inverted_condition": "registry
             "A1.vmf": "finite"}
 
 
+@pytest.mark.slow
 def test_each_kind_of_deterministic_failure_makes_the_main_job_exit_1(tmp_path):
     """premise, registry, reference, NaN: each record violated with that failed condition, Holm not applied to it
     (details.holm_applies false), the test's own verdict kept in test_verdict, exit code 1."""

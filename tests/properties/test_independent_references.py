@@ -77,6 +77,7 @@ def test_second_metric_computations_match_the_toolkit_and_see_a_missing_centring
     assert not agreement("cka", "", uncentred, im.cka_trace(a, b), rtol=1e-9).ok
 
 
+@pytest.mark.slow
 def test_population_losses_mp_match_the_toolkit_and_c06_style_reference():
     """The mpmath per-anchor formula equals population_loss_gap (float64) to 1e-12."""
     import numpy as np

@@ -91,6 +91,7 @@ def test_report():
 
 
 @pytest.mark.parametrize("how", ["env", "plugin-option", "entry-point"])
+@pytest.mark.slow
 def test_a_users_pytest_run_uses_the_profile(tmp_path: Path, how: str):
     """A user's pytest run gets contrastive-bounds-ci (25 examples) through HYPOTHESIS_PROFILE, through -p
     ...profiles --hypothesis-profile, or through the installed entry point alone, as the tutorial

@@ -11,6 +11,7 @@ from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
 from contrastive_bounds.properties.glossary import GLOSSARY
 from contrastive_bounds.properties.report import md_escape, write_report
 from contrastive_bounds.properties.runner import SuiteResult
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,6 +57,7 @@ def test_report_ends_with_a_glossary_of_the_terms_it_uses(tmp_path):
         assert f"**{md_escape(term)}**" in doc or f"**{term}**" in doc, term
 
 
+@pytest.mark.slow
 def test_no_bar_chart_of_four_values_at_one():
     """B5.cka_rsa_along_descent drew CKA, its bound, RSA, its bound (all ~1.0) as bars; it draws none now."""
     from contrastive_bounds.properties.checks.registry import registered_checks

@@ -132,6 +132,7 @@ def test_other_profile_is_refused_naming_both_and_changes_nothing(tmp_path, seco
     assert (out / "results.json").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_other_profile_and_selection_with_builtin_checks(tmp_path):
     """The reported case with built-in checks: --only A3 then --only A8.2 --resume keeps A3; a thorough resume
     of that folder is refused; and a fresh `--only A3` into it (which would replace two records with one) is refused."""

@@ -17,6 +17,7 @@ from contrastive_bounds.properties.selftest import (FAULTS, KINDS, Fault, Substi
 from contrastive_bounds.properties.selftest.hook import resolve_target
 
 
+@pytest.mark.slow
 def test_every_fault_targets_something_that_exists_and_names_registered_checks():
     """A fault whose target moved would silently test nothing: every target resolves and replaces >= 1 binding;
     every witness is among the fault's checks."""
@@ -73,6 +74,7 @@ def test_select_faults_by_id_glob_and_kind():
         Fault("bad", "values", "x", (), ("A3.critical_height",), ("A2.schedule_values",))
 
 
+@pytest.mark.slow
 def test_a_harmless_fault_is_reported_missed_with_exit_code_1():
     """The runner must not call a fault caught when nothing changes (identity substitution): missed, its declared
     witness stayed green, exit code 1."""

@@ -53,6 +53,7 @@ def test_class_and_instance_attributes_are_restored_even_after_an_error():
     assert make_schedule("temperature", c=2.0, t0=2.0).temperature(0.0) == pytest.approx(2 / math.log(2.0), rel=1e-15)
 
 
+@pytest.mark.slow
 def test_caches_are_cleared_so_jitted_code_and_lru_caches_see_the_fault():
     """jit caches and module-level lru_caches would replay pre-fault results; the hook empties both."""
     from contrastive_bounds.properties.checks import alignment_descent

@@ -92,6 +92,7 @@ FROB = registry.get_bound("alignment.frobenius")
 
 @given(p=cbst.bound_params(FROB, box={"tau": (-1.0, 1.0), "batch_size": (2.5, math.inf), "delta": (0.5, 1.0),
                                        "pi_max": (0.0, 0.0 + 1e-9)}))
+@pytest.mark.slow
 def test_box_is_intersected_with_each_domain(p):
     """Drawn points lie in box ∩ domain: tau in (0, 1], batch_size an integer >= 3 (an infinite end is no
     int(inf)), delta in [0.5, 1), pi_max > 0, and every point is valid for the bound."""

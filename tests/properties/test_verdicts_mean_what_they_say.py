@@ -42,6 +42,7 @@ def test_bound_above_its_trivial_value_is_uninformative_not_holds():
     assert "trivial bound 4000" in out.summary and out.trivial_bound == 4000.0
 
 
+@pytest.mark.slow
 def test_theorem1_in_the_quick_profile_is_uninformative():
     """The reported case: Theorem 1 at 6.9e7 against a trivial bound of ~4000 was a green `holds`."""
     out = _run("B4.theorem1")
@@ -53,6 +54,7 @@ def test_theorem1_in_the_quick_profile_is_uninformative():
     assert any("trivial bound" in lab for lab in labels)  # the figure shows it
 
 
+@pytest.mark.slow
 def test_trapped_fraction_band_below_the_resolution_of_1024_chains_is_inconclusive():
     """A4.convergence at T = 2/log(t + 2) (its former parameters): Kramers band [0, 1e-4] cannot be resolved by
     1 024 chains (interval [0, 0.007]): inconclusive with the samples that would decide. At its parameters now,
@@ -65,6 +67,7 @@ def test_trapped_fraction_band_below_the_resolution_of_1024_chains_is_inconclusi
     assert now.verdict == "holds" and now.power >= POWER_TARGET and now.band[1] - now.band[0] > 0.05
 
 
+@pytest.mark.slow
 def test_vmf_at_16_chains_and_large_step_is_inconclusive_while_the_default_holds():
     """A1.vmf at 16 chains and h = 0.5 (a +0.10 O(h) bias) cannot see a 20% error: inconclusive."""
     small = _run("A1.vmf", chains=16, step_size=0.5)

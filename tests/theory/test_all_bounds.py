@@ -31,6 +31,7 @@ def test_registry_has_every_paper_b_bound():
 @pytest.mark.parametrize("bound", BOUNDS, ids=[b.name for b in BOUNDS])
 @settings(max_examples=15)
 @given(data=st.data())
+@pytest.mark.slow
 def test_mpmath_and_log_space_agree(bound, data):
     """Property: every registered bound's mpmath evaluation and vectorised log-space evaluation agree on value
     and vacuity at random in-domain points."""

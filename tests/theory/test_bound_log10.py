@@ -142,6 +142,7 @@ def test_jax_lambdify_jits_and_vmaps():
     np.testing.assert_allclose(np.asarray(got_jit), want, rtol=1e-14)
 
 
+@pytest.mark.slow
 def test_jax_without_x64_raises_instead_of_inf():
     """float32: log10 = 8.48e57 at tau = 1e-30 exceeds float32 (3.4e38); it used to come back inf
     with vacuous=False. Ordinary points agree with the float64 numpy backend to float32 precision."""

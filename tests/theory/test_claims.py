@@ -6,8 +6,10 @@ import sympy as sp
 
 from contrastive_bounds.theory import registry
 from contrastive_bounds.theory.claim import SignCheckSpec, sign_claim_check
+import pytest
 
 
+@pytest.mark.slow
 def test_every_b7_claim_is_certified_or_proved_and_agrees():
     """Every B7 claim comes out certified or proved, as the registry expects."""
     seen = 0

@@ -34,6 +34,7 @@ def test_schedule_matches_the_definitions():
     assert learning_rate_for(GRID, 8, 0.25) == pytest.approx(0.05)
 
 
+@pytest.mark.slow
 def test_grid_rows_are_complete_and_two_way_consistent(grid):
     """One row per (budget, B, a, seed); CKA from the Gram form equals the feature form; RSA in [-1, 1]."""
     res, _ = grid
@@ -45,6 +46,7 @@ def test_grid_rows_are_complete_and_two_way_consistent(grid):
         assert r["learning_rate"] == pytest.approx(learning_rate_for(GRID, r["batch_size"], r["exponent"]))
 
 
+@pytest.mark.slow
 def test_reference_batch_cell_is_identical_across_scalings_and_budgets(grid):
     """At B_ref every scaling uses eta_ref and both budgets the same T: shared randomness gives equal numbers."""
     res, _ = grid

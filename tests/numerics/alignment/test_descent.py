@@ -34,6 +34,7 @@ BATCHES = [np.array([0, 3, 5, 7, 2]), np.array([1, 1, 4, 6, 4])]  # the second h
 @pytest.mark.parametrize("kind", ["cl", "nscl"])
 @pytest.mark.parametrize("anchors", ["first", "both"])
 @pytest.mark.parametrize("coupled", [False, True])
+@pytest.mark.slow
 def test_closed_form_gradient_equals_jax_grad(batch, kind, anchors, coupled):
     """B3: the closed-form G equals jax.grad of the batch loss written on the entries of Sigma."""
     sigma, labels = _problem()
@@ -76,6 +77,7 @@ def _numpy_dense_step(sigma_cl, sigma_nscl, batch, labels, tau, eta, anchors, co
 @pytest.mark.parametrize("unique", [False, True], ids=["general", "row_local"])
 @pytest.mark.parametrize("anchors,coupled,symmetrize", [("first", False, False), ("both", True, False),
                                                         ("first", True, True)])
+@pytest.mark.slow
 def test_step_equals_dense_numpy_update(anchors, coupled, symmetrize, unique):
     """One descent step (general and row-local paths, every anchor/coupling/symmetrisation mode) equals a
     dense numpy transcription of B3's update and its record."""
@@ -95,6 +97,7 @@ def test_step_equals_dense_numpy_update(anchors, coupled, symmetrize, unique):
 @pytest.mark.parametrize("wide", [False, True], ids=["inside", "outside_unit_interval"])
 @pytest.mark.parametrize("clip", [True, False])
 @pytest.mark.parametrize("anchors,coupled", [("first", False), ("first", True), ("both", False), ("both", True)])
+@pytest.mark.slow
 def test_row_local_path_equals_general_path(anchors, coupled, clip, wide, chunked, monkeypatch):
     """The duplicate-free fast path (unique=True, no symmetrisation) gives the general path's state and record.
 
@@ -136,6 +139,7 @@ def test_row_chunks_divide_the_anchor_rows():
 
 
 @pytest.mark.parametrize("unique", [False, True], ids=["general", "row_local"])
+@pytest.mark.slow
 def test_step_cost_is_independent_of_m(unique):
     """O(B^2): the compiled step's flop count does not grow with m (gather/scatter only touch the block)."""
     def flops(n):
@@ -153,6 +157,7 @@ def test_step_cost_is_independent_of_m(unique):
     assert large <= 1.05 * small + 1e3
 
 
+@pytest.mark.slow
 def test_sampling_shared_and_stratified():
     """Batches are a function of the key alone (shared by both runs), and stratified batches cover the classes
     as evenly as the batch size allows."""
@@ -164,6 +169,7 @@ def test_sampling_shared_and_stratified():
     assert len(set(np.asarray(b2).tolist())) == 7
 
 
+@pytest.mark.slow
 def test_run_records_and_links_hold():
     """B4: on a run, every link bounds d_t at every step, L1 holds per step, and the chain is ordered."""
     s0, lab = make_problem(60, 4, seed=2)
@@ -186,6 +192,7 @@ def test_run_records_and_links_hold():
 @given(seed=st.integers(0, 10_000), tau=st.floats(0.2, 2.0), eta=st.floats(0.0, 5.0),
        variant=st.sampled_from([("first", False, False), ("both", True, False), ("first", False, True)]),
        replace=st.booleans())
+@pytest.mark.slow
 def test_random_runs_satisfy_l1_and_theorem1(seed, tau, eta, variant, replace):
     """B4 property: random runs (fixed shape bucket, C14) satisfy L1 at every step and Theorem 1.
 
@@ -204,6 +211,7 @@ def test_random_runs_satisfy_l1_and_theorem1(seed, tau, eta, variant, replace):
     assert np.all(np.isfinite(res.distance))
 
 
+@pytest.mark.slow
 def test_vacuous_case_reported_with_reason():
     """C02's vacuous row in spirit: C = 2, small B -> 1 - pi_max - eps <= 0; bounds inf, no NaN."""
     s0, lab = make_problem(20, 2, seed=0)
@@ -216,6 +224,7 @@ def test_vacuous_case_reported_with_reason():
     assert all(math.isfinite(v) for k, v in s.items() if isinstance(v, float) and k not in ("delta_value", "delta_log10"))
 
 
+@pytest.mark.slow
 def test_checkpoint_resume_is_identical(tmp_path):
     """A descent stopped at a checkpoint and resumed equals the uninterrupted run, and a checkpoint of another
     configuration is refused."""
@@ -255,6 +264,7 @@ def test_a_garbage_checkpoint_is_refused_naming_it(tmp_path):
         assert "allow_pickle" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_empty_nscl_denominator_rejected_before_computing_c06():
     """C06: a batch of one class (no NSCL negatives) is refused naming the step, unless
     empty_negatives='exclude', which counts and skips those anchors with finite results."""

@@ -120,6 +120,7 @@ def _pre_schedule_run(s0, lab, cfg):
 
 
 @pytest.mark.parametrize("replace", [False, True])
+@pytest.mark.slow
 def test_constant_step_reproduces_the_pre_schedule_driver_bit_for_bit(replace):
     """Without a schedule, with the 'constant' schedule and with an array of equal values the run equals the
     pre-schedule driver (scalar eta in the scan body) bit for bit: states and distance records."""
@@ -134,6 +135,7 @@ def test_constant_step_reproduces_the_pre_schedule_driver_bit_for_bit(replace):
         assert np.array_equal(res.step_sizes, np.full(20, 1.7)) and res.eta_sum == pytest.approx(20 * 1.7, rel=1e-15)
 
 
+@pytest.mark.slow
 def test_replayed_step_equals_the_driver_with_a_non_constant_eta():
     """Step k of a scheduled run, replayed with descent_step from the driver's state at k, its batch and eta_k,
     gives the driver's state at k + 1 and its record (the schedule value of step k, not of another step)."""
@@ -243,6 +245,7 @@ def test_run_descent_chunk_takes_a_scalar_or_one_eta_per_batch():
         run_descent_chunk(st, batches, jnp.asarray(lab), 0.5, jnp.ones(3))
 
 
+@pytest.mark.slow
 def test_checkpoint_resume_with_a_schedule_and_trajectory(tmp_path):
     """A scheduled run with a trajectory resumed from its checkpoint equals the uninterrupted run (states,
     records, trajectory); another schedule's checkpoint is refused; the trajectory changes no value and its

@@ -80,6 +80,7 @@ def _rel(x, ref):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("tau", [0.07, 0.5, 2.0])
 @pytest.mark.parametrize("coupled", [False, True])
+@pytest.mark.slow
 def test_cl_nscl_match_mpmath(seed, tau, coupled):
     """float64 CL/NSCL (decoupled and coupled, one or both anchor views) equal a 40-digit reference to 1e-12."""
     rng = np.random.default_rng(seed)
@@ -93,6 +94,7 @@ def test_cl_nscl_match_mpmath(seed, tau, coupled):
 
 
 @pytest.mark.parametrize("tau", [0.1, 0.8])
+@pytest.mark.slow
 def test_supcon_matches_mpmath(tau):
     """SupCon equals the 40-digit reference to 1e-12."""
     rng = np.random.default_rng(5)
@@ -101,6 +103,7 @@ def test_supcon_matches_mpmath(tau):
     assert _rel(L.supcon_loss(z1, z2, y, tau=tau), ref_supcon(z1, z2, y, tau)) < 1e-12
 
 
+@pytest.mark.slow
 def test_supcon_single_view_excluded_anchors_c06():
     """C06: SupCon reference with anchors 0 and 3 (no positive) excluded."""
     f = np.array([[1, 0, 0], [0.6, 0.8, 0], [0, 0.8, 0.6], [0, 0, 1.0]])
@@ -112,6 +115,7 @@ def test_supcon_single_view_excluded_anchors_c06():
         L.supcon_loss(f, None, y, tau=0.8)
 
 
+@pytest.mark.slow
 def test_nscl_empty_negative_set_c06():
     """C06: an NSCL anchor whose batch has no other-class sample raises naming it; exclusion is counted."""
     rng = np.random.default_rng(0)
@@ -130,6 +134,7 @@ def test_nscl_empty_negative_set_c06():
         L.anchor_losses(sim, pw, dm, tau=0.5)
 
 
+@pytest.mark.slow
 def test_masked_gradient_c07():
     """C07: L(tau) = -s0/tau + lse(s/tau) with a -inf entry: value and dL/dtau (not NaN)."""
     s = jnp.array([[0.9, 0.1, -jnp.inf]])
@@ -142,6 +147,7 @@ def test_masked_gradient_c07():
     assert float(res.losses[0]) == pytest.approx(3.35406372895768832e-4, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_masked_logsumexp_empty_row_gradient_is_zero():
     """A fully masked row gives -inf and a zero gradient (not NaN), while other rows keep their values and
     softmax gradients."""
@@ -178,6 +184,7 @@ def test_bad_inputs_name_the_argument():
         L.info_nce_loss(z[:1], z[:1], tau=1.0)
 
 
+@pytest.mark.slow
 def test_jit_batch_loss_equals_validated_loss():
     """The jitted batch loss equals the validated losses (NSCL coupled, SupCon) to 1e-14."""
     rng = np.random.default_rng(3)
@@ -196,6 +203,7 @@ def test_jit_batch_loss_equals_validated_loss():
     tau=st.floats(0.05, 5.0),
     coupled=st.booleans(),
 )
+@pytest.mark.slow
 def test_loss_gap_bound_b2(seed, bucket, num_classes, tau, coupled):
     """B2: L^NSCL <= L^DCL <= L^NSCL + log(1 + e^{2/tau} n_max/(N - n_max)) for any embeddings and labels."""
     b, d = bucket  # shapes from two buckets (C14)
@@ -211,6 +219,7 @@ def test_loss_gap_bound_b2(seed, bucket, num_classes, tau, coupled):
     assert dcl - nscl <= bound * (1 + 1e-12) + 1e-12
 
 
+@pytest.mark.slow
 def test_masked_logsumexp_of_an_all_minus_inf_row_is_minus_inf_with_zero_gradient():
     """A row whose unmasked entries are all -inf gives -inf (it had given NaN) with a finite, zero gradient;
     other rows keep their exact values and softmax gradients, also under jit."""
@@ -255,6 +264,7 @@ def _ref_info_nce(z1, z2, tau, coupled):
 
 
 @pytest.mark.parametrize("tau", [TINY64, 1e-300, 1e-30, 1e-3, 0.5, 1e300])
+@pytest.mark.slow
 def test_info_nce_orthonormal_batch_closed_form(tau):
     """Rows e_1..e_B, z1 = z2: decoupled L = -1/tau + log(2(B-1)) and coupled L = log1p(2(B-1) e^{-1/tau}) for
     tau from the smallest normal float64 to 1e300 (tiny tau had given NaN)."""
@@ -268,6 +278,7 @@ def test_info_nce_orthonormal_batch_closed_form(tau):
     assert both == pytest.approx(dec, rel=1e-15)
 
 
+@pytest.mark.slow
 def test_info_nce_mean_does_not_overflow_at_the_smallest_tau():
     """Every anchor's loss is 2/tau + log 2 = 2^1023 at the smallest tau: the mean is that number, not the inf
     a sum-then-divide mean gave."""
@@ -333,6 +344,7 @@ def test_min_tau_refused_naming_tau(fn):
     assert math.isfinite(float(np.asarray(calls[fn](TINY64)).ravel()[0]))
 
 
+@pytest.mark.slow
 def test_min_tau_of_float32_is_its_smallest_normal():
     """min_tau is the smallest normal number of the input's dtype: float32 input is refused below 1.2e-38 and
     computed in float32 at it."""
@@ -352,6 +364,7 @@ def test_overflowing_similarities_raise_instead_of_inf():
         L.anchor_losses(sim, np.array([[1.0, 0.0]]), np.array([[True, True]]), tau=0.5)
 
 
+@pytest.mark.slow
 def test_batch_loss_gradient_finite_at_tiny_tau():
     """The jitted batch loss at tau = 1e-300 equals the validated loss and has a finite gradient."""
     rng = np.random.default_rng(1)
@@ -362,6 +375,7 @@ def test_batch_loss_gradient_finite_at_tiny_tau():
     assert np.all(np.isfinite(np.asarray(jax.grad(f)(jnp.asarray(z1)))))
 
 
+@pytest.mark.slow
 def test_x64_off_float64_input_names_the_float32_floor_and_enable_x64():
     """Package default (x64 off), fresh interpreter: float64 input is refused with X64DisabledError (the
     float64 policy); float32 input with tau = 1e-300 is refused naming the float32 floor and enable_x64;

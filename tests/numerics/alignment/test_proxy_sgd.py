@@ -47,6 +47,7 @@ def _scatter(block: jax.Array, rows: jax.Array, m: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("kind", ["cl", "nscl"])
+@pytest.mark.slow
 def test_proxy_step_is_the_autodiff_gradient_of_the_batch_loss_in_sigma(mlp_setup, kind):
     """The proxy moves Sigma by -eta (G + G^T)/2 with G = d(batch loss)/d(Sigma) (ordered pairs, B3), at float64."""
     ref, p0, batch = mlp_setup
@@ -68,6 +69,7 @@ def test_proxy_step_is_the_autodiff_gradient_of_the_batch_loss_in_sigma(mlp_setu
 
 
 @pytest.mark.parametrize("kind", ["cl", "nscl"])
+@pytest.mark.slow
 def test_training_loss_is_the_sigma_loss_and_its_gradient_the_chain_rule(mlp_setup, kind):
     """With fixed views the SGD batch loss equals the B3 loss of the reference Sigma(theta), and its parameter
     gradient is J^T Gs (the vector-Jacobian product of Sigma(theta) with the symmetrised proxy gradient)."""
@@ -86,6 +88,7 @@ def test_training_loss_is_the_sigma_loss_and_its_gradient_the_chain_rule(mlp_set
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=1e-13 * float(jnp.max(jnp.abs(a))) + 1e-300)
 
 
+@pytest.mark.slow
 def test_eta_eff_known_case_is_four_eta_with_the_derived_orders():
     """Free orthonormal embeddings: NTK gain exactly 4; the fitted eta_eff minus 4 eta - 4 eta^2 tr(Gs^3)/||Gs||^2
     shrinks as eta^3, eta_fit/eta - 4 as eta, and ||dSigma + 4 eta Gs|| as eta^2 (derived in eta_eff's docstring)."""
@@ -121,6 +124,7 @@ def test_orthonormal_fit_expansion_rejects_bad_input():
         orthonormal_fit_expansion(np.zeros((3, 3)))
 
 
+@pytest.mark.slow
 def test_least_squares_gain_tends_to_the_ntk_gain_on_the_mlp(mlp_setup):
     """eta_fit/eta -> ||J^T Gs||^2/||Gs||^2 as eta -> 0 on the ReLU network: the gap halves with eta."""
     ref, p0, _ = mlp_setup
@@ -133,6 +137,7 @@ def test_least_squares_gain_tends_to_the_ntk_gain_on_the_mlp(mlp_setup):
     assert 1.8 <= gaps[0] / gaps[1] <= 2.2  # first order in eta
 
 
+@pytest.mark.slow
 def test_same_seed_gives_identical_sigma_trajectories_whatever_the_chunking(full_run):
     """Shared randomness is exact: same seed -> bitwise the same records and final Sigma's, also with other chunks."""
     again = run_proxy_comparison(dataclasses.replace(RUN, records_per_chunk=2))
@@ -144,6 +149,7 @@ def test_same_seed_gives_identical_sigma_trajectories_whatever_the_chunking(full
     assert not np.array_equal(other.records["d_real"], full_run.records["d_real"])
 
 
+@pytest.mark.slow
 def test_checkpoint_resume_is_identical_and_refuses_another_run(tmp_path, full_run):
     """A run stopped after one chunk resumes from its checkpoint to the same numbers; another config is refused."""
     ck = str(tmp_path / "run.ckpt.npz")
@@ -200,6 +206,7 @@ def test_tracking_reports_where_the_proxy_stops(full_run):
 
 
 @pytest.mark.parametrize("lr, what", [(1e100, "non-finite loss or parameters"), (1e40, "no longer a cosine Gram")])
+@pytest.mark.slow
 def test_divergence_is_reported_with_step_and_learning_rate(lr, what):
     """SGD that overflows (NaN loss) or whose embedding norms overflow (Sigma's diagonal leaves 1 while the loss
     looks finite) raises with the step and the learning rate; it is never returned as a result."""

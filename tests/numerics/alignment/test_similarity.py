@@ -60,6 +60,7 @@ def test_feature_and_gram_forms_agree_c09():
         assert abs(a - b) <= 1e-15
 
 
+@pytest.mark.slow
 def test_feature_form_has_no_n_by_n_allocation_c09():
     """C09: n = 100 000, d = 64: peak traced memory is O(n d), far below one n x n matrix (80 GB)."""
     rng = np.random.default_rng(1)

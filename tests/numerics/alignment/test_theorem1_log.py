@@ -56,6 +56,7 @@ def _dense_mismatch(s_cl, s_nscl, batch, labels, tau):
     return math.sqrt(out)
 
 
+@pytest.mark.slow
 def test_log_of_a_simulation_reproduces_the_run(run, tmp_path):
     """Written and read back (.npz and a folder of .npy), the log gives the run's d_t, mismatch, bounds of every
     link, holds, slack budget and batch event: the two code paths (scan records, gradients recomputed from the

@@ -28,6 +28,7 @@ def test_digits_subset():
         load_digits_subset(11)
 
 
+@pytest.mark.slow
 def test_augment_shared_keys_and_identity():
     """Augmentation is a function of the key (shared randomness), the identity without noise or shift, and a
     shift moves a pixel by at most max_shift."""
@@ -43,6 +44,7 @@ def test_augment_shared_keys_and_identity():
 
 
 @given(seed=st.integers(0, 2**31 - 1), tau=st.floats(0.1, 3.0), num_classes=st.integers(2, 6))
+@pytest.mark.slow
 def test_population_loss_gap_within_bound(seed, tau, num_classes):
     """B2 on random embeddings (population N = 30): 0 <= L^DCL - L^NSCL <= loss_gap_value(tau, n_max/N)."""
     rng = np.random.default_rng(seed)
@@ -60,6 +62,7 @@ def small_run():
     return train_alignment(cfg)
 
 
+@pytest.mark.slow
 def test_training_records_per_epoch(small_run):
     """Training records one history entry per epoch, and a linear probe beats chance by far on three digit
     classes."""
@@ -78,6 +81,7 @@ def test_training_records_per_epoch(small_run):
     assert min(h[-1]["probe_accuracy"].values()) > 0.8
 
 
+@pytest.mark.slow
 def test_model_subset_and_shared_compilation_across_tau():
     """models=("cl","nscl") trains only those; runs differing only in tau reuse one jitted epoch."""
     from contrastive_bounds.numerics.alignment import training

@@ -19,6 +19,7 @@ def test_tau_below_the_float32_floor_is_refused_up_front():
         TrainConfig(tau=1e-39, **SMALL).validate()
 
 
+@pytest.mark.slow
 def test_adam_overflow_is_a_stall_error():
     """Adam's second moment overflowing float32 stops training with an error naming tau, instead of constant
     metrics and exit 0."""
@@ -26,12 +27,14 @@ def test_adam_overflow_is_a_stall_error():
         train_alignment(TrainConfig(tau=1e-30, **SMALL))
 
 
+@pytest.mark.slow
 def test_divergence_names_the_learning_rate():
     """A non-finite loss or parameter stops training naming the learning rate to lower."""
     with pytest.raises(ValueError, match=r"training of 'cl' diverged in epoch 1 .* lower learning_rate=1e\+20"):
         train_alignment(TrainConfig(learning_rate=1e20, **SMALL))
 
 
+@pytest.mark.slow
 def test_an_ordinary_run_is_not_refused():
     """An ordinary run (tau = 0.5) trains normally."""
     res = train_alignment(TrainConfig(tau=0.5, **SMALL))

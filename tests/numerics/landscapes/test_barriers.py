@@ -162,6 +162,7 @@ def test_torus_separable_double_wells():
     assert r.critical_height <= 1.53125 + 1e-12
 
 
+@pytest.mark.slow
 def test_sphere_mesh_gudhi_equals_union_find():
     """On S² meshes gudhi persistence equals union-find and the vMF mixture's H* equals its closed form within
     the grid bound; a single vMF has H* = 0."""

@@ -32,6 +32,7 @@ def n4():
     return spec, res, network_trap(res, spec)
 
 
+@pytest.mark.slow
 def test_trap_of_infonce_n4_is_non_degenerate_with_independent_hessians(n4, infonce_circle_reference):
     """The trap (V = 1/tau + log 2: both pairs split antipodally) and its escape saddle: eigenvalues off the
     rotation mode equal the finite-difference Hessian of an independent implementation (1e-5 relative)."""

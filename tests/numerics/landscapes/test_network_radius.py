@@ -12,6 +12,7 @@ import pytest
 from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
 
 
+@pytest.mark.slow
 def test_radius_r_network_equals_the_tau_over_r_squared_network():
     """N = 4 on S¹, tau = 0.1, R = sqrt(2) against tau = 0.05 at R = 1: equal potentials at random points
     (1e-13 relative) and equal minima energies and H* (1e-10 relative)."""

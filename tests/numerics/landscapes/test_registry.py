@@ -57,6 +57,7 @@ def test_float32_preserved_and_jit():
     assert jax.jit(land.grad)(z).dtype == jnp.float32
 
 
+@pytest.mark.slow
 def test_infonce_toy_minimum_and_range():
     """A7: U0 in [−2, 2], global minimum −2 at z0 = z1 = −z2 = −z3; soft surrogate −2 + log 2/β0."""
     toy = get_landscape("infonce-toy")
@@ -111,6 +112,7 @@ def test_errors():
     assert "barrier-H" in list_landscapes() and "infonce-toy" in list_landscapes()
 
 
+@pytest.mark.slow
 def test_high_dimensional_estimates_on_double_well():
     """Random starts find both wells; the string method between them recovers the barrier from π."""
     land = get_landscape("double-well")

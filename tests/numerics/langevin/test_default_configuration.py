@@ -17,6 +17,7 @@ from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin import langevin_kernel, simulate
 from contrastive_bounds.numerics.langevin.defaults import MIN_CHAINS_PER_SHARD, default_prng_impl, default_shards
 from contrastive_bounds.numerics.langevin.runlog import recorded_runs, summarize_runs
+import pytest
 
 KERNEL = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.02)
 
@@ -25,6 +26,7 @@ def _start(chains: int, dtype) -> np.ndarray:
     return np.tile(np.array([[[-1.0, 0.0]]], dtype), (chains, 1, 1))
 
 
+@pytest.mark.slow
 def test_generator_defaults_by_dtype_and_the_result_says_which_ran():
     """float32 runs use the validated fused generator, float64 runs jax.random.normal; prng_impl given
     explicitly wins; result.prng_impl / result.devices report what ran."""
@@ -50,6 +52,7 @@ def test_automatic_split_needs_enough_chains_per_device_and_a_divisor():
     assert default_shards(10**6, 1) == 1
 
 
+@pytest.mark.slow
 def test_runs_are_collected_for_a_checks_details():
     """recorded_runs collects every simulate call in its block (generator, devices, dtype, chain-steps);
     outside a block nothing is collected."""
@@ -62,6 +65,7 @@ def test_runs_are_collected_for_a_checks_details():
                        "dtype": ["float32", "float64"], "runs": 2, "chain_steps": 4 * 10 + 6 * 30}
 
 
+@pytest.mark.slow
 def test_host_devices_follow_the_cores_unless_the_user_chose():
     """In a fresh interpreter use_host_devices() before JAX starts gives one CPU device per usable core
     (here 3 requested explicitly), and sharding then happens by default for enough chains; with

@@ -40,6 +40,7 @@ def _assert_same(a, b):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
+@pytest.mark.slow
 def test_observables_agree_with_the_full_energy_trace():
     """With record_every = 1 the trace holds V after every step; hitting time, running min, occupancy and
     escapes recomputed from it must equal the driver's in-scan observables exactly."""
@@ -64,6 +65,7 @@ def test_observables_agree_with_the_full_energy_trace():
     assert res.hit.any() and not res.hit.all()  # the test exercises both cases
 
 
+@pytest.mark.slow
 def test_chunking_does_not_change_results():
     """The chunk length does not change a run's results (same seed, same records), and another seed does."""
     a = simulate(KERNEL, _start(), num_steps=500, seed=9, record_every=50, chunk_steps=500, target=Arc(-0.5, 0.5))
@@ -73,6 +75,7 @@ def test_chunking_does_not_change_results():
     assert not np.array_equal(a.positions, c.positions)
 
 
+@pytest.mark.slow
 def test_resume_from_checkpoint_is_identical_to_an_uninterrupted_run(tmp_path):
     """A run stopped at a checkpoint and resumed equals the uninterrupted run bit for bit, a finished
     checkpoint resumes without stepping, and a checkpoint of another configuration is refused."""
@@ -93,6 +96,7 @@ def test_resume_from_checkpoint_is_identical_to_an_uninterrupted_run(tmp_path):
         simulate(KERNEL, _start(), checkpoint=ck, resume=True, **{**kw, "seed": 5})
 
 
+@pytest.mark.slow
 def test_float32_runs_and_reports_its_dtype():
     """A float32 run stays float32 and says so in its result."""
     res = simulate(KERNEL, _start().astype(np.float32), num_steps=100, seed=1, record_every=100)
@@ -139,6 +143,7 @@ def test_input_validation_names_the_argument():
 
 
 @pytest.mark.parametrize("generic", [False, True])
+@pytest.mark.slow
 def test_an_overflowing_step_is_an_error_not_nan(generic):
     """h = 1e160 squares past float64 in the normalisation: the run stops with a ValueError naming the
     step size (both the complex S¹ path and the generic path), instead of returning NaN positions."""

@@ -70,6 +70,7 @@ def test_misscaled_temperature_scales_by_the_square_of_the_noise_factor():
         misscaled_temperature(s, -1.0)
 
 
+@pytest.mark.slow
 def test_kramers_band_below_the_quadrature_range_uses_the_smallest_supported_temperature():
     """Below the exact quadrature's smallest temperature (barrier-H, H = 1e5, T = 2) the band's model factor
     is taken at that temperature (hotter, so the band only widens) and the call is quick instead of a

@@ -82,6 +82,7 @@ def _circle_landscapes():
 
 
 @pytest.mark.parametrize("land", _circle_landscapes(), ids=lambda l: l.name)
+@pytest.mark.slow
 def test_circle_gradient_is_the_theta_form_gradient(land):
     """Analytic ∇V = V'(θ)(−z1, z0) equals autodiff of V(atan2(z1, z0)) at unit z (both tangent), and the
     fused value equals the potential."""
@@ -104,6 +105,7 @@ def _unit(key, shape, dtype=jnp.float64):
 
 
 @pytest.mark.parametrize("name", ["double-well", "infonce-toy"])
+@pytest.mark.slow
 def test_trailing_batch_equals_vmap(name):
     """The chains-last value-and-gradient equals vmap of the per-chain one."""
     land = get_landscape(name)
@@ -119,6 +121,7 @@ def test_trailing_batch_equals_vmap(name):
     "num_points,pairs",
     [(4, ((0, 1), (2, 3))), (6, ((0, 1), (2, 3), (4, 5))), (5, ((0, 4), (1, 2))), (40, tuple((2 * i, 2 * i + 1) for i in range(20)))],
 )
+@pytest.mark.slow
 def test_u0_hand_gradient_equals_autodiff(num_points, pairs):
     """At generic points (a unique hardest negative a.s.) the one-hot subgradient IS the gradient:
     equal to jax.grad of the masked-max form; N = 40 exercises the autodiff fallback (M·(N−2) > 512)."""
@@ -131,6 +134,7 @@ def test_u0_hand_gradient_equals_autodiff(num_points, pairs):
     np.testing.assert_allclose(np.asarray(g), np.asarray(g_ref), atol=1e-14)
 
 
+@pytest.mark.slow
 def test_u0_gradient_at_a_tie_is_the_one_sided_gradient_of_the_first_maximiser():
     """z2 = z3 ties the negatives of anchors 0 and 1. The hand gradient picks k = 2: it equals the
     gradient of the piece where k = 2 is the unique maximiser (autodiff at z3 tilted out of the plane by
@@ -149,6 +153,7 @@ def test_u0_gradient_at_a_tie_is_the_one_sided_gradient_of_the_first_maximiser()
 
 
 @pytest.mark.parametrize("name", ["double-well", "infonce-toy"])
+@pytest.mark.slow
 def test_chains_last_step_equals_vmapped_generic_step(name):
     """The fast path is the same Markov kernel: with the same noise, one step of step_chains_last equals
     vmap(step_with_noise) to float64 rounding (with a schedule, t > 0)."""
@@ -190,6 +195,7 @@ def test_circle_step_equals_vmapped_generic_step(land):
     np.testing.assert_allclose(np.asarray(new.grad), tangential, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_circle_driver_path_equals_the_generic_driver_path():
     """simulate() on an S¹ Fourier landscape (complex path, potential refreshed once per record) gives
     the observables of the generic vmapped path (same jax.random noise): positions, energies, running
@@ -214,6 +220,7 @@ def test_circle_driver_path_equals_the_generic_driver_path():
 
 
 @pytest.mark.parametrize("name", ["double-well", "infonce-toy"])
+@pytest.mark.slow
 def test_fused_noise_depends_only_on_seed_and_step(name):
     """Steps 2p, 2p+1 share a Box–Muller pair; with odd record intervals a record may start at an odd
     step. Whatever the record interval and chunking, a run sees the same noise at step k: results agree."""
@@ -229,6 +236,7 @@ def test_fused_noise_depends_only_on_seed_and_step(name):
         np.testing.assert_allclose(other.energy_trace[-1], ref.energy_trace[-1], atol=1e-13)
 
 
+@pytest.mark.slow
 def test_fused_pairs_are_the_per_step_normals_and_independent():
     """fused_normals(step) is the real (even step) or imaginary (odd) part of fused_normal_pairs(step // 2);
     the two parts of a pair are independent N(0, 1): E[X·Y] = 0 and E[X²Y²] = 1 (z-tests on 2^18 pairs,
@@ -270,6 +278,7 @@ def test_threefry_known_answers():
         assert tuple(int(o) for o in out) == expected
 
 
+@pytest.mark.slow
 def test_fused_normals_follow_the_standard_normal_law():
     """2^20 draws over 8 steps (float32): mean and variance z-tests, the tail mass P(|ξ| > 2.5)
     (binomial z-test) and Kolmogorov–Smirnov against N(0, 1); lag-one correlation between steps.
@@ -309,6 +318,7 @@ def test_fused_generator_runs_are_reproducible_and_chunking_free():
     assert simulate(kernel, z0, shard_chains=True, chunk_steps=300, **kw).config == a.config  # 1 device: no-op
 
 
+@pytest.mark.slow
 def test_sharded_run_on_two_host_devices():
     """In a fresh interpreter with 2 host devices: a sharded run is deterministic, stays on the sphere,
     records 'shards' in its fingerprint, and rejects a chain count that does not divide."""

@@ -26,6 +26,7 @@ def sample():
     return fused_sample(20261201, 610, 16384)  # 610 steps x 16384 chains = 1.0e7 float32 normals
 
 
+@pytest.mark.slow
 def test_fused_normals_pass_the_law_and_independence_tests_at_ten_million(sample):
     """Moments 1-4, KS, AD, tails beyond 4 and 5 sigma, pair/successive/cross-chain independence of
     10^7 fused normals: every p-value above the Bonferroni level (family false alarm 1e-4)."""

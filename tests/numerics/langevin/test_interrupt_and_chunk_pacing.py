@@ -30,6 +30,7 @@ def _same(a, b) -> None:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
+@pytest.mark.slow
 def test_sigint_between_chunks_saves_the_state_and_resume_is_bit_identical(tmp_path, monkeypatch):
     """SIGINT during a run: simulate finishes the chunk in flight, writes the checkpoint, restores the
     previous SIGINT handler and raises SimulationInterrupted (a KeyboardInterrupt) with the partial
@@ -64,6 +65,7 @@ def test_sigint_between_chunks_saves_the_state_and_resume_is_bit_identical(tmp_p
 
 
 @pytest.mark.parametrize("prng, dtype", [("fused-threefry", np.float32), ("threefry2x32", np.float64)])
+@pytest.mark.slow
 def test_chunks_below_a_record_and_odd_starts_change_nothing(tmp_path, prng, dtype):
     """Units shorter than a record (chunk_steps 3 and 4 with record_every 12), a stop at an odd step and
     a resume from it (the fused generator then starts mid-pair), and automatic pacing all give the

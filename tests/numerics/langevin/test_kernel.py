@@ -38,6 +38,7 @@ def _zero(z):
 
 
 @pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.slow
 def test_uniform_law_at_zero_drift(d):
     """Zero drift: the chain converges to the uniform law, E[x_i^2] = 1/d (exact for the discrete chain too:
     its kernel is rotation-equivariant). Start at a pole; at t = 4 the slowest relevant mode (l = 2) has
@@ -68,6 +69,7 @@ def _vmf_chain_means(kernel, h, chains, seed, burn=3.0, window=15.0):
 
 
 @pytest.mark.parametrize("integrator", ["euler", "geodesic"])
+@pytest.mark.slow
 def test_vmf_mean_matches_coth_after_step_size_extrapolation(integrator):
     """vMF on S^2, kappa/T = 2: E[z3] = coth 2 - 1/2. Measured at h and h/2; the O(h) bias is removed by
     Richardson extrapolation E0 = 2 E(h/2) - E(h); z-test of E0 at false alarm 1e-4. Also reported: the
@@ -87,6 +89,7 @@ def test_vmf_mean_matches_coth_after_step_size_extrapolation(integrator):
     assert abs(e1 - VMF_EXACT) > 0.004, msg
 
 
+@pytest.mark.slow
 def test_anisotropic_variant_is_hotter_than_gibbs():
     """A8.5: the author's anisotropic noise (A = diag(10, 10, 0.01), drift not preconditioned) does NOT
     sample exp(-V/T): on vMF (kappa/T = 2) its E[z3] is far below coth 2 - 1/2. One-sided z-test that it
@@ -99,6 +102,7 @@ def test_anisotropic_variant_is_hotter_than_gibbs():
     assert z < stats.norm.ppf(ALPHA), (mean, se)
 
 
+@pytest.mark.slow
 def test_C11_noise_scale_ou_stationary_variance():
     """C11: x' = x - h x + sqrt(2hT) xi (the kernel's own increment function) on U = x^2/2, T = 1,
     h = 0.01 has variance v_k = T/(1 - h/2) (1 - (1-h)^{2k}) at step k from x = 0 (exact, Gaussian).
@@ -142,6 +146,7 @@ def test_kernel_noise_scale_on_the_circle_is_sqrt_2Th():
     assert float(noise_scale(temp, h)) == pytest.approx(math.sqrt(2 * temp * h), rel=1e-15)
 
 
+@pytest.mark.slow
 def test_step_is_vmappable_and_equals_step_with_noise():
     """kernel.step vmaps and jits, keeps chains on the sphere, and equals step_with_noise with the same
     normals."""
@@ -161,6 +166,7 @@ def test_step_is_vmappable_and_equals_step_with_noise():
 
 
 @pytest.mark.parametrize("integrator", ["euler", "geodesic"])
+@pytest.mark.slow
 def test_norm_is_preserved_to_1e_12_after_long_runs_float64(integrator):
     """After 50 000 float64 steps every chain's norm is 1 within 1e-12, with either integrator."""
     land = get_landscape("infonce-toy-soft")

@@ -47,6 +47,7 @@ def test_step_factor_is_exp_of_h_times_the_curvature_bound():
 @pytest.mark.parametrize("sched, t_end", [(make_schedule("fixed", c=2.0), 25.0),
                                           (make_schedule("exponential", c=2.0, gamma=0.5, period=20.0), 200.0)],
                          ids=["fixed-T2", "exponential-T0-2"])
+@pytest.mark.slow
 def test_band_contains_correct_simulator_on_barrier_h10_at_default_step(sched, t_end):
     """barrier-H, H* = 10, T from 2 (c/H* = 0.2, as the seed table's point), h = 0.01: the trapped fraction's
     99.9 % interval meets the band; at fixed T the old 1 + 5h allowance would have excluded it."""
@@ -58,6 +59,7 @@ def test_band_contains_correct_simulator_on_barrier_h10_at_default_step(sched, t
         assert ci.lo > old_hi, (ci, old_hi)
 
 
+@pytest.mark.slow
 def test_band_contains_correct_simulator_on_double_well_at_default_step():
     """double-well, T = 1/log(t + 10) (check A4.trapping's schedule), h = 0.01: inside the band."""
     ci, band = _measure("double-well", {}, make_schedule("temperature", c=1.0, t0=10.0), 200.0)
@@ -67,6 +69,7 @@ def test_band_contains_correct_simulator_on_double_well_at_default_step():
 @pytest.mark.parametrize("name, kw, sched, t_end", [
     ("barrier-H", {"H": 10.0}, make_schedule("fixed", c=2.0), 25.0),
     ("double-well", {}, make_schedule("temperature", c=1.0, t0=10.0), 200.0)], ids=["barrier-H10", "double-well"])
+@pytest.mark.slow
 def test_band_excludes_a_simulator_with_misscaled_noise(name, kw, sched, t_end):
     """Noise 1.1 times the right one (temperature x 1.21): the trapped fraction's interval misses the band."""
     ci, band = _measure(name, kw, sched, t_end, noise_factor=1.1)

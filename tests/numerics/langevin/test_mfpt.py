@@ -23,6 +23,7 @@ from contrastive_bounds.numerics.langevin import Arc, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.theory.kramers import exact_mfpt_interval
+import pytest
 
 T, EPS, HORIZON, CHAINS = 0.3, 0.1, 800.0, 1500
 
@@ -80,6 +81,7 @@ def _mfpt(h, seed):
     return m, se
 
 
+@pytest.mark.slow
 def test_mfpt_double_well_T03_matches_exact_quadrature_after_extrapolation():
     """The simulated mean first-passage time, Richardson-extrapolated from h = 0.04 and 0.02, equals the exact
     quadrature (itself checked against an independent one to 1e-4) within a 1e-4 false-alarm z-test."""

@@ -65,6 +65,7 @@ def _exact_unit():
                                ).time_float
 
 
+@pytest.mark.slow
 def test_radius_clock_equals_a_direct_simulation_on_the_radius_r_circle():
     """Escape times on the radius-1.5 circle (radius clock): the network runner, an independent numpy
     simulation and R² x the exact unit-circle time agree (means within 4 standard errors; the exact one

@@ -53,6 +53,7 @@ def _trap_id(saved):
     return max(saved.minima, key=lambda m: m.energy).id
 
 
+@pytest.mark.slow
 def test_minimum_trap_equals_the_circle_kramers_law(dw):
     """The saved trap θ = π: barrier 1.53125 through two saddles, and log tau at T = 0.2, 0.3 equals the S¹
     Kramers formula with the closed-form curvatures V''(π) = 3.5, V''(s) = -3.9375 (1e-9); the global minimum
@@ -72,6 +73,7 @@ def test_minimum_trap_equals_the_circle_kramers_law(dw):
     assert global_set_margin([-1.5], -1.5) == 0.1
 
 
+@pytest.mark.slow
 def test_trap_prediction_is_exp_of_minus_the_escape_integral_with_the_stated_band(dw):
     """Fixed T: N = t Σ_s k_s e^{-ΔV/T}, predicted exp(-N); band exp(-N F), exp(-N/F) with F = (1 + a T/ΔV) ·
     exp(|h/2 (tr H(x) - tr H(s))|); on the radius-2 sphere N is 4 times smaller and the step h/4. No band when
@@ -106,6 +108,7 @@ def test_trap_prediction_is_exp_of_minus_the_escape_integral_with_the_stated_ban
                                            error_per_t_over_h=3.0, min_barrier_over_t=2.5).reason
 
 
+@pytest.mark.slow
 def test_an_interrupted_and_resumed_run_is_bit_identical_and_belongs_to_its_schedule(dw, tmp_path):
     """schedule_sample stopped half-way with a checkpoint, then resumed, equals the uninterrupted run bit for bit
     (hits, final states, energy trace); the checkpoint is refused for another schedule or integrator (the kernel
@@ -137,6 +140,7 @@ def test_an_interrupted_and_resumed_run_is_bit_identical_and_belongs_to_its_sche
         schedule_sample(other, starts, sched, checkpoint=ck, resume=True, **kw)
 
 
+@pytest.mark.slow
 def test_final_basins_identify_minima_up_to_rotations_and_relabellings():
     """Thomson N = 3 on S²: rotated and relabelled, slightly perturbed copies of the triangle quench to it
     (label 0, V = sqrt(3)); the same states against a network that lacks the minimum are UNKNOWN_MINIMUM.

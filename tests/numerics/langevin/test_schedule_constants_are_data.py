@@ -52,6 +52,7 @@ def _compiled_in(kernel):
     return dataclasses.replace(kernel, temperature_program=None, compile_key=None)
 
 
+@pytest.mark.slow
 def test_two_schedule_constants_compile_the_chunk_once():
     """A second run with other c and t0 (and a landscape rebuilt by name) compiles nothing."""
     land = get_landscape("barrier-H", H=1.5)
@@ -68,6 +69,7 @@ def test_two_schedule_constants_compile_the_chunk_once():
 
 
 @pytest.mark.parametrize("form,params", SCHEDULES, ids=[f for f, _ in SCHEDULES])
+@pytest.mark.slow
 def test_every_form_is_bit_identical_to_its_constants_compiled_in(form, params):
     """Float64 on the complex S¹ path: trace, final positions, hitting times and running minima equal."""
     kernel = langevin_kernel(get_landscape("double-well"), temperature=make_schedule(form, **params), step_size=0.01)
@@ -81,6 +83,7 @@ def test_every_form_is_bit_identical_to_its_constants_compiled_in(form, params):
     ("vmf", "linear", np.float64), ("vmf", "generator", np.float32), ("double-well", "inverse-temperature", np.float32),
     ("double-well", "sqrt", np.float32),
 ])
+@pytest.mark.slow
 def test_other_kernel_paths_and_float32_are_bit_identical(landscape, form, dtype):
     """The chains-last path (U0), the vmapped path (vMF on S²) and float32 (data rounded in float32)."""
     land = get_landscape(landscape)
@@ -93,6 +96,7 @@ def test_other_kernel_paths_and_float32_are_bit_identical(landscape, form, dtype
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.slow
 def test_programs_evaluate_the_schedules_definitions(dtype):
     """Eagerly, program(data, t) is the schedule's T(t) (theory's definition) to a few ulps of its
     scale, every form (ulps of the scale: 1 - t/t_end cancels near t_end)."""

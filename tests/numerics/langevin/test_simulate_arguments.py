@@ -50,6 +50,7 @@ def test_basins_must_be_a_sequence_of_callables(basins):
         simulate(KERNEL, _start(), basins=basins, **KW)
 
 
+@pytest.mark.slow
 def test_valid_target_and_basins_still_run():
     """The validation accepts Arc, EnergyBelow, a plain function, and a list or tuple of basins."""
 
@@ -61,6 +62,7 @@ def test_valid_target_and_basins_still_run():
     np.testing.assert_allclose(res.occupancy.sum(axis=1) <= 1.0 + 1e-12, True)
 
 
+@pytest.mark.slow
 def test_simulate_and_start_positions_take_every_seed_up_to_2_32_minus_1():
     """simulate and start_positions take seed 2**32 - 1 and refuse 2**32 naming seed; the start draw and the
     simulation's noise use different keys (fold_in(key(seed), 1) vs key(seed))."""

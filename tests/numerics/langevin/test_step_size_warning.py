@@ -28,6 +28,7 @@ def test_curvature_bound_is_the_fourier_bound():
     assert langevin_kernel(get_landscape("infonce-toy"), temperature=0.3, step_size=10.0).curvature_bound is None
 
 
+@pytest.mark.slow
 def test_simulate_warns_only_when_too_large():
     """simulate warns when h·sup|V''| > 1 and is silent for a small step."""
     land = get_landscape("barrier-H", H=1000.0)
@@ -38,6 +39,7 @@ def test_simulate_warns_only_when_too_large():
         simulate(langevin_kernel(land, temperature=0.3, step_size=1e-4), Z, num_steps=2, seed=0, progress=False)
 
 
+@pytest.mark.slow
 def test_simulate_warns_when_one_step_of_noise_exceeds_a_radian():
     """simulate warns when one step's noise sqrt(2·T·h) exceeds a radian, and an absurd step gives both
     warnings."""

@@ -53,6 +53,7 @@ def test_network_row_is_valid_and_reports_h_star_with_its_effort():
     assert details["effort"]["seconds"] is None  # rows are pure: no clock
 
 
+@pytest.mark.slow
 def test_schedule_row_measures_success_on_the_radius_clock():
     """measure = 'schedule' at R = 1 from the R = 1 trap: a success fraction with its interval, reached >= success."""
     row = execute_task(_task(measure="schedule", c=0.4, t0=2.0, t_end=1.0, chains=32))

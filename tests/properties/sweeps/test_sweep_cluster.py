@@ -52,6 +52,7 @@ def full(client, spec, tmp_path_factory):
     return res, out
 
 
+@pytest.mark.slow
 def test_rows_on_two_worker_processes_equal_a_serial_run(client, full, serial, spec):
     """Same spec, same rows whichever worker ran each task (versions and float64 mode included); each worker has
     one JAX device (no chain split inside a worker); the table is in task order and results.parquet is that table."""
@@ -68,6 +69,7 @@ def test_rows_on_two_worker_processes_equal_a_serial_run(client, full, serial, s
     assert len(list((out / "rows").glob("*.parquet"))) == len(spec.tasks)
 
 
+@pytest.mark.slow
 def test_an_interrupted_sweep_resumed_gives_the_uninterrupted_table(client, spec, serial, tmp_path):
     """Ctrl-C after two rows keeps them; --resume (here through the scheduler's address, as --scheduler does)
     computes only the others and the table equals a full run's."""
@@ -85,6 +87,7 @@ def test_an_interrupted_sweep_resumed_gives_the_uninterrupted_table(client, spec
     assert _comparable(res.table.to_pylist()) == serial
 
 
+@pytest.mark.slow
 def test_corrupt_partial_and_missing_rows_are_recomputed_on_resume(client, full, serial, tmp_path):
     """A truncated row file, one overwritten with garbage, a deleted one and a leftover temporary: resume
     recomputes exactly those three (naming why) and the table is whole again."""
@@ -105,6 +108,7 @@ def test_corrupt_partial_and_missing_rows_are_recomputed_on_resume(client, full,
     assert not list((copy / "rows").glob(".*.tmp"))
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_the_middle_of_a_task_loses_nothing(client, spec, serial, tmp_path):
     """os.kill(SIGKILL) of a worker process while it executes a task: the task runs again elsewhere, the sweep
     completes and every task is in the table exactly once, with the rows of a serial run."""
@@ -131,6 +135,7 @@ def test_a_worker_killed_in_the_middle_of_a_task_loses_nothing(client, spec, ser
     assert _comparable(rows) == serial
 
 
+@pytest.mark.slow
 def test_a_worker_killed_while_the_setup_plugin_is_sent_is_replaced(client, spec, serial, tmp_path):
     """A user's cluster (the scheduler address path): the set-up plugin is broadcast with Client.register_plugin and
     each worker waits in it (the plugin's hold folder); one is killed there, which makes the scheduler drop the
@@ -182,6 +187,7 @@ def _register_failing_kind():
     return True
 
 
+@pytest.mark.slow
 def test_a_task_that_raises_is_an_error_row_with_its_exception(client, tmp_path):
     """A real task error is never lost among the silenced connection logs: its row is `error`, with the exception
     and the traceback in `error` and its first line as the summary; the other rows are unaffected."""

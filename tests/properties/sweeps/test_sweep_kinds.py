@@ -16,6 +16,7 @@ def _one(data):
     return spec.tasks[0], execute_task(spec.tasks[0])
 
 
+@pytest.mark.slow
 def test_anneal_row_equals_the_simulator_and_the_kramers_band():
     """The row's success count, trapped fraction and Kramers prediction are those of run_schedule and
     kramers_trap_band on the same landscape, schedule and seed; the success interval is Clopper-Pearson
@@ -41,6 +42,7 @@ def test_anneal_row_equals_the_simulator_and_the_kramers_band():
     assert row["num_steps"] == 500 and task.params["c_over_h"] == 2.0
 
 
+@pytest.mark.slow
 def test_anneal_without_a_prediction_is_measured_with_the_reason():
     """Chains started uniformly have no Kramers prediction: verdict 'measured', the reason says why, no bound."""
     _, row = _one({"kind": "anneal", "params": {"H": 1.0, "schedule": "fixed", "c": 0.5, "chains": 16, "t_end": 0.5,
@@ -64,6 +66,7 @@ def test_bound_rows_equal_bound_evaluate_and_report_vacuous_and_uninformative():
     assert unin["verdict"] == "uninformative" and "trivial" in unin["reason"] and unin["m"] == 8
 
 
+@pytest.mark.slow
 def test_align_simulate_row_is_theorem1_along_the_run_and_its_slack_budget_telescopes():
     """d_T and Theorem 1 at T are run_similarity_descent's; ratio_log10 = log10 d_T - log10 bound, and the link
     slacks (log10 factors from d_T up to Theorem 1) add up to exactly minus that."""

@@ -65,6 +65,7 @@ def _whole(res, spec, serial):
     assert _comparable(rows) == serial
 
 
+@pytest.mark.slow
 def test_workers_killed_before_registration_and_during_the_setup_plugin_are_replaced(spec, serial, tmp_path):
     """Embedded cluster of 2: the first worker process is killed as soon as it exists (importing, long before it
     registers), then a worker is killed inside the set-up plugin (it has not registered either). Both are started
@@ -102,6 +103,7 @@ def test_workers_killed_before_registration_and_during_the_setup_plugin_are_repl
     _whole(res, spec, serial)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_while_a_row_is_written_loses_and_doubles_nothing(spec, serial, tmp_path, monkeypatch):
     """Embedded cluster of 2: in the middle of writing the first row (before the file is renamed into place), a
     worker process is killed; the others' tasks are re-run where needed and every row is written once."""
@@ -144,6 +146,7 @@ def test_the_lost_connection_filter_drops_connection_noise_and_keeps_real_errors
     assert f.filter(record("scheduler crashed", RuntimeError("x"), level=logging.CRITICAL))
 
 
+@pytest.mark.slow
 def test_a_worker_setup_that_fails_is_reported_not_retried(spec, tmp_path):
     """A real start-up error (the set-up plugin raises on the worker: here its hold folder cannot be created) is not
     mistaken for a lost worker: the cluster start fails once, and SweepClusterLost says why, naming the cause."""

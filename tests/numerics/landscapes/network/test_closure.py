@@ -49,6 +49,7 @@ def _fd_gradient_and_spectrum(f, z, h=1e-4):
     return grad, np.linalg.eigvalsh(0.5 * (hess + hess.T))
 
 
+@pytest.mark.slow
 def test_six_points_on_s2_find_the_split_pair_trap_with_the_defaults(default_search):
     """N = 6, d = 3, τ = 0.1 with default settings: the trap with all three pairs split antipodally along three
     orthogonal axes (V = 1/τ + ln 4) is found, the network is closed and complete, and H* > 0 is the trap's
@@ -85,6 +86,7 @@ def _classes(res):
 
 
 @pytest.mark.parametrize("n, d, tau", [(4, 2, 0.1), (6, 2, 0.1), (6, 3, 0.1)])
+@pytest.mark.slow
 def test_two_seeds_give_the_same_minima_classes_and_critical_height(n, d, tau, default_search):
     """Small rows of the docs table: seeds 0 and 1 (default settings) give the same minima (energies to 1e-8,
     multiplicities, configurations equivalent under the symmetry), the same H* to 1e-9, both closed."""

@@ -25,6 +25,7 @@ def _rel(a, b):
     return abs(a - b) / max(1.0, abs(b))
 
 
+@pytest.mark.slow
 def test_double_well_matches_the_closed_form():
     """V = −0.5 cos θ − cos 2θ: minima −1.5 and −0.5, two saddles at cos θ = −1/8 with V = 33/32, H* =
     1.53125 exactly (C13): the network must give these to 1e-12 and D = H*/(V(π) − V(0)) = 1.53125."""
@@ -41,6 +42,7 @@ def test_double_well_matches_the_closed_form():
     assert res.analysis.cross_check == pytest.approx(res.critical_height, abs=1e-14)
 
 
+@pytest.mark.slow
 def test_triple_well_matches_the_refined_grid():
     """cos 3θ + 0.5 cos θ (two equal non-global minima): minima, saddles and H* equal circle_barrier's
     refined values to 1e-10 relative."""
@@ -74,6 +76,7 @@ def _refine_on_s2(potential, point):
     return float(chart(jnp.asarray(sol.x)))
 
 
+@pytest.mark.slow
 def test_sphere_mixture_matches_the_mesh_refined_independently():
     """A three-well von Mises–Fisher mixture on S²: the network's minima and the saddles that set the
     barriers equal the mesh's critical vertices refined by scipy (1e-8 relative); H* equals the
@@ -102,6 +105,7 @@ def _separable(z):
     return jnp.sum(-0.5 * c - (c * c - s * s))
 
 
+@pytest.mark.slow
 def test_torus_separable_matches_closed_forms_and_the_grid():
     """On (S¹)² the separable double well has minima −3, −2, −2, −1 (products of the 1-D minima) and
     index-1 saddles (minimum, saddle) with energies −1.5 + 33/32 and −0.5 + 33/32 (each 4 times); every

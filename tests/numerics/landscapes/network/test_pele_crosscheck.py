@@ -105,6 +105,7 @@ def _pele_network():
     return pm, pt
 
 
+@pytest.mark.slow
 def test_pele_and_the_network_agree_on_minima_and_critical_height():
     """Minima energies agree to 1e-10 and H* to 1e-8 relative between pele's network (its own
     minimiser, double-ended connect and saddle refinement) and ours."""

@@ -20,6 +20,7 @@ def _interrupt_at(phase):
     return progress
 
 
+@pytest.mark.slow
 def test_interrupt_then_resume_keeps_every_minimum_and_transition_state(tmp_path, quadratic_spec):
     """Ctrl-C during the transition-state phase leaves a state file with the minima and the saddles found
     so far; resuming keeps each with the same id, energy and bit-identical coordinates, does not redo the

@@ -29,6 +29,7 @@ def _unit(rng, n, d):
     return z / np.linalg.norm(z, axis=-1, keepdims=True)
 
 
+@pytest.mark.slow
 def test_riemannian_hessian_is_the_second_derivative_along_geodesics():
     """<a, Hess a> must equal d²/dt² V(exp_z(t·Qa)) at t = 0 (geodesics have no covariant acceleration),
     computed by JAX through the sphere's exponential map (numerics.sphere.exp_map, independent code);
@@ -51,6 +52,7 @@ def test_riemannian_hessian_is_the_second_derivative_along_geodesics():
 
 
 @pytest.mark.parametrize("d", [2, 3, 4, 5])
+@pytest.mark.slow
 def test_orbit_dimension_is_r_d_minus_r_r_plus_1_over_2(d):
     """The numerical rank of the generators (A z_i) equals dim O(d) − dim O(d − r) = r·d − r(r+1)/2 for
     configurations of every rank r (points spread in a random r-dimensional subspace)."""

@@ -31,6 +31,7 @@ def _copy(folder, target, edit):
     return target
 
 
+@pytest.mark.slow
 def test_what_the_search_wrote_reads_back(saved_search, quadratic_spec):
     """Fingerprint, phase, minima (ids, energies, coordinates bit for bit) and transition states as the search
     holds them; its analysis gives the search's H* and global minima; the state file's path is accepted too."""

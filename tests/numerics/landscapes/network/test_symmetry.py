@@ -75,6 +75,7 @@ def test_rotated_reflected_permuted_copies_are_recognised():
     assert not equivalent(z, apply_element(z, random_element(sym, 8, 3, rng)[0], np.arange(8)), Symmetry.none())
 
 
+@pytest.mark.slow
 def test_catalog_keeps_one_minimum_for_symmetric_copies_of_an_infonce_minimum():
     """A refined InfoNCE minimum and a rotated + pair-permuted copy of it are one catalogue entry (the copy
     counts a hit), and the alignment heuristic brings the copy back onto the original."""

@@ -18,6 +18,7 @@ _POINT_GROUP_ORDER = {2: 2, 3: 6, 4: 24, 6: 48, 12: 120}
 
 
 @pytest.mark.parametrize("n", sorted(THOMSON_GLOBAL_MINIMA))
+@pytest.mark.slow
 def test_thomson_global_minimum_matches_the_published_table(n):
     """The lowest minimum of a minima search from 16 random starts (+ 2 hop rounds) equals the table's
     energy to 1e-8 relative, it is a verified minimum (index 0 off the 3 or 2 rotation modes), and for the
