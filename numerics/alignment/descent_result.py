@@ -172,7 +172,7 @@ class DescentResult:
             status, reason = "no_motion", (f"{why}: nothing moves, so d_T = 0 and every bound is exactly 0; their "
                                            "log10 and the slack (0/0) are undefined")
         elif thm1 > math.log10(trivial):
-            status, reason = "uninformative", f"bound 10^{thm1:.4f} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}"
+            status, reason = "uninformative", f"bound 10^{thm1:{'.4f' if abs(thm1) < 1e6 else '.6g'}} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}"
         else:
             status, reason = "informative", ""
         k_norm = float(np.linalg.norm(_centred(self.sigma_cl)))

@@ -177,7 +177,7 @@ class ProxyResult:
         if vac:
             status, reason = "vacuous", f"1 - pi_max - epsilon = {1 - self.pi_max - self.epsilon:.4g} <= 0"
         elif thm > math.log10(trivial):
-            status, reason = "uninformative", f"bound 10^{thm:.4f} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}"
+            status, reason = "uninformative", f"bound 10^{thm:{'.4f' if abs(thm) < 1e6 else '.6g'}} exceeds the trivial 2 sqrt(m(m-1)) = {trivial:.4g}"
         else:
             status, reason = "informative", ""
         return {

@@ -263,7 +263,7 @@ def merge_option(who: str, name: str, from_log: Any, given: Any, check: Callable
     if from_log is not None and given is not None and float(from_log) != float(given):
         raise ValueError(f"{name}={given!r} differs from the log's array {name!r} = {from_log!r} ({who}); give one of them")
     value = from_log if from_log is not None else given
-    return None if value is None else check(name, value)
+    return None if value is None else check(name if from_log is None else f"the log's {name!r}", value)
 
 
 def check_tau(name: str, value: Any) -> float:

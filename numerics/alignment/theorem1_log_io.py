@@ -300,7 +300,7 @@ def validate_log_arrays(arrays: Mapping[str, Callable[[], np.ndarray]], source: 
 
     tau_v = merge_option(who, "tau", scalar(arrays, "tau", who, "float"), tau, check_tau)
     if tau_v is None:
-        raise ValueError(f"{who} holds no tau: give the temperature (tau)")
+        raise ValueError(f"{who} holds no tau: give the temperature, tau=VALUE")
     delta_v = merge_option(who, "delta", scalar(arrays, "delta", who, "float"), delta, check_delta)
     if delta_v is None:
         delta_v = 0.05

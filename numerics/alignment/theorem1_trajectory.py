@@ -258,7 +258,8 @@ class Theorem1Trajectory:
         if thm == -math.inf:
             return "no_motion", "S = sum of the step sizes = 0 and d_0 = 0: every bound is exactly 0"
         if thm > math.log10(self.trivial):
-            return "uninformative", f"bound 10^{thm:.4f} exceeds the trivial {self.trivial_note} = {self.trivial:.4g}"
+            shown = f"{thm:.4f}" if abs(thm) < 1e6 else f"({thm:.6g})"
+            return "uninformative", f"bound 10^{shown} exceeds the trivial {self.trivial_note} = {self.trivial:.4g}"
         return "informative", ""
 
     def summary(self) -> dict[str, Any]:

@@ -177,7 +177,7 @@ def _fmt_value(log10_value: float) -> str:
         return "0"
     if log10_value == math.inf:
         return "n/a (vacuous)"
-    return f"{10.0 ** log10_value:.6g}" if log10_value < 300 else f"10^{log10_value:.4f}"
+    return f"{10.0 ** log10_value:.6g}" if log10_value < 300 else f"10^{log10_value:.4f}" if log10_value < 1e6 else f"10^({log10_value:.6g})"
 
 
 def _fmt_log10(log10_value: float) -> str:
@@ -185,12 +185,12 @@ def _fmt_log10(log10_value: float) -> str:
         return "n/a (bound = 0)"
     if log10_value == math.inf:
         return "n/a (vacuous)"
-    return f"{log10_value:.4f}"
+    return f"{log10_value:.4f}" if abs(log10_value) < 1e6 else f"{log10_value:.6g}"
 
 
 def _fmt_slack(slack: float | None, summary: dict) -> str:
     if slack is not None and math.isfinite(slack):
-        return f"{slack:.4f}"
+        return f"{slack:.4f}" if abs(slack) < 1e6 else f"{slack:.6g}"
     return "n/a (vacuous)" if summary["status"] == "vacuous" else "n/a (d_T = 0)"
 
 

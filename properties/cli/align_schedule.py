@@ -32,6 +32,8 @@ def _cli_message(msg: str) -> str:
             return f"{_OPTION_NAMES[name]}="
         return f"--eta-param {name}=" if name in params else match.group(0)
 
+    if " is not a parameter of the " in msg:  # an unknown --eta-param name: say it came from --eta-param
+        return "--eta-param " + msg
     return re.sub(r"(?<![\w-])([a-z_0-9]+)=", repl, msg)
 
 
@@ -46,6 +48,12 @@ def schedule_from_options(eta_schedule: str, eta_param: Optional[list[str]], war
     from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
     from contrastive_bounds.numerics.alignment.theorem1_log import load_array_file
 
+    from contrastive_bounds.theory.domains import check_real
+
+    try:  # checked whether or not a warm-up is asked for: a value outside its range is never silently ignored
+        check_real("--warmup-start", warmup_start, 0.0, 1.0, lo_closed=True, hi_closed=True)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     if eta_file is not None:
         if eta_schedule not in ("constant", "array") or eta_param or warmup_steps:
             raise CLIError("--eta-file gives the whole step-size sequence; it cannot be combined with --eta-schedule, "

@@ -35,7 +35,7 @@ def _fmt(log10_value: float | None) -> str:
         return "0"
     if log10_value == math.inf:
         return "inf (vacuous)"
-    return f"{10.0 ** log10_value:.4g}" if log10_value < 300 else f"10^{log10_value:.2f}"
+    return f"{10.0 ** log10_value:.4g}" if log10_value < 300 else f"10^{log10_value:.2f}" if log10_value < 1e6 else f"10^({log10_value:.6g})"
 
 
 def _l10(x: float | None) -> float | None:

@@ -80,7 +80,7 @@ def anneal(
                                                          "(repeatable), e.g. H=5"),
     points: Optional[int] = typer.Option(None, "--points", help="N: infonce (>= 3, default 8), thomson (>= 2, default 12)"),
     dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d >= 2 of infonce, thomson (default 3)"),
-    tau: Optional[float] = typer.Option(None, "--tau", help="InfoNCE temperature > 0 (default 0.5)"),
+    tau: Optional[float] = typer.Option(None, "--tau", help="InfoNCE temperature in [1e-4, 1e4] (default 0.5)"),
     pairs: Optional[str] = typer.Option(None, "--pairs", help="InfoNCE positive pairs i-j,k-l (default 0-1,2-3,...)"),
     coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),
     radius: float = typer.Option(1.0, "--radius", help="sphere radius R > 0 (with --search or infonce/thomson)"),

@@ -88,11 +88,32 @@ def _spec(given: LandscapeOptions | None, saved: Any) -> tuple[Any, str]:
     return spec, given.command_line()
 
 
+def check_saved_energies(spec: Any, saved: Any, *, rtol: float = 1e-8) -> None:
+    """Every saved minimum's and verified transition state's energy is the potential at its saved coordinates
+    (``|V(z) - energy| <= rtol·max(1, |energy|)``); an edited or foreign file is refused, naming the record.
+
+    Raises:
+      CLIError: the first record whose energy differs (exit 2 on the command line).
+    """
+    records = [("minimum", minimum_label(m.id), m.energy, m.z) for m in saved.minima]
+    records += [("transition state", f"ts{t.id}", t.energy, t.z) for t in saved.transition_states if t.verified]
+    for kind, label, energy, z in records:
+        v = float(spec.energy(z))
+        if not abs(v - energy) <= rtol * max(1.0, abs(energy)):
+            raise CLIError(f"--search={str(saved.folder)!r}: {kind} {label} is saved with energy {energy!r}, but the "
+                           f"landscape at its saved coordinates is {v!r}: the file was edited or belongs to another "
+                           "landscape; run the search again")
+
+
 def _status(saved: Any, analysis: Any) -> str:
-    if len(saved.minima) == 1:
-        text = "barrier-free within this search"
+    if not saved.closed:
+        text = ("open: the saved search was not closed under single-ended exploration (version-1 search, or "
+                "closure not reached): H* is the largest barrier among the minima found")
+    elif len(saved.minima) == 1:
+        text = ("barrier-free within this search" if saved.minima[0].verified else
+                "open: the only minimum found is not verified")
     elif not analysis.complete:
-        text = (f"incomplete: {len(analysis.unconnected)} non-global minimum/minima not connected to a lower one "
+        text = (f"open: {len(analysis.unconnected)} non-global minimum/minima not connected to a lower one "
                 "within this search")
     else:
         text = "complete"
@@ -144,6 +165,7 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
     if start not in ("trap", "uniform", "global"):
         _start_minimum(start, saved, None, "")  # a bad label is refused before the potential is compiled
     spec, landscape_text = _spec(given, saved)
+    check_saved_energies(spec, saved)
     analysis = saved.analysis()
     status = _status(saved, analysis)
     first = _start_minimum(start, saved, analysis, status)
@@ -209,7 +231,7 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
                                integrator=integrator)
     h_star = float(analysis.critical_height)
     verdict = sched.converges(h_star)
-    known = analysis.complete and saved.finished
+    known = analysis.complete and saved.finished and status in ("complete", "barrier-free within this search")
     converges = verdict.converges if known or verdict.converges is False else None
     reason = (f"{verdict.reason} [H* = {h_star:.6g} of the saved search: {status}]" if known else
               f"{verdict.reason} — but H* = {h_star:.6g} is only what this search shows ({status}): the true H* may be "

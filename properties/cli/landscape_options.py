@@ -2,7 +2,7 @@
 
 A landscape on the command line is a name and options, as ``contrastive-bounds landscape`` takes them:
 
-* ``infonce`` with ``--points`` (N >= 3, default 8), ``--dim`` (d >= 2, default 3), ``--tau`` (> 0,
+* ``infonce`` with ``--points`` (N >= 3, default 8), ``--dim`` (d >= 2, default 3), ``--tau`` (in [1e-4, 1e4]:
   default 0.5), ``--pairs i-j,k-l`` (default 0-1,2-3,...), ``--coupled`` and ``--radius`` (R > 0);
 * ``thomson`` with ``--points`` (N >= 2, default 12) and ``--dim``;
 * any other built-in by name with its ``key=value`` parameters, or an S¹ Fourier file (``.json``/``.toml``),
@@ -39,6 +39,10 @@ _DEFAULT_POINTS = {"infonce": 8, "thomson": 12}
 _MIN_POINTS = {"infonce": 3, "thomson": 2}
 _DEFAULT_DIM = 3
 _DEFAULT_TAU = 0.5
+#: --tau of InfoNCE networks: float64 refinement keeps every minimum here (InfoNCE's Hessian scales like 1/tau²;
+#: measured: the split-pair trap of N = 4 on S¹ is found for tau in [1e-5, 1e-2], missed at 1e-6, while above
+#: 1e4 the potential's variation, ~1/tau, nears the gradient tolerance)
+TAU_RANGE = (1e-4, 1e4)
 
 
 def parse_pairs(text: str) -> list[tuple[int, int]]:
@@ -78,7 +82,15 @@ def landscape_spec_from_options(name: str, params: list[str] | None = None, poin
         n = check_int("--points", _DEFAULT_POINTS[name] if points is None else points, _MIN_POINTS[name], None)
         d = check_int("--dim", _DEFAULT_DIM if dim is None else dim, 2, None)
         t = check_real("--tau", _DEFAULT_TAU if tau is None else tau, 0.0, math.inf)
-        return infonce_spec(n, d, t, None if pairs is None else parse_pairs(pairs), coupled=coupled, radius=r)
+        if not TAU_RANGE[0] <= t <= TAU_RANGE[1]:
+            raise CLIError(f"--tau={t!r} is outside [{TAU_RANGE[0]:g}, {TAU_RANGE[1]:g}], where a float64 network search "
+                           "of InfoNCE keeps its minima (the Hessian scales like 1/tau^2: at tau = 1e-6 the search misses "
+                           "the split-pair trap of N = 4)")
+        try:
+            return infonce_spec(n, d, t, None if pairs is None else parse_pairs(pairs), coupled=coupled, radius=r)
+        except ValueError as exc:  # the spec names its argument `pairs`; the user typed --pairs
+            msg = str(exc)
+            raise CLIError("--" + msg if msg.startswith("pairs ") else msg) from None
     if tau is not None or pairs is not None or coupled:
         raise CLIError(f"--tau, --pairs and --coupled apply to infonce only, not to {name!r}")
     if name == "thomson":

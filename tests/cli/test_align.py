@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import mpmath as mp
 import numpy as np
@@ -255,3 +256,22 @@ def test_simulate_shows_a_vacuous_link_as_vacuous_not_as_holding():
     text = runner.invoke(app, args, env={"COLUMNS": "400"})
     rows = [ln for ln in text.stdout.splitlines() if "bound theorem1" in ln or "bound L2" in ln]
     assert len(rows) == 2 and all("n/a (vacuous: infinite bound)" in ln and "True" not in ln for ln in rows), text.stdout
+
+
+def test_warmup_start_outside_0_1_is_refused_even_without_a_warmup():
+    """--warmup-start 2 exits 2 naming the option and [0, 1] whether or not --warmup-steps asks for a warm-up."""
+    for extra in ([], ["--warmup-steps", "5"]):
+        res = runner.invoke(app, SMALL + ["--warmup-start", "2", *extra])
+        assert res.exit_code == 2, res.output
+        assert "--warmup-start=2.0 is outside its domain [0, 1]" in res.output, res.output
+
+
+def test_an_astronomical_step_size_file_prints_log10_in_scientific_notation(tmp_path):
+    """Step sizes of 1e300 from --eta-file: the bound's log10 (~1e300) is printed as 1.0857e+300, not as a
+    300-digit number."""
+    path = tmp_path / "eta.npy"
+    np.save(path, np.full(20, 1e300))
+    res = runner.invoke(app, SMALL + ["--eta-file", str(path)])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"e\+30[0-9]", res.output), res.output
+    assert not re.search(r"[0-9]{40}", res.output), res.output

@@ -263,3 +263,25 @@ def test_on_the_double_well_the_network_prediction_equals_the_exact_s1_trap_pred
     assert a["start_minimum"]["energy"] == pytest.approx(-0.5, abs=1e-12) and a["critical_height"] == pytest.approx(1.53125)
     assert a["theory"]["kramers_trap_probability"] == pytest.approx(b["theory"]["kramers_trap_probability"], rel=1e-9)
     assert a["level"] == pytest.approx(b["v_min"] + b["delta"], rel=1e-12)
+
+
+def test_an_edited_energy_is_refused_and_a_version_1_search_is_open(search, tmp_path):
+    """A saved minimum whose energy is not the potential at its saved coordinates is refused (exit 2, naming the
+    minimum), so an edited file cannot fake H*; a version-1 search (never closed) is reported open, not complete."""
+    state = json.loads((search["out"] / "network.json").read_text())
+    args = ["--start", "m1", "--schedule", "fixed", "c=0.05", "--chains", "8", "--time", "1", "--no-progress"]
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    bad = json.loads(json.dumps(state))
+    bad["minima"][1]["energy"] = -100.0
+    (edited / "network.json").write_text(json.dumps(bad))
+    res = runner.invoke(app, ["anneal", "--search", str(edited), *args])
+    assert res.exit_code == 2, res.output
+    assert "minimum m1 is saved with energy -100.0, but the landscape at its saved coordinates is" in res.output
+    old = tmp_path / "v1"
+    old.mkdir()
+    (old / "network.json").write_text(json.dumps({**state, "version": 1}))
+    res = runner.invoke(app, ["anneal", "--search", str(old), *args, "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)["search"]
+    assert out["status"].startswith("open: the saved search was not closed") and not out["critical_height_complete"], out

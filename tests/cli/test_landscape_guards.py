@@ -49,3 +49,13 @@ def test_odd_points_with_default_pairs_say_which_point_is_a_negative_only(tmp_pa
                               str(tmp_path), "--json", *SMALL])
     assert res.exit_code == 0, res.output
     assert "point 4 is a negative only" in res.output and "0-1, 2-3" in res.output
+
+
+@pytest.mark.parametrize("tau", ["1e-6", "1e-300", "1e5", "1e300"])
+def test_tau_beyond_the_range_a_float64_network_search_keeps_its_minima_exits_2_naming_it(tau):
+    """--tau outside [1e-4, 1e4] is refused with one line naming --tau and the range (at 1e-6 a search called the
+    N = 4 landscape barrier-free although its split-pair trap V = 1/tau + log 2 is a strict minimum)."""
+    res = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", "--tau", tau])
+    assert res.exit_code == 2, res.output
+    line = res.output.strip().splitlines()[-1]
+    assert line.startswith(f"error: --tau={float(tau)!r} is outside [0.0001, 10000]"), res.output

@@ -214,6 +214,12 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.saddle.refiner": lambda: _m("landscapes.network.saddle", "refiner")(_spec(), 8, index=1),
     "landscapes.network.saddle.refine_batch": lambda: _m("landscapes.network.saddle", "refine_batch")(
         _spec(), Z3[None], index=1),
+    "landscapes.network.descent.flow_single": lambda: _m("landscapes.network.descent", "flow_single")(
+        _spec().value_and_grad, Z3),
+    "landscapes.network.descent.descend_batch": lambda: _m("landscapes.network.descent", "descend_batch")(
+        _spec(), Z3[None]),
+    "landscapes.network.descent.settle": lambda: _m("landscapes.network.descent", "settle")(
+        _spec(), Z3[None], eigenvalue_tol=1e-6, gradient_tol=1e-8),
     "landscapes.network.verify.newton_polish": lambda: _m("landscapes.network.verify", "newton_polish")(_spec(), Z3[None]),
     "landscapes.network.verify.classify": lambda: _m("landscapes.network.verify", "classify")(_spec(), Z3),
     "landscapes.network.verify.classify_batch": lambda: _m("landscapes.network.verify", "classify_batch")(
@@ -235,6 +241,25 @@ CASES: dict[str, Callable[[], Any]] = {
 
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
 EXEMPT: dict[str, str] = {
+    "landscapes.network.codes.polygon": "a spherical code in numpy float64 (no JAX)",
+    "landscapes.network.codes.simplex": "a spherical code in numpy float64 (no JAX)",
+    "landscapes.network.codes.cross_polytope": "a spherical code in numpy float64 (no JAX)",
+    "landscapes.network.codes.cube": "a spherical code in numpy float64 (no JAX)",
+    "landscapes.network.codes.icosahedron": "a spherical code in numpy float64 (no JAX)",
+    "landscapes.network.structured.supports_structured": "a test on the symmetry (no arithmetic)",
+    "landscapes.network.structured.placements": "integer placements of pairs on code sites (no JAX)",
+    "landscapes.network.structured.infonce_templates": "start templates in numpy float64 (no JAX)",
+    "landscapes.network.structured.structured_starts": "perturbed templates in numpy float64 (no JAX); they are "
+                                                       "minimised by landscape_network, which requires x64",
+    "landscapes.network.closure.aligned_distance": "numpy distance of aligned representatives (no JAX)",
+    "landscapes.network.closure.distance_lower_bound": "numpy Gram spectra (no JAX)",
+    "landscapes.network.closure.run_transition_states": "a phase of landscape_network on its SearchState; "
+                                                        "landscape_network requires x64 at its entry",
+    "landscapes.network.connect.connect": "a phase of landscape_network on its SearchState (x64 required there)",
+    "landscapes.network.connect.refine_and_connect": "a phase of landscape_network on its SearchState (x64 "
+                                                     "required there)",
+    "landscapes.network.catalog.flat_path": "its JAX part is manifold.geodesic_interpolate, which refuses float64 "
+                                            "with x64 off (a case above)",
     "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
     "alignment.descent.sample_batch": "integer indices from a PRNG key",
     "alignment.descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",

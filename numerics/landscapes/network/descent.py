@@ -140,6 +140,7 @@ def settle(spec: Any, z_end: np.ndarray, *, eigenvalue_tol: float, gradient_tol:
     """
     from contrastive_bounds.numerics.landscapes.network.verify import classify_batch, newton_polish
 
+    require_x64(np.float64, what="landscapes.network.descent.settle")
     z_end = np.asarray(z_end, dtype=np.float64)
     if z_end.shape[0] == 0:
         return []

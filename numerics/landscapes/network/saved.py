@@ -75,6 +75,12 @@ class SavedSearch:
     effort: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
+    def closed(self) -> bool:
+        """True when the saved search reached closure under single-ended exploration (version 2 with
+        ``effort["closed"]``); a version-1 search (random starts and hops only) never did."""
+        return self.version >= 2 and bool(self.effort.get("closed", False))
+
+    @property
     def finished(self) -> bool:
         """True when the search ran to its end (phase ``"done"``)."""
         return self.phase == "done"
@@ -129,10 +135,13 @@ def _coordinates(path: Path, kind: str, rec: dict[str, Any], shape: tuple[int, i
         z = np.asarray(rec["z"], dtype=np.float64)
     except (TypeError, ValueError):
         raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates that are not numbers") from None
-    if z.shape != shape or not np.all(np.isfinite(z)) or not np.allclose(np.linalg.norm(z, axis=1), 1.0,
-                                                                          atol=_UNIT_ATOL, rtol=0.0):
-        raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates of shape {z.shape} (expected {shape}, finite, "
-                          "unit rows)")
+    if z.shape != shape:
+        raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates of shape {z.shape} (expected {shape})")
+    if not np.all(np.isfinite(z)):
+        raise _fail(path, f"{kind} {rec.get('id')!r} has non-finite coordinates (NaN or inf)")
+    if not np.allclose(np.linalg.norm(z, axis=1), 1.0, atol=_UNIT_ATOL, rtol=0.0):
+        raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates whose rows are not unit vectors (norms "
+                          f"{np.round(np.linalg.norm(z, axis=1), 6).tolist()})")
     return z
 
 

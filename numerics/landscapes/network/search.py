@@ -146,6 +146,8 @@ def _status(analysis: NetworkAnalysis, minima: list[NetworkMinimum], effort: Eff
     if unconnected:
         return f"open: closed under single-ended exploration, but {unconnected} (their barriers are unknown)"
     if len(minima) == 1:
+        if not minima[0].verified:  # a flat or numerically degenerate landscape: nothing can be said of its barriers
+            return f"open: the only minimum found is not verified ({minima[0].note or 'degenerate'})"
         return "barrier-free within this search"
     return "complete"
 

@@ -213,7 +213,7 @@ _NAN[2, 1, 1] = np.nan
     (_with(labels=None), r"needs labels or pi_max"),
     (_with(labels=None, pi_max=np.array(0.5)), r"batches \(or a sampler seed\) need labels"),
     (_with(tau=None), r"holds no tau"),
-    (_with(tau=np.array(-1.0)), r"^tau=-1.0 is outside its domain"),
+    (_with(tau=np.array(-1.0)), r"^the log's 'tau'=-1.0 is outside its domain"),
     (_with(tau=np.array([0.5, 0.6])), r"tau must be a scalar"),
     (_with(record_steps=np.array([0, 2, 1])), r"record_steps must start at 0 and increase strictly"),
     (_with(record_steps=np.array([0, 1])), r"record_steps has 2 entries but sigma_cl has 3 records"),
@@ -221,7 +221,7 @@ _NAN[2, 1, 1] = np.nan
     (_with(anchors=np.array("all")), r"anchors='all' must be 'first' or 'both'"),
     (_with(coupled=np.array(3)), r"coupled must be a bool"),
     (_with(sigmas=np.ones(3)), r"unknown array 'sigmas'"),
-    (_with(delta=np.array(2.0)), r"^delta=2.0 is outside"),
+    (_with(delta=np.array(2.0)), r"^the log's 'delta'=2.0 is outside"),
     (_with(symmetric=np.array(False), sigma_cl=_NONSYM), None),
 ])
 def test_malformed_logs_are_refused_naming_the_array(arrays, match):

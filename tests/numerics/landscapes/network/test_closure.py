@@ -111,3 +111,11 @@ def test_a_budget_that_runs_out_is_said_and_never_called_complete():
     for res in (small, old):
         assert "complete" not in res.status.replace("incomplete", "") and "barrier-free" not in res.status
         assert not res.complete and res.to_dict()["critical_height_complete"] is False
+
+
+def test_a_lone_unverified_minimum_is_open_never_barrier_free():
+    """At tau = 1e300 InfoNCE is numerically flat: the one minimum the search keeps is degenerate (zero modes
+    beyond the symmetry), so nothing is known of barriers and the status must say open, not barrier-free."""
+    res = landscape_network(infonce_spec(4, 2, 1e300), starts=16, structured_starts=0, max_hop_rounds=0, draw=False)
+    assert len(res.minima) == 1 and not res.minima[0].verified
+    assert res.status.startswith("open: the only minimum found is not verified"), res.status
