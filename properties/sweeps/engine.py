@@ -20,8 +20,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import signal
+import threading
 import time
 import traceback
 import uuid
@@ -224,6 +227,31 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = N
     keys = [t.key for t in spec.tasks]
     valid, invalid = store.scan(keys) if resume else ({}, {})
     pending = [t for t in spec.tasks if t.key not in valid]
+    with _ctrl_c_raises():
+        return _run_pending(spec, store, keys, pending, valid, invalid, started, scheduler, workers, retries, client,
+                            on_row, progress, setup)
+
+
+@contextlib.contextmanager
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt during the sweep, even in a process started with SIGINT ignored (a
+    background job of a non-interactive shell), as the Langevin driver's runs do; the handler is restored after."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        except (ValueError, OSError):
+            previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run_pending(spec: Any, store: Any, keys: list, pending: list, valid: dict, invalid: dict, started: float,
+                 scheduler: Any, workers: Any, retries: int, client: Any, on_row: Any, progress: bool,
+                 setup: Any) -> "SweepResult":
     n_workers = 0
     try:
         if pending:
