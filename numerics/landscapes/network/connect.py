@@ -162,13 +162,19 @@ def _connect_paths(state: SearchState, good: list[CriticalPoint], found_by: str,
         a, _ = cat.add_minimum(ma, found_by, detail)
         b, _ = cat.add_minimum(mb, found_by, detail)
         infos = [{k2: v for k2, v in i.items() if k2 not in ("end", "polished")} | {"minimum": m} for i, m in ((ia, a), (ib, b))]
-        if max(cat.minima[a].energy, cat.minima[b].energy) >= cp.energy:
-            cat.add_ts(cp, [a, b], False, "a descent ended at a minimum not below the saddle", found_by, infos)
-            state.effort.unverified_ts += 1
-            continue
-        cat.add_ts(cp, sorted([a, b]), True, cp.reason if cp.zero_modes else "", found_by, infos,
-                   degenerate=bool(cp.zero_modes))
-        state.effort.verified_ts += 1
+        _record(state, cp, a, b, found_by, infos)
+
+
+def _record(state: SearchState, cp: CriticalPoint, a: int, b: int, found_by: str, infos: list[dict]) -> None:
+    """Add the saddle joined to minima ``a`` and ``b``: verified only when both lie below it."""
+    cat = state.catalog
+    if max(cat.minima[a].energy, cat.minima[b].energy) >= cp.energy:
+        cat.add_ts(cp, [a, b], False, "a descent ended at a minimum not below the saddle", found_by, infos)
+        state.effort.unverified_ts += 1
+        return
+    cat.add_ts(cp, sorted([a, b]), True, cp.reason if cp.zero_modes else "", found_by, infos,
+               degenerate=bool(cp.zero_modes))
+    state.effort.verified_ts += 1
 
 
 def _connect_quasi_newton(state: SearchState, good: list[CriticalPoint], found_by: str) -> None:
@@ -184,13 +190,7 @@ def _connect_quasi_newton(state: SearchState, good: list[CriticalPoint], found_b
             state.effort.unverified_ts += 1
             continue
         infos = [{"method": "quasi-newton", "minimum": m, "steps": None, "path_length": None, "via": None} for m in (a, b)]
-        if max(cat.minima[a].energy, cat.minima[b].energy) >= cp.energy:
-            cat.add_ts(cp, [a, b], False, "a descent ended at a minimum not below the saddle", found_by, infos)
-            state.effort.unverified_ts += 1
-            continue
-        cat.add_ts(cp, sorted([a, b]), True, cp.reason if cp.zero_modes else "", found_by, infos,
-                   degenerate=bool(cp.zero_modes))
-        state.effort.verified_ts += 1
+        _record(state, cp, a, b, found_by, infos)
 
 
 def refine_and_connect(state: SearchState, z: np.ndarray, modes: np.ndarray, found_by: str) -> None:
