@@ -187,20 +187,13 @@ CASES: dict[str, Callable[[], Any]] = {
     "alignment.batch_scaling.run_batch_scaling": lambda: _m("alignment.batch_scaling", "run_batch_scaling")(
         _m("alignment.batch_scaling", "ScalingConfig")(sgd=_sgd_config(), batch_sizes=(2, 4), exponents=(1.0, 0.0), seeds=2,
                                                          epochs=1, reference_batch=2)),
-    "landscapes.network.manifold.project": lambda: _m("landscapes.network.manifold", "project")(Z3, Z3),
-    "landscapes.network.manifold.normalize_rows": lambda: _m("landscapes.network.manifold", "normalize_rows")(Z3),
-    "landscapes.network.manifold.retract": lambda: _m("landscapes.network.manifold", "retract")(Z3, Z3),
-    "landscapes.network.manifold.riemannian_gradient": lambda: _m("landscapes.network.manifold", "riemannian_gradient")(
-        Z3, Z3),
-    "landscapes.network.manifold.tangent_basis": lambda: _m("landscapes.network.manifold", "tangent_basis")(Z3),
-    "landscapes.network.manifold.riemannian_hessian": lambda: _m("landscapes.network.manifold", "riemannian_hessian")(
-        np.eye(9), Z3, Z3, np.ones((9, 6))),
-    "landscapes.network.manifold.orbit_generators": lambda: _m("landscapes.network.manifold", "orbit_generators")(Z3),
-    "landscapes.network.manifold.orbit_projector": lambda: _m("landscapes.network.manifold", "orbit_projector")(
+    "sphere.tangent_basis": lambda: _m("sphere", "tangent_basis")(Z3),
+    "sphere.riemannian_hessian": lambda: _m("sphere", "riemannian_hessian")(np.eye(9), Z3, Z3, np.ones((9, 6))),
+    "sphere.geodesic_interpolate": lambda: _m("sphere", "geodesic_interpolate")(Z3, Z3, np.array([0.5])),
+    "landscapes.network.orbits.orbit_generators": lambda: _m("landscapes.network.orbits", "orbit_generators")(Z3),
+    "landscapes.network.orbits.orbit_projector": lambda: _m("landscapes.network.orbits", "orbit_projector")(
         Z3, np.ones((9, 6)), True),
-    "landscapes.network.manifold.remove_orbit": lambda: _m("landscapes.network.manifold", "remove_orbit")(Z3, Z3),
-    "landscapes.network.manifold.geodesic_interpolate": lambda: _m(
-        "landscapes.network.manifold", "geodesic_interpolate")(Z3, Z3, np.array([0.5])),
+    "landscapes.network.orbits.remove_orbit": lambda: _m("landscapes.network.orbits", "remove_orbit")(Z3, Z3),
     "landscapes.network.optimize.lbfgs_single": lambda: _m("landscapes.network.optimize", "lbfgs_single")(
         _spec().value_and_grad, Z3),
     "landscapes.network.optimize.minimizer": lambda: _m("landscapes.network.optimize", "minimizer")(_spec(), 8),
