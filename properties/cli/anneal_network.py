@@ -54,8 +54,13 @@ def anneal_error(exc: Exception) -> CLIError:
 
 
 def command_seconds(started: float) -> float:
-    """This command's own wall time: since the process started where the system says (Linux), else since
-    ``started`` (a ``time.perf_counter()`` taken when the command began)."""
+    """This command's own wall time. When this process was started to run it (``contrastive-bounds ...`` or
+    ``python -m contrastive_bounds.properties ...``), since the process started where the system says (Linux:
+    interpreter start and imports included, as ``time`` would measure it); otherwise (called in-process, e.g. by
+    a test) or where the system does not say, since ``started`` (a ``time.perf_counter()`` taken when the
+    command began)."""
+    if Path(sys.argv[0]).name not in ("contrastive-bounds", "__main__.py"):
+        return time.perf_counter() - started
     try:
         with open("/proc/self/stat") as fh:
             ticks = int(fh.read().rsplit(")", 1)[1].split()[19])

@@ -218,6 +218,7 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.verify.classify_batch": lambda: _m("landscapes.network.verify", "classify_batch")(
         _spec(), Z3[None]),
     "landscapes.network.search.landscape_network": lambda: _m("landscapes.network.search", "landscape_network")(_spec()),
+    "landscapes.network.cache.network_for": lambda: _m("landscapes.network.cache", "network_for")(_spec()),
     "langevin.network_anneal.uniform_starts": lambda: _m("langevin.network_anneal", "uniform_starts")(_spec(), 2, 0),
     "langevin.network_anneal.final_basins": lambda: _m("langevin.network_anneal", "final_basins")(_spec(), Z3[None], []),
     "landscapes.network.spec.validate_potential": lambda: _m("landscapes.network.spec", "validate_potential")(
@@ -244,15 +245,29 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.structured.infonce_templates": "start templates in numpy float64 (no JAX)",
     "landscapes.network.structured.structured_starts": "perturbed templates in numpy float64 (no JAX); they are "
                                                        "minimised by landscape_network, which requires x64",
-    "landscapes.network.closure.aligned_distance": "numpy distance of aligned representatives (no JAX)",
-    "landscapes.network.closure.distance_lower_bound": "numpy Gram spectra (no JAX)",
-    "landscapes.network.closure.run_transition_states": "a phase of landscape_network on its SearchState; "
-                                                        "landscape_network requires x64 at its entry",
-    "landscapes.network.connect.connect": "a phase of landscape_network on its SearchState (x64 required there)",
-    "landscapes.network.connect.refine_and_connect": "a phase of landscape_network on its SearchState (x64 "
-                                                     "required there)",
-    "landscapes.network.catalog.flat_path": "its JAX part is manifold.geodesic_interpolate, which refuses float64 "
-                                            "with x64 off (a case above)",
+    "landscapes.network.minima.*": "steps of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.following.*": "a step of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.connect.*": "steps of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.closure.*": "the rounds of landscape_network on its store (x64 required at its entry); "
+                                    "text and budget bookkeeping",
+    "landscapes.network.bands.*": "a step of landscape_network (x64 required at its entry) and numpy distances of "
+                                  "aligned representatives and Gram spectra (no JAX)",
+    "landscapes.network.search.run_search": "the phases of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.catalog.*": "identification up to symmetry in numpy; flat_path's JAX part is "
+                                    "sphere.geodesic_interpolate, which refuses float64 with x64 off (a case above)",
+    "landscapes.network.events.*": "events of a search (no arithmetic)",
+    "landscapes.network.records.*": "records and labels (text, numpy)",
+    "landscapes.network.serial.*": "reads and writes JSON state files (python floats)",
+    "landscapes.network.status.*": "the status rule (text)",
+    "landscapes.network.arguments.*": "argument validation (python numbers)",
+    "landscapes.network.rebuild.*": "fingerprint bookkeeping; building goes through the spec builders (cases above)",
+    "landscapes.network.saved.*": "reads a JSON state file (python floats); rebuilding and re-verifying go through "
+                                  "the spec builders (cases above)",
+    "landscapes.network.result.*": "a result of a finished store (numpy bookkeeping)",
+    "landscapes.network.curvature.*": "picks a provider (no arithmetic)",
+    "landscapes.network.cache.clear_network_cache": "empties a cache (no arithmetic)",
+    "network_experiment.*": "planning in numpy around the spec builders and classify, runs through schedule_sample "
+                            "and final_basins (cases above)",
     "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
     "alignment.descent.sample_batch": "integer indices from a PRNG key",
     "alignment.descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",
@@ -281,8 +296,6 @@ EXEMPT: dict[str, str] = {
     "langevin.network_anneal.minimum_trap": "numpy bookkeeping of a saved network around network_trap (classify refuses)",
     "langevin.network_anneal.trap_prediction": "mpmath quadrature of escape rates of a finished trap",
     "langevin.network_runs.run_description": "a text description of a run (no computation)",
-    "landscapes.network.saved.load_saved_search": "reads a JSON state file (python floats)",
-    "landscapes.network.saved.minimum_label": "formats a minimum's label (text)",
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
     "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
