@@ -360,8 +360,9 @@ def anneal_saved_network(saved: Any, schedule: Any, *, quench: bool = True, prog
     """:func:`plan_anneal` then :func:`run_anneal` (``saved``: a SavedSearch or the folder of one).
 
     Raises:
-      as :func:`plan_anneal` and :func:`run_anneal`; FileNotFoundError / ValueError for a folder that holds no
-      readable saved search.
+      ValueError: as :func:`plan_anneal` and :func:`run_anneal`, or a folder that holds no readable saved search.
+      FileNotFoundError: no such folder, or no saved search in it.
+      SimulationInterrupted: Ctrl-C during the run (as :func:`run_anneal`).
     """
     from contrastive_bounds.numerics.landscapes.network.saved import SavedSearch, load_saved_search
 

@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import jax.numpy as jnp
 import pytest
 from typer.testing import CliRunner
 

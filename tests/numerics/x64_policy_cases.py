@@ -368,16 +368,11 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.graph.*": "networkx/numpy analysis of a finished network",
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
-    "landscapes.network.store.*": "state files (numpy, JSON)",
-    "landscapes.network.phases.*": "numpy bookkeeping of a search around minimize_batch, run_neb, refine_batch and "
-                                   "classify_batch, which refuse float64 with x64 off",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",
     "landscapes.network.optimize.run_in_padded_chunks": "chunking around a compiled function (its callers "
                                                         "minimize_batch, run_neb and refine_batch refuse float64 "
                                                         "with x64 off)",
-    "landscapes.network.spec.check_pairs": "validation (integers)",
-    "landscapes.network.spec.default_pairs": "integers",
     "landscapes.network.verify.orbit_dimension_formula": "numpy rank of a float64 configuration",
     "langevin.temperature.temperature_program": "factory: splits a temperature argument into a program and its "
                                                 "values (no arithmetic); evaluated inside simulate, which is guarded",

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from contrastive_bounds.numerics.landscapes.network.records import Candidate
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, align
+
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
 
 __all__ = ["band_batch", "pending_pairs", "aligned_distance", "distance_lower_bound", "gram_spectrum",
            "spectral_bound"]
@@ -62,7 +65,7 @@ def distance_lower_bound(za: np.ndarray, zb: np.ndarray, symmetry: Symmetry) -> 
 class _Distances:
     """Aligned distances (cached in the store: they are saved) and Gram spectra (cached here) of minima pairs."""
 
-    def __init__(self, spec: Any, store: NetworkStore) -> None:
+    def __init__(self, spec: LandscapeSpec, store: NetworkStore) -> None:
         self.spec, self.store, self.spectra = spec, store, {}
 
     def exact(self, i: int, j: int) -> float:
@@ -95,7 +98,7 @@ class _Distances:
         return sorted(by_bound[: count + 3], key=lambda j: self.exact(i, j))[:count]
 
 
-def pending_pairs(spec: Any, settings: SearchSettings, store: NetworkStore, *, within: bool) -> list[tuple[int, int]]:
+def pending_pairs(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, *, within: bool) -> list[tuple[int, int]]:
     """The pairs of minima the next closure round gives to the band (module docstring; ``within``: include
     every pair within ``pair_distance``)."""
     from contrastive_bounds.numerics.landscapes.network.graph import analyse_network
@@ -119,7 +122,7 @@ def pending_pairs(spec: Any, settings: SearchSettings, store: NetworkStore, *, w
     return sorted(p for p in pairs if p not in store.tried_pairs and p[0] != p[1])
 
 
-def band_batch(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom,
+def band_batch(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom,
                pairs: Sequence[tuple[int, int]], *, curvature: Curvature = DENSE) -> list[Event]:
     """Bands between the minima ``pairs`` (one batch), their highest interior maxima connected as candidates."""
     from contrastive_bounds.numerics.landscapes.network.neb import band_maxima, run_neb

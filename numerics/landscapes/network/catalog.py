@@ -14,7 +14,7 @@ energy along the great-circle path between aligned representatives stays within
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimu
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, equivalent, multiplicity
 
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
+
 __all__ = ["same_energy", "flat_path", "match_minimum", "record_minimum", "match_transition_state",
            "transition_state_record"]
 
@@ -37,7 +40,7 @@ def same_energy(a: float, b: float, rtol: float) -> bool:
     return abs(a - b) <= rtol * max(1.0, abs(a), abs(b))
 
 
-def flat_path(spec: Any, a: np.ndarray, b: np.ndarray, energy: float, *, samples: int = FLAT_PATH_SAMPLES) -> bool:
+def flat_path(spec: LandscapeSpec, a: np.ndarray, b: np.ndarray, energy: float, *, samples: int = FLAT_PATH_SAMPLES) -> bool:
     """Whether the great-circle path from ``a`` to the representative of ``b`` aligned to it stays within
     ``STRICT_ENERGY_RTOL·max(1, |energy|)`` of ``energy`` (both ``(N, d)`` float64; ``spec`` a LandscapeSpec)."""
     import jax.numpy as jnp
@@ -61,7 +64,7 @@ def match_minimum(minima: Sequence[NetworkMinimum], symmetry: Symmetry, z: Any, 
     return None
 
 
-def record_minimum(store: NetworkStore, spec: Any, cp: Any, found_by: str, detail: str = "") -> tuple[int, bool]:
+def record_minimum(store: NetworkStore, spec: LandscapeSpec, cp: Any, found_by: str, detail: str = "") -> tuple[int, bool]:
     """Enter a refined, classified minimum (a :class:`~.verify.CriticalPoint`) into ``store`` unless it is
     known (then it counts a hit); returns ``(id, is_new)``. Degenerate minima on a flat path to a known
     degenerate one of the same energy are the same node."""
@@ -89,7 +92,7 @@ def match_transition_state(store: NetworkStore, symmetry: Symmetry, z: Any, ener
     return None
 
 
-def transition_state_record(store: NetworkStore, spec: Any, cp: Any, minima: Sequence[int], verified: bool,
+def transition_state_record(store: NetworkStore, spec: LandscapeSpec, cp: Any, minima: Sequence[int], verified: bool,
                             reason: str, descents: Sequence[dict[str, Any]] = (), degenerate: bool = False
                             ) -> TransitionState:
     """The record of a saddle candidate (not yet in the store). The multiplicity is computed for verified

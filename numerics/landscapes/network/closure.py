@@ -22,7 +22,7 @@ never called complete). After every step ``checkpoint`` is called (the search sa
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from contrastive_bounds.numerics.landscapes.network.bands import band_batch, pending_pairs
 from contrastive_bounds.numerics.landscapes.network.connect import connect_candidates
@@ -32,6 +32,9 @@ from contrastive_bounds.numerics.landscapes.network.events import ClosureReached
 from contrastive_bounds.numerics.landscapes.network.following import follow_modes
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
 
 __all__ = ["run_transition_states", "budget_left", "count_text"]
 
@@ -53,7 +56,7 @@ def budget_left(settings: SearchSettings, store: NetworkStore) -> str:
     return ""
 
 
-def _explore(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, todo: list[int],
+def _explore(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, todo: list[int],
              limit: int | None, curvature: Curvature, checkpoint: Checkpoint) -> None:
     k = 0
     while k < len(todo):
@@ -69,7 +72,7 @@ def _explore(spec: Any, settings: SearchSettings, store: NetworkStore, rng: Sear
                    f"{store.tally.counts['verified_ts']} verified TSs")
 
 
-def _bands(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, pairs: list[tuple[int, int]],
+def _bands(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, pairs: list[tuple[int, int]],
            curvature: Curvature, checkpoint: Checkpoint) -> None:
     for lo in range(0, len(pairs), settings.chunk):
         if budget_left(settings, store):
@@ -78,7 +81,7 @@ def _bands(spec: Any, settings: SearchSettings, store: NetworkStore, rng: Search
         checkpoint(f"{len(store.minima)} minima, {store.tally.counts['verified_ts']} verified TSs")
 
 
-def _pending(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, curvature: Curvature,
+def _pending(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, curvature: Curvature,
              checkpoint: Checkpoint) -> None:
     """Refine the candidates minimisations stopped on, grouped by what found them."""
     cands, store.pending = store.pending, []
@@ -102,7 +105,7 @@ def _closure_text(settings: SearchSettings, store: NetworkStore) -> tuple[str, i
             "left to explore"), within
 
 
-def run_transition_states(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
+def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
                           curvature: Curvature = DENSE, checkpoint: Checkpoint = lambda info: None) -> None:
     """Transition-state rounds until closure, the budget, or (``closure=False``) the previous search's end
     (module docstring); logs the outcome (:class:`~.events.ClosureReached`, :class:`~.events.PhaseEnded`)."""

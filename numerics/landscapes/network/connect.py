@@ -29,7 +29,7 @@ Signature as every step: ``(spec, settings, store, rng, *, curvature, ...) -> ev
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -61,6 +61,9 @@ from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
 from contrastive_bounds.numerics.sphere import retract
 
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
+
 __all__ = ["connect_candidates", "connect", "degenerate_saddle"]
 
 
@@ -70,7 +73,7 @@ def degenerate_saddle(cp: Any, gradient_tol: float) -> bool:
     return cp.index == 1 and cp.zero_modes > 0 and cp.gradient_norm <= gradient_tol and np.isfinite(cp.energy)
 
 
-def connect_candidates(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom,
+def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom,
                        candidates: Sequence[Candidate], *, curvature: Curvature = DENSE) -> list[Event]:
     """Refine ``candidates`` to index-1 saddles and connect them (module docstring); every candidate of one
     call has the same ``found_by``."""
@@ -94,7 +97,7 @@ def connect_candidates(spec: Any, settings: SearchSettings, store: NetworkStore,
     return store.since(first)
 
 
-def _fresh(spec: Any, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str) -> list[Any]:
+def _fresh(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str) -> list[Any]:
     """Candidates not yet in the store and not repeated within the batch (duplicates are logged)."""
     uniq = []
     for cp in cps:
@@ -107,7 +110,7 @@ def _fresh(spec: Any, settings: SearchSettings, store: NetworkStore, cps: list[A
     return uniq
 
 
-def connect(spec: Any, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str, *,
+def connect(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str, *,
             curvature: Curvature = DENSE, depth: int = 0) -> None:
     """Record each new classified candidate; connect the verified ones by their two descents (module docstring)."""
     uniq = _fresh(spec, settings, store, cps, found_by)
@@ -124,7 +127,7 @@ def connect(spec: Any, settings: SearchSettings, store: NetworkStore, cps: list[
         _connect_paths(spec, settings, store, good, found_by, curvature, depth)
 
 
-def _descend(spec: Any, settings: SearchSettings, store: NetworkStore, z: np.ndarray, modes: np.ndarray,
+def _descend(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, z: np.ndarray, modes: np.ndarray,
              curvature: Curvature) -> list[Side]:
     """Paths from ``z_k ± DESCENT_EPSILON·mode_k``: one :class:`~.records.Side` per start, all ``+`` sides
     first, then all ``−`` sides."""
@@ -165,7 +168,7 @@ def _continued(first: Side, nxt: Side, via: float) -> Side:
     return dataclasses.replace(nxt, via=via, steps=first.steps + nxt.steps, path_length=first.path_length + nxt.path_length)
 
 
-def _connect_paths(spec: Any, settings: SearchSettings, store: NetworkStore, good: list[Any], found_by: str,
+def _connect_paths(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, good: list[Any], found_by: str,
                    curvature: Curvature, depth: int) -> None:
     s = settings
     sides = _descend(spec, s, store, np.stack([cp.z for cp in good]), np.stack([cp.mode for cp in good]), curvature)
@@ -201,7 +204,7 @@ def _connect_paths(spec: Any, settings: SearchSettings, store: NetworkStore, goo
         _record(spec, store, cp, a, b, found_by, [plus.to_dict(a), minus.to_dict(b)])
 
 
-def _record(spec: Any, store: NetworkStore, cp: Any, a: int, b: int, found_by: str, descents: list[dict]) -> None:
+def _record(spec: LandscapeSpec, store: NetworkStore, cp: Any, a: int, b: int, found_by: str, descents: list[dict]) -> None:
     """Add the saddle joined to minima ``a`` and ``b``: verified only when both lie below it."""
     if max(store.minima[a].energy, store.minima[b].energy) >= cp.energy:
         store.reject(transition_state_record(store, spec, cp, [a, b], False,
@@ -212,7 +215,7 @@ def _record(spec: Any, store: NetworkStore, cp: Any, a: int, b: int, found_by: s
                                                        degenerate=bool(cp.zero_modes)), found_by)
 
 
-def _connect_quasi_newton(spec: Any, settings: SearchSettings, store: NetworkStore, good: list[Any], found_by: str,
+def _connect_quasi_newton(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, good: list[Any], found_by: str,
                           curvature: Curvature) -> None:
     z, modes = np.stack([cp.z for cp in good]), np.stack([cp.mode for cp in good])
     starts = np.concatenate([retract(z, sgn * QUASI_NEWTON_STEP * modes) for sgn in (1, -1)])

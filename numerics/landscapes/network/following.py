@@ -10,7 +10,7 @@ as explored (:class:`~.events.Followed`). Signature as every step: ``(spec, sett
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from contrastive_bounds.numerics.landscapes.network.records import Candidate
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.sphere import retract
+
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
 
 __all__ = ["follow_modes", "directions"]
 
@@ -52,7 +55,7 @@ def directions(cp: Any, limit: int | None = None) -> list[np.ndarray]:
     return out
 
 
-def follow_modes(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, minima: Sequence[int],
+def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, minima: Sequence[int],
                  *, limit: int | None = None, curvature: Curvature = DENSE) -> list[Event]:
     """Eigenvector following from each minimum of ``minima`` along its :func:`directions` (all, or the softest
     ``limit`` modes when the closure is off), both signs."""

@@ -16,7 +16,7 @@ one is also kept as a candidate for transition-state refinement.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, S
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.sphere import project_tangent, retract, uniform
 
+if TYPE_CHECKING:
+    from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
+
 __all__ = ["random_start_batch", "structured_start_block", "start_walkers", "hop_round", "absorb_minimisations",
            "structured_plan", "classify_with"]
 
@@ -49,14 +52,14 @@ __all__ = ["random_start_batch", "structured_start_block", "start_walkers", "hop
 STARTS_STREAM, HOPS_STREAM = 0, 1
 
 
-def classify_with(curvature: Curvature, spec: Any, settings: SearchSettings, z: np.ndarray, expect: int | None
+def classify_with(curvature: Curvature, spec: LandscapeSpec, settings: SearchSettings, z: np.ndarray, expect: int | None
                   ) -> list[Any]:
     """Classify ``z`` (B, N, d) with the search's tolerances (the one classification helper of the steps)."""
     return curvature.classify(spec, z, expect=expect, gradient_tol=settings.gradient_tol,
                               eigenvalue_tol=settings.eigenvalue_tol, chunk=settings.chunk)
 
 
-def absorb_minimisations(spec: Any, settings: SearchSettings, store: NetworkStore, z: np.ndarray, energy: np.ndarray,
+def absorb_minimisations(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, z: np.ndarray, energy: np.ndarray,
                          status: np.ndarray, source: str, *, curvature: Curvature = DENSE,
                          retries: int = SADDLE_PUSH_OFF_RETRIES) -> list[int | None]:
     """Enter minimiser outputs (``z`` (B, N, d), their energies and L-BFGS statuses) into the store (module
@@ -103,7 +106,7 @@ def absorb_minimisations(spec: Any, settings: SearchSettings, store: NetworkStor
     return ids
 
 
-def random_start_batch(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
+def random_start_batch(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
                        curvature: Curvature = DENSE) -> list[Event]:
     """Minimise the next batch (at most ``chunk``) of the ``starts`` uniform random starts; batch ``k`` draws
     from stream ``(seed, 0, k)``."""
@@ -119,7 +122,7 @@ def random_start_batch(spec: Any, settings: SearchSettings, store: NetworkStore,
     return store.since(first)
 
 
-def structured_plan(spec: Any, settings: SearchSettings) -> tuple[np.ndarray, dict[str, Any]]:
+def structured_plan(spec: LandscapeSpec, settings: SearchSettings) -> tuple[np.ndarray, dict[str, Any]]:
     """The perturbed structured starts of the landscape and what they are (:func:`~.structured.structured_starts`),
     built once per spec and settings (a deterministic function of both: a resumed search rebuilds the same list)."""
     from contrastive_bounds.numerics.landscapes.network.structured import structured_starts
@@ -136,7 +139,7 @@ def structured_plan(spec: Any, settings: SearchSettings) -> tuple[np.ndarray, di
     return spec.compiled(key, build)
 
 
-def structured_start_block(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
+def structured_start_block(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
                            curvature: Curvature = DENSE) -> list[Event]:
     """Minimise the next block (``STRUCTURED_BLOCK_CHUNKS·chunk``) of the structured starts (:func:`structured_plan`);
     the plan itself is logged once (:class:`~.events.StructuredPlan`)."""
@@ -164,7 +167,7 @@ def start_walkers(settings: SearchSettings, store: NetworkStore) -> None:
         store.walkers.append(Walker(m.z.copy(), m.energy, m.id))
 
 
-def hop_round(spec: Any, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
+def hop_round(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
               curvature: Curvature = DENSE) -> list[Event]:
     """One basin-hopping round: every walker is kicked by a random tangent vector of RMS size
     ``hop_step·2^((k mod 4) − 1)`` per point (walker k: small kicks explore the neighbourhood, large ones reach
