@@ -3,7 +3,17 @@
 Conventions: a point of (S^{d-1})^N is an array of shape ``(..., N, d)`` whose last axis has unit
 Euclidean norm; all functions act on the last axis and broadcast over the leading ones, so the
 same code serves one factor ``(d,)``, one configuration ``(N, d)`` and a batch of chains
-``(chains, N, d)``. Every function is pure JAX (jit/vmap/grad-able) and keeps the input dtype.
+``(chains, N, d)``. Every function is pure JAX (jit/vmap/grad-able) and keeps the input dtype;
+:func:`project_tangent`, :func:`retract` and :func:`uniform` also take numpy input (numpy arrays,
+a ``numpy.random.Generator``) and then compute in numpy, for the host-side batches of the landscape
+search (its kicks and starts), with the same formulas.
+
+This is the one module of the package for the geometry of spheres and their products: besides the
+first-order operations it holds :func:`geodesic_interpolate` (per-row great circles),
+:func:`tangent_basis` (an orthonormal basis of the tangent space, reduced coordinates) and
+:func:`riemannian_hessian` (the Hessian with the sphere's Weingarten term). The ``O(d)`` orbit
+directions of a configuration are symmetry, not sphere geometry:
+:mod:`contrastive_bounds.numerics.landscapes.network.orbits`.
 
 Reference: the embedded-submanifold formulas of Absil, Mahony & Sepulchre, *Optimization
 Algorithms on Matrix Manifolds* (2008), Sec. 3.6 (projection) and Example 4.1.1 (retraction by
@@ -39,11 +49,19 @@ __all__ = [
     "uniform",
     "sphere_angle",
     "on_sphere_error",
+    "geodesic_interpolate",
+    "tangent_basis",
+    "riemannian_hessian",
 ]
 
 
 def _is_concrete(x: Any) -> bool:
     return not isinstance(x, jax.core.Tracer)
+
+
+def _host(*xs: Any) -> bool:
+    """Every input is a numpy array (host-side batches compute in numpy)."""
+    return all(isinstance(x, np.ndarray) for x in xs)
 
 
 def _check_no_zero_rows(name: str, x: Any) -> None:
@@ -72,11 +90,14 @@ def project_tangent(z: jax.Array, v: jax.Array) -> jax.Array:
       v: ambient vectors, same shape as ``z`` (or broadcastable).
 
     Returns:
-      Array of the broadcast shape, dtype of the inputs: the tangent component of ``v``.
+      Array of the broadcast shape, dtype of the inputs: the tangent component of ``v`` (numpy when
+      both inputs are numpy arrays).
 
     Source: A1 of docs/theorems.md (P(z) = I − zzᵀ per factor); Absil et al. (2008) eq. (3.37).
     """
     require_x64(z, v, what="sphere.project_tangent")
+    if _host(z, v):
+        return v - np.sum(v * z, axis=-1, keepdims=True) * z
     return v - jnp.sum(z * v, axis=-1, keepdims=True) * z
 
 
@@ -125,12 +146,14 @@ def retract(z: jax.Array, v: jax.Array) -> jax.Array:
       z: points on the sphere, shape ``(..., d)``; v: tangent vectors at ``z``, same shape.
 
     Returns:
-      Points on the sphere, same shape/dtype. For tangent v, |z+v| = sqrt(1+|v|²) ≥ 1, so this is
-      never singular; no check is made (pure, jit-safe).
+      Points on the sphere, same shape/dtype (numpy when both inputs are numpy arrays). For tangent v,
+      |z+v| = sqrt(1+|v|²) ≥ 1, so this is never singular; no check is made (pure, jit-safe).
     Source: Absil et al. (2008), Example 4.1.1.
     """
     require_x64(z, v, what="sphere.retract")
     w = z + v
+    if _host(z, v):
+        return w / np.linalg.norm(w, axis=-1, keepdims=True)
     return w * jax.lax.rsqrt(jnp.sum(w * w, axis=-1, keepdims=True))
 
 
@@ -193,9 +216,10 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
     """Sample independent uniform points on S^{d−1} (the normalised-Gaussian construction).
 
     Args:
-      key: a JAX PRNG key.
+      key: a JAX PRNG key, or a ``numpy.random.Generator`` (then the draw is numpy's, float64:
+        ``g/|g|`` for ``g = key.normal(size=shape)``).
       shape: ``(..., d)`` with d ≥ 2, e.g. ``(chains, N, d)`` for uniform points on the product.
-      dtype: float dtype (default: JAX's default float, float64 when x64 is on).
+      dtype: float dtype (default: JAX's default float, float64 when x64 is on; numpy: float64 only).
 
     Returns:
       Array of ``shape`` on the sphere (each factor uniform, all independent).
@@ -212,6 +236,11 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
     check_int("d", shape[-1], 2, None)
     for s in shape:
         check_int("shape entry", s, 1, None)
+    if isinstance(key, np.random.Generator):
+        if dtype is not None and np.dtype(dtype) != np.float64:
+            raise ValueError(f"dtype={np.dtype(dtype).name}: a numpy Generator draws float64 points only")
+        g = key.normal(size=shape)
+        return g / np.linalg.norm(g, axis=-1, keepdims=True)
     if dtype is None:
         dtype = jnp.result_type(float)
     else:
@@ -240,3 +269,82 @@ def on_sphere_error(z: jax.Array) -> jax.Array:
     """max | |z_i| − 1 | over all factors: the distance of a state from the manifold (a diagnostic)."""
     require_x64(z, what="sphere.on_sphere_error")
     return jnp.max(jnp.abs(jnp.sqrt(jnp.sum(z * z, axis=-1)) - 1.0))
+
+
+def geodesic_interpolate(a: jax.Array, b: jax.Array, t: jax.Array) -> jax.Array:
+    """Per-row great-circle interpolation between ``a`` and ``b`` (both ``(N, d)``) at fractions ``t``.
+
+    Returns ``(len(t), N, d)``: row ``i`` at fraction ``t_k`` is ``cos(t_k θ_i) a_i + sin(t_k θ_i) u_i`` with
+    ``θ_i`` the angle between ``a_i`` and ``b_i`` and ``u_i`` the unit tangent at ``a_i`` towards ``b_i``. For
+    an antipodal row the great circle is not unique: the row moves through the direction of
+    ``b − (a·b)a`` when defined, else through a fixed tangent direction.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input).
+    Source: the great circle of the round sphere (do Carmo, *Riemannian Geometry*, Ch. 3).
+    """
+    require_x64(a, b, what="sphere.geodesic_interpolate")
+    c = jnp.clip(jnp.sum(a * b, axis=-1, keepdims=True), -1.0, 1.0)
+    w = b - c * a
+    wn = jnp.linalg.norm(w, axis=-1, keepdims=True)
+    # antipodal or equal rows: pick a fixed tangent direction (only matters when antipodal)
+    fallback = project_tangent(a, jnp.roll(a, 1, axis=-1) + 0.1)
+    fallback = fallback / jnp.maximum(jnp.linalg.norm(fallback, axis=-1, keepdims=True), 1e-300)
+    u = jnp.where(wn > 1e-12, w / jnp.maximum(wn, 1e-300), fallback)
+    theta = jnp.arctan2(wn, c)
+    theta = jnp.where((wn <= 1e-12) & (c < 0), jnp.pi, theta)
+    tt = jnp.asarray(t)[:, None, None]
+    return jnp.cos(tt * theta) * a + jnp.sin(tt * theta) * u
+
+
+def _householder_block(x: jax.Array) -> jax.Array:
+    """``(d, d−1)`` orthonormal basis of ``x^⊥`` for a unit vector ``x``: columns 2..d of the
+    Householder reflection that maps ``e_1`` to ``∓x`` (sign chosen so nothing cancels)."""
+    d = x.shape[0]
+    s = jnp.where(x[0] >= 0, 1.0, -1.0).astype(x.dtype)
+    w = x.at[0].add(s)  # x + s e_1, |w|² = 2(1 + |x_0|) >= 2
+    h = jnp.eye(d, dtype=x.dtype) - 2.0 * jnp.outer(w, w) / jnp.dot(w, w)
+    return h[:, 1:]
+
+
+def tangent_basis(z: jax.Array) -> jax.Array:
+    """Orthonormal basis ``Q`` of ``T_z (S^{d−1})^N``, shape ``(N·d, N·(d−1))``, block diagonal.
+
+    Column ``k`` is a tangent vector flattened in row-major ``(N, d)`` order; ``QᵀQ = I`` and
+    ``Qᵀ vec(z_i e_i) = 0``: the reduced (intrinsic) coordinates in which Hessians are square matrices.
+    This is a dense ``(N·d)²`` object: the small-size reference of the critical-point code.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input).
+    Source: Householder reflections (Golub & Van Loan, *Matrix Computations*, Sec. 5.1).
+    """
+    require_x64(z, what="sphere.tangent_basis")
+    n, d = z.shape
+    blocks = jax.vmap(_householder_block)(z)  # (N, d, d-1)
+    eye = jnp.eye(n, dtype=z.dtype)
+    q = eye[:, None, :, None] * blocks[:, :, None, :]  # (N, d, N, d-1)
+    return q.reshape(n * d, n * (d - 1))
+
+
+def riemannian_hessian(hessian: jax.Array, z: jax.Array, euclidean_grad: jax.Array, q: jax.Array) -> jax.Array:
+    """Riemannian Hessian of ``V`` on ``(S^{d−1})^N`` in the reduced coordinates of ``q = tangent_basis(z)``.
+
+    ``Hess V[u] = P(∇²V u) − (z_i·∇_i V) u_i`` per factor (the projected Euclidean Hessian plus the
+    Weingarten term of the sphere), i.e. the symmetric ``(N·(d−1), N·(d−1))`` matrix
+    ``Qᵀ∇²V Q − blockdiag((z_i·∇_i V) I_{d−1})``.
+
+    Args:
+      hessian: Euclidean Hessian ``∇²V(z)`` as an ``(N·d, N·d)`` matrix (row-major flattening).
+      z: the point ``(N, d)``; euclidean_grad: ``∇V(z)``, shape ``(N, d)``; q: ``tangent_basis(z)``.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (float64 input).
+    Source: Absil, Mahony & Trumpf, "An extrinsic look at the Riemannian Hessian", GSI 2013, eq. (10);
+      Absil, Mahony & Sepulchre (2008), Sec. 5.5.
+    """
+    require_x64(hessian, z, euclidean_grad, q, what="sphere.riemannian_hessian")
+    n, d = z.shape
+    radial = jnp.sum(z * euclidean_grad, axis=-1)  # (N,)
+    weingarten = jnp.repeat(radial, d - 1)
+    h = q.T @ hessian @ q - jnp.diag(weingarten)
+    return 0.5 * (h + h.T)

@@ -1,9 +1,13 @@
 """Write docs/data/landscape-values.json from the two documented runs of the landscape search.
 
-Usage: python docs/data/make_landscape_values.py --table TABLE_RUN --grid GRID_RUN [--note "how they were run"]
+Usage: python docs/data/make_landscape_values.py --table TABLE_RUN --grid GRID_RUN [--table-command "..."]
+[--grid-command "..."] [--note "how they were run"]
 
-TABLE_RUN: a finished `contrastive-bounds sweep landscape-table` (the table on docs/landscape-networks.md);
-GRID_RUN: a finished `contrastive-bounds sweep ablations --profile thorough` (docs/annealing.md, A8.6-A8.8).
+TABLE_RUN: a finished `contrastive-bounds sweep landscape-table --out TABLE_RUN` (the table on
+docs/landscape-networks.md); GRID_RUN: a finished `contrastive-bounds sweep ablations --profile thorough --out
+GRID_RUN` (docs/annealing.md, A8.6-A8.8). The file records how to regenerate it — the commands (as given, with
+the folders named TABLE_RUN and GRID_RUN) and the versions every row ran with (the rows' ``versions_json``) —
+and nothing about the machine or its folders.
 One entry per landscape and run: H*, status and minima (energy, multiplicity, hits, what found it) of each
 search seed, whether the seeds agree (same minima classes to 1e-8 and H* to 1e-9), and for grid rows the
 Arrhenius or schedule measurements; grid minima keep their coordinates ``z`` (the A8.6-A8.8 checks re-verify every
@@ -61,14 +65,27 @@ def _entries(folder: str, source: str, with_z: bool = False) -> list[dict]:
                                                e["radius"], json.dumps(e["pairs"])))
 
 
+def _versions(folder: str) -> list[dict]:
+    """The distinct versions the rows of a sweep ran with."""
+    seen = {r.get("versions_json") for r in pq.read_table(Path(folder) / "results.parquet").to_pylist()}
+    return [json.loads(v) for v in sorted(v for v in seen if v)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", required=True)
     parser.add_argument("--grid", required=True)
+    parser.add_argument("--table-command", default="contrastive-bounds sweep landscape-table --workers 2 --out TABLE_RUN")
+    parser.add_argument("--grid-command",
+                        default="contrastive-bounds sweep ablations --profile thorough --workers 2 --out GRID_RUN")
     parser.add_argument("--note", default="")
     args = parser.parse_args()
-    doc = {"table_run": args.table, "grid_run": args.grid, "note": args.note,
-           "table": _entries(args.table, "landscape-table"), "grid": _entries(args.grid, "ablations", with_z=True)}
+    runs = [{"name": "table", "source": "landscape-table", "commands": [args.table_command],
+             "versions": _versions(args.table)},
+            {"name": "grid", "source": "ablations", "commands": [args.grid_command], "versions": _versions(args.grid)}]
+    doc = {"runs": runs, "regenerate": "python docs/data/make_landscape_values.py --table TABLE_RUN --grid GRID_RUN",
+           "note": args.note, "table": _entries(args.table, "landscape-table"),
+           "grid": _entries(args.grid, "ablations", with_z=True)}
     target = Path(__file__).with_name("landscape-values.json")
     target.write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {target} ({len(doc['table'])} table landscapes, {len(doc['grid'])} grid rows)")

@@ -1,8 +1,11 @@
-"""Evidence for the ablation checks (A8.6–A8.8): rows of the ``ablations`` sweep and trend verdicts.
+"""Evidence for the ablation checks (A8.6–A8.8): rows of the ``ablations`` grid and trend verdicts.
 
-* :func:`ablation_rows` — the rows of one ablation, either computed in-process by the ``landscape``
-  sweep kind for every task of a profile of the built-in spec ``ablations`` (the main job), or read
-  from the ``results.parquet`` of a finished ``contrastive-bounds sweep ablations`` run;
+* :func:`ablation_rows` — the rows of one ablation, either computed in-process
+  (:func:`~.landscape_rows.landscape_row`) for every task of a profile of the ``ablations`` grid (the main
+  job), or read from the ``results.parquet`` of a finished ``contrastive-bounds sweep ablations`` run;
+* :func:`ablation_tasks` — the tasks of a profile of the grid. The grid is the built-in sweep spec
+  ``ablations.toml``, read here as data (the checks import nothing of the sweeps; a test keeps this
+  expansion equal to the sweep's own);
 * :func:`trend_verdict` — ``supported`` / ``refuted`` / ``mixed`` for a claim "y falls as x grows"
   along one series, from the signs of its steps (ties within a stated tolerance, or overlapping
   intervals, are no step);
@@ -12,12 +15,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import tomllib
+from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["SPEC_NAME", "ablation_rows", "trend_verdict", "combine_verdicts", "effort_columns", "network_ok"]
+from contrastive_bounds.properties.checks.landscape_rows import ABLATIONS, ROW_DEFAULTS, landscape_row
+
+__all__ = ["SPEC_NAME", "ablation_rows", "ablation_tasks", "trend_verdict", "combine_verdicts", "effort_columns",
+           "network_ok"]
 
 SPEC_NAME = "ablations"
 #: Energies of refined critical points carry ~1e-12 (relative); H* steps smaller than this are ties.
@@ -44,6 +53,50 @@ def _from_sweep(folder: str, ablation: str) -> list[dict[str, Any]]:
     return rows
 
 
+_LISTS = ("pairs", "barrier_over_t")  # parameters whose value is a list (an axis of them is a list of lists)
+_FLOATS = ("tau", "radius", "pair_distance", "step_scale", "horizon_factor", "c", "t0", "t_end", "start_radius",
+           "confidence")
+
+
+def _axis(name: str, value: Any) -> list[Any]:
+    if name in _LISTS:
+        return value if isinstance(value, list) and value and all(isinstance(v, list) for v in value) else [value]
+    return value if isinstance(value, list) else [value]
+
+
+def _typed(params: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in {**ROW_DEFAULTS, **params}.items() if v is not None}
+    return {k: (float(v) if k in _FLOATS else v) for k, v in out.items()}
+
+
+def ablation_tasks(profile: str) -> list[tuple[dict[str, Any], int]]:
+    """``(parameters, seed)`` of every task of ``profile`` of the ``ablations`` grid (``"default"`` or a profile
+    of the spec: ``"quick"``, ``"medium"``, ``"thorough"``), parameters with their defaults filled in; rows
+    (each value a list is an axis) times seeds, in file order.
+
+    Raises:
+      ValueError: an unknown profile (naming the profiles).
+    """
+    text = resources.files("contrastive_bounds.properties").joinpath(f"sweeps/builtin/{SPEC_NAME}.toml").read_text()
+    data = tomllib.loads(text)
+    if profile != "default":
+        profiles = data.get("profiles", {})
+        if profile not in profiles:
+            raise ValueError(f"profile={profile!r} must be one of {['default', *profiles]} (profiles of {SPEC_NAME})")
+        prof = profiles[profile]
+        data = {**data, "params": {**data.get("params", {}), **prof.get("params", {})},
+                **{k: prof[k] for k in ("rows", "seeds") if k in prof}}
+    seeds = data.get("seeds", [0])
+    seeds = seeds if isinstance(seeds, list) else [seeds]
+    tasks = []
+    for row in data.get("rows", [{}]):
+        axes = {k: _axis(k, v) for k, v in row.items()}
+        for combo in itertools.product(*axes.values()):
+            params = _typed({**data.get("params", {}), **dict(zip(axes, combo))})
+            tasks += [(params, int(s)) for s in seeds]
+    return tasks
+
+
 def ablation_rows(ablation: str, profile: str, sweep: str = "") -> list[dict[str, Any]]:
     """Rows (parameters, outputs, ``empirical``/``ci_lo``/``ci_hi``, ``summary``, ``details``, ``verdict``)
     of the tasks of ``ablation`` in profile ``profile`` of the built-in spec, or from a finished sweep.
@@ -52,28 +105,23 @@ def ablation_rows(ablation: str, profile: str, sweep: str = "") -> list[dict[str
       ablation: ``"dimension"``, ``"negatives"`` or ``"curvature"``.
       profile: a profile of the spec (``"quick"``, ``"thorough"``, ``"default"``); ignored with ``sweep``.
       sweep: a folder holding a finished ``ablations`` sweep (``results.parquet``), or ``""`` to
-        compute every row now, in this process (networks are cached per landscape).
+        compute every row now, in this process (networks are searched once per process).
 
     Raises:
       ValueError: unknown ablation or profile; a sweep folder without results or without this ablation.
     """
-    from contrastive_bounds.properties.sweeps.kinds import get_kind
-    from contrastive_bounds.properties.sweeps.kinds.landscape import ABLATIONS
-    from contrastive_bounds.properties.sweeps.spec import load_spec
-
     if ablation not in ABLATIONS[1:]:
         raise ValueError(f"ablation={ablation!r} must be one of {ABLATIONS[1:]}")
     if sweep:
         return _from_sweep(sweep, ablation)
-    spec = load_spec(SPEC_NAME, profile=profile)
-    kind = get_kind("landscape")
     rows = []
-    for task in spec.tasks:
-        if task.params["ablation"] != ablation:
+    for params, seed in ablation_tasks(profile):
+        if params["ablation"] != ablation:
             continue
-        out = kind.run(task.params, task.seed)
-        rows.append({**task.params, "seed": task.seed, **out.outputs, "empirical": out.empirical, "ci_lo": out.ci_lo,
-                     "ci_hi": out.ci_hi, "summary": out.summary, "details": out.details, "verdict": out.verdict})
+        out = landscape_row(params, seed)
+        rows.append({**params, "seed": seed, **out["outputs"], "empirical": out["empirical"], "ci_lo": out["ci_lo"],
+                     "ci_hi": out["ci_hi"], "summary": out["summary"], "details": out["details"],
+                     "verdict": out["verdict"]})
     return rows
 
 

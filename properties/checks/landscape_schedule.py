@@ -47,12 +47,8 @@ from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Se
 __all__ = ["a4_infonce_landscape", "choose_t0"]
 
 CONF = 0.999
-#: Stated relative error of the Eyring-Kramers time at ``T``: ``F_T = 1 + KRAMERS_ERROR_PER_T_OVER_H·T/H``
-#: (the law is exact to ``1 + O(T/ΔV)`` for non-degenerate critical points; measured departures on the
-#: N = 4 and N = 6 traps at d = 2, tau = 0.1: 0.8-2.0 x T/H for H/T in [2.5, 5.5], docs/annealing.md).
-KRAMERS_ERROR_PER_T_OVER_H = 3.0
-#: Smallest H/T at the hottest temperature for which the stated allowance is used.
-MIN_BARRIER_OVER_T = 2.5
+# the stated Eyring-Kramers allowance (KRAMERS_ERROR_PER_T_OVER_H, MIN_BARRIER_OVER_T) is the library's, shared with
+# `anneal --search`: numerics.langevin.network_anneal
 
 
 def choose_t0(trap: Any, c: float, trapped: float) -> float:
@@ -111,7 +107,9 @@ def _validate(p: Mapping[str, Any]) -> None:
 
     check_int("num_points", p["num_points"], 3, 16)
     check_int("dim", p["dim"], 2, 8)
-    check_real("tau", p["tau"], 0.0, math.inf)
+    from contrastive_bounds.numerics.landscapes.network.arguments import check_tau
+
+    check_tau(p["tau"])
     check_int("chains", p["chains"], 16, 1_000_000)
     check_int("calibration_chains", p["calibration_chains"], 16, 1_000_000)
     check_real("trapped_target", p["trapped_target"], 0.05, 0.95)
@@ -143,13 +141,11 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
     from contrastive_bounds.theory.annealing import make_schedule
     from contrastive_bounds.theory.kramers import expected_escapes
 
-    from contrastive_bounds.properties.sweeps.kinds import get_kind
-    from contrastive_bounds.properties.sweeps.kinds.landscape import cached_network
+    from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec, network_for
+    from contrastive_bounds.numerics.langevin.network_anneal import KRAMERS_ERROR_PER_T_OVER_H, MIN_BARRIER_OVER_T
 
-    kind = get_kind("landscape")
-    p = kind.resolve({"num_points": int(params["num_points"]), "dim": int(params["dim"]), "tau": float(params["tau"]),
-                      "starts": int(params["starts"])})
-    spec, res = cached_network(p, 0)
+    spec = infonce_spec(int(params["num_points"]), int(params["dim"]), float(params["tau"]))
+    res = network_for(spec, SearchSettings(starts=int(params["starts"]), seed=0))
     trap = network_trap(res, spec)
     if trap is None or not trap.saddles or not trap.direct_to_global or not res.complete:
         return Outcome("inconclusive", f"the network of {spec.description} has no clean trap ({res.status}); pick a landscape "

@@ -41,9 +41,6 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, deferred_interrupts
-from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
-from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
 from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 from contrastive_bounds.theory.annealing import make_schedule
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
@@ -145,6 +142,10 @@ def anneal(
                        progress=progress and not as_json, checkpoint=checkpoint, resume=resume, yes=yes,
                        as_json=as_json, started=started)
         return
+    from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, deferred_interrupts
+    from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
+    from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
+
     extra = [opt for opt, given in (("--points", points), ("--dim", dim), ("--tau", tau), ("--pairs", pairs))
              if given is not None] + (["--coupled"] if coupled else []) + (["--radius"] if radius != 1.0 else [])
     if extra:

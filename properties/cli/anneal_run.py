@@ -14,8 +14,6 @@ import shlex
 import sys
 from typing import Any
 
-from contrastive_bounds.numerics.langevin import SimulationInterrupted, default_record_every, estimate_run_cost
-
 __all__ = ["MAX_CHAIN_STEPS", "BIG_CHAIN_STEPS", "step_count", "guard_cost", "announce_cost", "resume_command",
            "report_interrupt"]
 
@@ -53,6 +51,8 @@ def step_count(t_end: float, h: float) -> int:
 
 def guard_cost(chains: int, n_steps: int, num_points: int, dim: int, yes: bool) -> tuple[Any, list[str]]:
     """``(cost, reasons it is too big)`` of a float64 run; ValueError naming ``--yes`` when too big without it."""
+    from contrastive_bounds.numerics.langevin import default_record_every, estimate_run_cost  # JAX: imported when used
+
     cost = estimate_run_cost(chains, n_steps, num_points, dim, 8, n_steps // default_record_every(n_steps))
     memory = physical_memory()
     too_big = [why for why in (
@@ -89,8 +89,8 @@ def resume_command(checkpoint: str) -> str:
     return shlex.join(["contrastive-bounds", *kept, "--checkpoint", checkpoint, "--resume"])
 
 
-def report_interrupt(stop: SimulationInterrupted, time_scale: float = 1.0) -> None:
-    """Ctrl-C: make sure the state is saved, say where, and print the command that resumes.
+def report_interrupt(stop: Any, time_scale: float = 1.0) -> None:
+    """Ctrl-C (a ``SimulationInterrupted``): make sure the state is saved, say where, and print the command that resumes.
 
     ``time_scale`` converts the driver's clock to the one reported (``R²`` for a radius-R landscape)."""
     res = stop.result

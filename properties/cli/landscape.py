@@ -1,11 +1,15 @@
 """Command ``landscape``: minima, transition states and H* of a landscape by its transition network (A9).
 
+Parse, call the library, print: the options are checked by the library's argument rules before JAX is
+imported (:mod:`.landscape_options`), the search is
+:func:`~contrastive_bounds.numerics.landscapes.network.landscape_network`, the output its result.
+
 Without ``--out`` every landscape and set of search settings gets its own folder under
 ``contrastive-bounds-landscape/`` (:func:`default_out`: a readable name plus a hash of the landscape's
-fingerprint and the settings), so exploring one landscape after another needs no option; running the
-same command again continues (or, when finished, reports) the search saved there. An explicit
-``--out`` that already holds a search is never replaced: ``--resume`` continues it. Every run says
-where its search went.
+fingerprint and the settings; InfoNCE pairs in canonical order, so ``--pairs 2-3,0-1`` is the landscape of
+``--pairs 0-1,2-3``), so exploring one landscape after another needs no option; running the same command
+again continues the search saved there, or, when it is finished, reports it. An explicit ``--out`` that
+already holds a search is never replaced: ``--resume`` continues it. Every run says where its search went.
 """
 
 from __future__ import annotations
@@ -20,14 +24,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from contrastive_bounds.numerics.landscapes.network import (
-    LandscapeSpec,
-    NetworkResult,
-    SearchSettings,
-    landscape_network,
-)
-from contrastive_bounds.numerics.landscapes.network.store import STATE_FILE
-from contrastive_bounds.numerics.landscapes.registry import list_landscapes
+from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
+from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
 from contrastive_bounds.theory.domains import check_int, check_real
 
 from contrastive_bounds.properties.cli.common import (
@@ -37,8 +35,12 @@ from contrastive_bounds.properties.cli.common import (
     emit_json,
     err_console,
 )
-from contrastive_bounds.properties.cli.landscape_options import landscape_spec_from_options
+from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions
 
+#: the registry's landscapes (for the help; kept equal to ``numerics.landscapes.registry.list_landscapes`` by a
+#: test, so listing them needs no JAX)
+BUILTIN_LANDSCAPES = ("barrier-H", "double-well", "fourier", "infonce", "infonce-toy", "infonce-toy-soft", "thomson",
+                      "triple-well", "vmf", "vmf-mixture")
 DEFAULT_OUT = "contrastive-bounds-landscape"
 _D = SearchSettings()  # the command's defaults are the search's
 EXIT_INTERRUPTED = 130
@@ -59,7 +61,7 @@ def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int, structu
     return (float(starts) * (1 + hop_rounds) + float(structured)) * ITERATIONS_PER_START * float(num_points) ** 2 * dim
 
 
-def default_out(land: LandscapeSpec, settings: dict[str, Any]) -> Path:
+def default_out(land: Any, settings: dict[str, Any]) -> Path:
     """The folder of a search without ``--out``: ``contrastive-bounds-landscape/<name>-<hash>``.
 
     ``<name>`` says what the landscape is (``infonce-N8-d3-tau0.1``, ``thomson-N12-d3``, ``double-well``);
@@ -89,7 +91,7 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def _print(res: NetworkResult) -> None:
+def _print(res: Any) -> None:
     a = res.analysis
     head = Table(title=f"transition network of {res.landscape['name']}: {res.landscape.get('description', '')}")
     head.add_column("quantity")
@@ -121,7 +123,7 @@ def _print(res: NetworkResult) -> None:
     for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
         via = [d.get("via") for d in t.descents if d.get("via") is not None]
         how = (t.descents[0]["method"] if t.descents else "—") + (f" (via the saddle at {via[0]:.6g})" if via else "")
-        tss.add_row(f"t{t.id}", _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
+        tss.add_row(t.label, _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
                     f"{t.gradient_norm:.2e}", t.found_by, how)
     console.print(tss)
     for note in res.notes:
@@ -129,7 +131,7 @@ def _print(res: NetworkResult) -> None:
 
 
 def landscape(
-    spec: str = typer.Argument(..., help=f"infonce, thomson, another built-in ({', '.join(list_landscapes())}) or a Fourier file"),
+    spec: str = typer.Argument(..., help=f"infonce, thomson, another built-in ({', '.join(BUILTIN_LANDSCAPES)}) or a Fourier file"),
     params: Optional[list[str]] = typer.Argument(None, help="parameters of a built-in landscape, key=value"),
     points: Optional[int] = typer.Option(None, "--points", help="N: infonce (>= 3, default 8), thomson (>= 2, default 12)"),
     dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d >= 2 (points on S^{d-1}; default 3)"),
@@ -166,7 +168,6 @@ def landscape(
     continues or reports that search, and --resume continues one in an explicit --out. "complete" and
     "barrier-free" are printed only for a closed network (the effort is printed with them).
     """
-    r = check_real("--radius", radius, 0.0, math.inf)
     settings = dict(starts=check_int("--starts", starts, 1, None), seed=check_int("--seed", seed, 0, 2**63 - 1),
                     structured_starts=check_int("--structured-starts", structured_starts, 0, 1_000_000),
                     max_hop_rounds=check_int("--hop-rounds", hop_rounds, 0, None),
@@ -175,10 +176,10 @@ def landscape(
                     max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None),
                     max_minima=check_int("--max-minima", max_minima, 1, None),
                     max_searches=check_int("--max-searches", max_searches, 0, None))
-    if spec in ("infonce", "thomson"):  # before building the potential (its construction evaluates it)
-        n = check_int("--points", (8 if spec == "infonce" else 12) if points is None else points,
-                      3 if spec == "infonce" else 2, None)
-        d = check_int("--dim", 3 if dim is None else dim, 2, None)
+    options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
+    recipe = options.recipe()  # the library's argument rules, before JAX is imported
+    if recipe.arguments is not None:  # before building the potential (its construction evaluates it)
+        n, d = recipe.arguments.num_points, recipe.arguments.dim
         cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"],
                            settings["structured_starts"] if spec == "infonce" else 0)
         if cost > MAX_SEARCH_COST and not yes:
@@ -186,7 +187,7 @@ def landscape(
                            f"{settings['max_hop_rounds']}: up to {cost:.1e} pair terms, above {MAX_SEARCH_COST:.0e} "
                            "(hours or more); choose fewer points or starts, or add --yes")
     try:
-        land = landscape_spec_from_options(spec, params, points, dim, tau, pairs, coupled, r)  # compiles and probes the potential
+        land = options.spec()  # compiles and probes the potential
     except KeyboardInterrupt:
         err_console.print("interrupted while the potential was being built: nothing was searched or saved yet",
                           markup=False, highlight=False)
@@ -203,12 +204,15 @@ def landscape(
                        f"{str(folder)!r}); run without --resume to start the search")
     resume = resume or (not explicit and saved)  # the default folder is this search's own: continue it
     if not explicit and saved:
-        err_console.print(f"continuing the search saved in {folder} (same landscape and settings; delete that folder "
-                          "to search afresh)", markup=False, highlight=False)
+        verb = "reporting the finished" if _finished(folder) else "continuing the"
+        err_console.print(f"{verb} search saved in {folder} (same landscape and settings; delete that folder to search "
+                          "afresh)", markup=False, highlight=False)
     if spec == "infonce" and pairs is None and n % 2:
         err_console.print(f"note: --points={n} is odd: the default pairs are "
                           f"{', '.join(f'{i}-{j}' for i, j in land.params['pairs'])}; point {n - 1} is a negative only "
                           "(give --pairs to choose)", markup=False, highlight=False)
+    from contrastive_bounds.numerics.landscapes.network.search import landscape_network
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
                   TimeElapsedColumn(), console=err_console, transient=True) as bar:
         task = bar.add_task("search", total=None, info="")
@@ -233,6 +237,16 @@ def landscape(
     else:
         _print(res)
     err_console.print(where, markup=False, highlight=False)
+
+
+def _finished(folder: Path) -> bool:
+    """The search saved in ``folder`` ran to its end (an unreadable one is left to the search to refuse)."""
+    from contrastive_bounds.numerics.landscapes.network.serial import read_state
+
+    try:
+        return read_state(folder)[0].finished
+    except (OSError, ValueError):
+        return False
 
 
 def register(app: typer.Typer) -> None:

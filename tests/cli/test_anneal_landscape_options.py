@@ -16,8 +16,13 @@ from contrastive_bounds.properties.cli.landscape_options import (
     option_for_field,
     options_from_fingerprint,
     parse_pairs,
-    spec_from_fingerprint,
 )
+from contrastive_bounds.numerics.landscapes.network.rebuild import spec_from_fingerprint
+
+
+def _rebuilt(fp):
+    """The library's rebuild of a fingerprint, and the options the command line prints for it."""
+    return spec_from_fingerprint(fp), options_from_fingerprint(fp)
 
 
 def _fp(spec):
@@ -54,7 +59,7 @@ def test_a_saved_fingerprint_turns_back_into_the_options_that_rebuild_it(options
     fp = options.spec().fingerprint()
     back = options_from_fingerprint(fp)
     assert back == options
-    spec, opts = spec_from_fingerprint(fp)
+    spec, opts = _rebuilt(fp)
     assert spec.fingerprint() == fp and opts == options
 
 
@@ -67,10 +72,10 @@ def test_command_lines_non_numeric_parameters_and_what_cannot_be_rebuilt(tmp_pat
     assert LandscapeOptions("infonce", points=4, dim=2, tau=0.1).command_line() == "infonce --points 4 --dim 2 --tau 0.1"
     assert LandscapeOptions("barrier-H", ("H=5.0",), radius=2.0).command_line() == "barrier-H H=5.0 --radius 2"
     soft = landscape_spec(get_landscape("infonce-toy-soft"))
-    spec, opts = spec_from_fingerprint(soft.fingerprint())
+    spec, opts = _rebuilt(soft.fingerprint())
     assert spec.fingerprint() == soft.fingerprint() and opts.params == ("beta0=10.0",) and opts.extra == {}
     mix = landscape_spec(get_landscape("vmf-mixture"))
-    spec, opts = spec_from_fingerprint(mix.fingerprint())
+    spec, opts = _rebuilt(mix.fingerprint())
     assert spec.fingerprint() == mix.fingerprint() and opts.extra["kappas"] == (4.0, 4.0)
     f = tmp_path / "dw.json"
     f.write_text('{"cos": {"1": -0.5, "2": -1.0}}')

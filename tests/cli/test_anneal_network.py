@@ -267,7 +267,10 @@ def test_on_the_double_well_the_network_prediction_equals_the_exact_s1_trap_pred
 
 def test_an_edited_energy_is_refused_and_a_version_1_search_is_open(search, tmp_path):
     """A saved minimum whose energy is not the potential at its saved coordinates is refused (exit 2, naming the
-    minimum), so an edited file cannot fake H*; a version-1 search (never closed) is reported open, not complete."""
+    minimum), so an edited file cannot fake H*; a search saved by state version 1 (the search before closure; a
+    fixture written by that version) is reported open, not complete."""
+    from pathlib import Path
+
     state = json.loads((search["out"] / "network.json").read_text())
     args = ["--start", "m1", "--schedule", "fixed", "c=0.05", "--chains", "8", "--time", "1", "--no-progress"]
     edited = tmp_path / "edited"
@@ -278,10 +281,9 @@ def test_an_edited_energy_is_refused_and_a_version_1_search_is_open(search, tmp_
     res = runner.invoke(app, ["anneal", "--search", str(edited), *args])
     assert res.exit_code == 2, res.output
     assert "minimum m1 is saved with energy -100.0, but the landscape at its saved coordinates is" in res.output
-    old = tmp_path / "v1"
-    old.mkdir()
-    (old / "network.json").write_text(json.dumps({**state, "version": 1}))
+    old = Path(__file__).parents[1] / "numerics" / "landscapes" / "network" / "data" / "saved" / \
+        "v1-infonce-n6-d2-tau0.1-done"
     res = runner.invoke(app, ["anneal", "--search", str(old), *args, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)["search"]
-    assert out["status"].startswith("open: the saved search was not closed") and not out["critical_height_complete"], out
+    assert out["status"] == "open: closure not attempted (closure=False)" and not out["critical_height_complete"], out

@@ -22,6 +22,33 @@ PROBE = ("import sys, json\nfrom contrastive_bounds.properties.cli.app import ma
          "print(json.dumps({{'code': code, 'heavy': [m for m in {heavy!r} if m in sys.modules]}}), file=sys.stderr)\n")
 
 
+SAVED = os.path.join(os.path.dirname(__file__), "..", "numerics", "landscapes", "network", "data", "saved",
+                     "v2-infonce-n4-d2-tau0.1-done")
+
+
+@pytest.mark.parametrize("argv", [
+    ["landscape", "infonce", "--tau", "0"],
+    ["landscape", "infonce", "--points", "4", "--pairs", "0-0"],
+    ["landscape", "thomson", "--points", "1"],
+    ["anneal", "--search", "/no/such/folder", "--schedule", "fixed", "c=0.1"],
+    ["anneal", "--search", SAVED, "--start", "m9", "--schedule", "fixed", "c=0.1"],
+    ["anneal", "--search", SAVED, "--start", "m1", "--delta", "-1", "--schedule", "fixed", "c=0.1"],
+    ["anneal", "--search", SAVED, "--start", "m1", "--time", "1", "--step-size", "0.3", "--schedule", "fixed", "c=0.1"],
+    ["anneal", "infonce", "--points", "4", "--dim", "2", "--tau", "0.2", "--search", SAVED, "--schedule", "fixed",
+     "c=0.1"],
+])
+@pytest.mark.slow
+def test_bad_landscape_and_search_options_exit_2_before_jax_is_imported(argv):
+    """A bad landscape option, or a bad --search/--start/--delta/--step-size or landscape options that differ from
+    the saved search's: exit 2 without importing JAX (about 5 s sooner than after it)."""
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], capture_output=True,
+                          text=True, timeout=120, env=env)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["code"] == 2 and "error: " in proc.stderr, proc.stderr[-2000:]
+    assert report["heavy"] == [], f"{argv} imported {report['heavy']}"
+
+
 @pytest.mark.parametrize("argv", [
     ["--help"],
     ["bound", "alignment.frobenius", "tau=0.5", "batch_size=256", "num_classes=100", "delta=0.05", "steps=1000",

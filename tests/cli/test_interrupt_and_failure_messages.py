@@ -7,7 +7,7 @@ from __future__ import annotations
 import typer
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli import landscape as landscape_cli
+from contrastive_bounds.numerics.landscapes.network import search as network_search
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.cli.common import command
 import pytest
@@ -36,7 +36,7 @@ def test_align_proxy_ctrl_c_says_where_the_progress_is(tmp_path, monkeypatch):
 
 def test_landscape_ctrl_c_before_the_first_save_does_not_claim_a_saved_file(tmp_path, monkeypatch):
     """Interrupted before network.json exists: the message says nothing was saved (and no --resume hint)."""
-    monkeypatch.setattr(landscape_cli, "landscape_network", _raise(KeyboardInterrupt()))
+    monkeypatch.setattr(network_search, "landscape_network", _raise(KeyboardInterrupt()))  # imported when the command runs
     res = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", "--out", str(tmp_path / "o")])
     assert res.exit_code == 130 and "nothing was saved yet" in res.output and "--resume" not in res.output
 

@@ -8,7 +8,6 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli import landscape as landscape_cli
 from contrastive_bounds.properties.cli.app import app
 
 runner = CliRunner()
@@ -73,7 +72,9 @@ def test_resume_with_nothing_saved_exits_2(tmp_path):
 def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
     """Ctrl-C during basin hopping: exit 130 with a line saying what to rerun; the saved state holds the
     minima found; --resume continues from it (starts not redone) and reports them."""
-    real = landscape_cli.landscape_network
+    from contrastive_bounds.numerics.landscapes.network import search as search_module
+
+    real = search_module.landscape_network  # the command imports it when it runs (no JAX before its options pass)
 
     def interrupted(*args, **kwargs):
         def progress(phase, done, total, info):
@@ -81,12 +82,12 @@ def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
                 raise KeyboardInterrupt
         return real(*args, **{**kwargs, "progress": progress})
 
-    monkeypatch.setattr(landscape_cli, "landscape_network", interrupted)
+    monkeypatch.setattr(search_module, "landscape_network", interrupted)
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), *SMALL])
     assert res.exit_code == 130 and "--resume" in res.output
     saved = json.loads((tmp_path / "network.json").read_text())
     assert saved["minima"] and saved["effort"]["starts"] == 8
-    monkeypatch.setattr(landscape_cli, "landscape_network", real)
+    monkeypatch.setattr(search_module, "landscape_network", real)
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", "--json", *SMALL])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)

@@ -23,8 +23,8 @@ def _saved_in(stderr: str) -> Path:
 @pytest.mark.slow
 def test_two_landscapes_one_after_the_other_with_default_options(tmp_path, monkeypatch):
     """double-well then triple-well, no options: both exit 0, each says where its search went, the folders
-    differ and live under contrastive-bounds-landscape/; the same command again continues its own search
-    (same H*, 'continuing the search saved in'); other settings get another folder."""
+    differ and live under contrastive-bounds-landscape/; the same command again reports its own finished search
+    (same H*, 'reporting the finished search saved in'); other settings get another folder."""
     monkeypatch.chdir(tmp_path)
     first = runner.invoke(app, ["landscape", "double-well", "--json"])
     assert first.exit_code == 0, first.output
@@ -38,7 +38,7 @@ def test_two_landscapes_one_after_the_other_with_default_options(tmp_path, monke
     assert json.loads(first.stdout)["saved_in"] == str(a)
     again = runner.invoke(app, ["landscape", "double-well", "--json"])
     assert again.exit_code == 0, again.output
-    assert f"continuing the search saved in {a}" in again.stderr
+    assert f"reporting the finished search saved in {a}" in again.stderr
     assert json.loads(again.stdout)["critical_height"] == h1
     other = runner.invoke(app, ["landscape", "double-well", "--seed", "1", "--json"])
     assert other.exit_code == 0, other.output

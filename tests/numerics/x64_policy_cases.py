@@ -187,20 +187,13 @@ CASES: dict[str, Callable[[], Any]] = {
     "alignment.batch_scaling.run_batch_scaling": lambda: _m("alignment.batch_scaling", "run_batch_scaling")(
         _m("alignment.batch_scaling", "ScalingConfig")(sgd=_sgd_config(), batch_sizes=(2, 4), exponents=(1.0, 0.0), seeds=2,
                                                          epochs=1, reference_batch=2)),
-    "landscapes.network.manifold.project": lambda: _m("landscapes.network.manifold", "project")(Z3, Z3),
-    "landscapes.network.manifold.normalize_rows": lambda: _m("landscapes.network.manifold", "normalize_rows")(Z3),
-    "landscapes.network.manifold.retract": lambda: _m("landscapes.network.manifold", "retract")(Z3, Z3),
-    "landscapes.network.manifold.riemannian_gradient": lambda: _m("landscapes.network.manifold", "riemannian_gradient")(
-        Z3, Z3),
-    "landscapes.network.manifold.tangent_basis": lambda: _m("landscapes.network.manifold", "tangent_basis")(Z3),
-    "landscapes.network.manifold.riemannian_hessian": lambda: _m("landscapes.network.manifold", "riemannian_hessian")(
-        np.eye(9), Z3, Z3, np.ones((9, 6))),
-    "landscapes.network.manifold.orbit_generators": lambda: _m("landscapes.network.manifold", "orbit_generators")(Z3),
-    "landscapes.network.manifold.orbit_projector": lambda: _m("landscapes.network.manifold", "orbit_projector")(
+    "sphere.tangent_basis": lambda: _m("sphere", "tangent_basis")(Z3),
+    "sphere.riemannian_hessian": lambda: _m("sphere", "riemannian_hessian")(np.eye(9), Z3, Z3, np.ones((9, 6))),
+    "sphere.geodesic_interpolate": lambda: _m("sphere", "geodesic_interpolate")(Z3, Z3, np.array([0.5])),
+    "landscapes.network.orbits.orbit_generators": lambda: _m("landscapes.network.orbits", "orbit_generators")(Z3),
+    "landscapes.network.orbits.orbit_projector": lambda: _m("landscapes.network.orbits", "orbit_projector")(
         Z3, np.ones((9, 6)), True),
-    "landscapes.network.manifold.remove_orbit": lambda: _m("landscapes.network.manifold", "remove_orbit")(Z3, Z3),
-    "landscapes.network.manifold.geodesic_interpolate": lambda: _m(
-        "landscapes.network.manifold", "geodesic_interpolate")(Z3, Z3, np.array([0.5])),
+    "landscapes.network.orbits.remove_orbit": lambda: _m("landscapes.network.orbits", "remove_orbit")(Z3, Z3),
     "landscapes.network.optimize.lbfgs_single": lambda: _m("landscapes.network.optimize", "lbfgs_single")(
         _spec().value_and_grad, Z3),
     "landscapes.network.optimize.minimizer": lambda: _m("landscapes.network.optimize", "minimizer")(_spec(), 8),
@@ -225,6 +218,7 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.verify.classify_batch": lambda: _m("landscapes.network.verify", "classify_batch")(
         _spec(), Z3[None]),
     "landscapes.network.search.landscape_network": lambda: _m("landscapes.network.search", "landscape_network")(_spec()),
+    "landscapes.network.cache.network_for": lambda: _m("landscapes.network.cache", "network_for")(_spec()),
     "langevin.network_anneal.uniform_starts": lambda: _m("langevin.network_anneal", "uniform_starts")(_spec(), 2, 0),
     "langevin.network_anneal.final_basins": lambda: _m("langevin.network_anneal", "final_basins")(_spec(), Z3[None], []),
     "landscapes.network.spec.validate_potential": lambda: _m("landscapes.network.spec", "validate_potential")(
@@ -251,15 +245,29 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.structured.infonce_templates": "start templates in numpy float64 (no JAX)",
     "landscapes.network.structured.structured_starts": "perturbed templates in numpy float64 (no JAX); they are "
                                                        "minimised by landscape_network, which requires x64",
-    "landscapes.network.closure.aligned_distance": "numpy distance of aligned representatives (no JAX)",
-    "landscapes.network.closure.distance_lower_bound": "numpy Gram spectra (no JAX)",
-    "landscapes.network.closure.run_transition_states": "a phase of landscape_network on its SearchState; "
-                                                        "landscape_network requires x64 at its entry",
-    "landscapes.network.connect.connect": "a phase of landscape_network on its SearchState (x64 required there)",
-    "landscapes.network.connect.refine_and_connect": "a phase of landscape_network on its SearchState (x64 "
-                                                     "required there)",
-    "landscapes.network.catalog.flat_path": "its JAX part is manifold.geodesic_interpolate, which refuses float64 "
-                                            "with x64 off (a case above)",
+    "landscapes.network.minima.*": "steps of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.following.*": "a step of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.connect.*": "steps of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.closure.*": "the rounds of landscape_network on its store (x64 required at its entry); "
+                                    "text and budget bookkeeping",
+    "landscapes.network.bands.*": "a step of landscape_network (x64 required at its entry) and numpy distances of "
+                                  "aligned representatives and Gram spectra (no JAX)",
+    "landscapes.network.search.run_search": "the phases of landscape_network on its store (x64 required at its entry)",
+    "landscapes.network.catalog.*": "identification up to symmetry in numpy; flat_path's JAX part is "
+                                    "sphere.geodesic_interpolate, which refuses float64 with x64 off (a case above)",
+    "landscapes.network.events.*": "events of a search (no arithmetic)",
+    "landscapes.network.records.*": "records and labels (text, numpy)",
+    "landscapes.network.serial.*": "reads and writes JSON state files (python floats)",
+    "landscapes.network.status.*": "the status rule (text)",
+    "landscapes.network.arguments.*": "argument validation (python numbers)",
+    "landscapes.network.rebuild.*": "fingerprint bookkeeping; building goes through the spec builders (cases above)",
+    "landscapes.network.saved.*": "reads a JSON state file (python floats); rebuilding and re-verifying go through "
+                                  "the spec builders (cases above)",
+    "landscapes.network.result.*": "a result of a finished store (numpy bookkeeping)",
+    "landscapes.network.curvature.*": "picks a provider (no arithmetic)",
+    "landscapes.network.cache.clear_network_cache": "empties a cache (no arithmetic)",
+    "network_experiment.*": "planning in numpy around the spec builders and classify, runs through schedule_sample "
+                            "and final_basins (cases above)",
     "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
     "alignment.descent.sample_batch": "integer indices from a PRNG key",
     "alignment.descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",
@@ -288,8 +296,6 @@ EXEMPT: dict[str, str] = {
     "langevin.network_anneal.minimum_trap": "numpy bookkeeping of a saved network around network_trap (classify refuses)",
     "langevin.network_anneal.trap_prediction": "mpmath quadrature of escape rates of a finished trap",
     "langevin.network_runs.run_description": "a text description of a run (no computation)",
-    "landscapes.network.saved.load_saved_search": "reads a JSON state file (python floats)",
-    "landscapes.network.saved.minimum_label": "formats a minimum's label (text)",
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
     "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
@@ -362,16 +368,11 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.graph.*": "networkx/numpy analysis of a finished network",
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
-    "landscapes.network.store.*": "state files (numpy, JSON)",
-    "landscapes.network.phases.*": "numpy bookkeeping of a search around minimize_batch, run_neb, refine_batch and "
-                                   "classify_batch, which refuse float64 with x64 off",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",
     "landscapes.network.optimize.run_in_padded_chunks": "chunking around a compiled function (its callers "
                                                         "minimize_batch, run_neb and refine_batch refuse float64 "
                                                         "with x64 off)",
-    "landscapes.network.spec.check_pairs": "validation (integers)",
-    "landscapes.network.spec.default_pairs": "integers",
     "landscapes.network.verify.orbit_dimension_formula": "numpy rank of a float64 configuration",
     "langevin.temperature.temperature_program": "factory: splits a temperature argument into a program and its "
                                                 "values (no arithmetic); evaluated inside simulate, which is guarded",

@@ -1,33 +1,66 @@
 """Kinetic transition networks of potentials on ``(S^{d−1})^N``: minima, transition states, H* (A9).
 
 One call: :func:`landscape_network` (``spec -> NetworkResult`` with H*, Catoni's D, minima with
-multiplicities, verified transition states, rejected candidates, search effort; JSON via
-``to_dict``). Specs: :func:`infonce_spec`, :func:`thomson_spec`, :func:`landscape_spec` (registry
-landscapes), :func:`user_spec` (any JAX potential with a declared :class:`Symmetry`).
+multiplicities, verified transition states, rejected candidates, search effort; JSON via ``to_dict``).
+Specs: :func:`infonce_spec`, :func:`thomson_spec`, :func:`landscape_spec` (registry landscapes),
+:func:`user_spec` (any JAX potential with a declared :class:`Symmetry`). A saved search:
+:func:`load_saved_search` (read, rebuild the landscape, re-verify, status, resume); a search once per
+process: :func:`network_for`.
 
-Modules by responsibility: :mod:`.manifold` (tangent spaces, Riemannian Hessian, orbit modes),
-:mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.saddle` (refinement and verification),
-:mod:`.neb` (climbing-image bands), :mod:`.descent` (steepest-descent paths from saddles),
-:mod:`.symmetry` (equivalence, multiplicity, alignment), :mod:`.codes` (spherical codes),
-:mod:`.structured` (InfoNCE structured starts), :mod:`.catalog` (deduplication), :mod:`.graph` (H*, D,
-merge tree), :mod:`.disconnectivity` (PNG), :mod:`.records`, :mod:`.state`, :mod:`.store` (saving and
-resuming), :mod:`.phases` (minima phases), :mod:`.connect` (saddles to edges), :mod:`.closure`
-(transition-state rounds to closure), :mod:`.search` (the entry point).
+Modules (the package imports them on first use, so reading a saved search starts no JAX):
+
+* what is searched — :mod:`.spec` (specs and their probes), :mod:`.arguments` (the builders' ranges and
+  defaults, JAX-free), :mod:`.rebuild` (a landscape again from its fingerprint), :mod:`.symmetry`
+  (equivalence, multiplicity, alignment), :mod:`.orbits` (the O(d) orbit directions);
+* the one store — :mod:`.store` (:class:`NetworkStore`: records and the event log), :mod:`.events` (what the
+  steps return; the effort is their fold), :mod:`.records` (minima, transition states, candidates),
+  :mod:`.serial` (the one versioned serialiser and reader of ``network.json``), :mod:`.catalog`
+  (identification up to symmetry), :mod:`.state` (settings), :mod:`.constants` (the search's constants);
+* the steps, each ``(spec, settings, store, rng) -> events`` — :mod:`.minima` (random starts, structured
+  starts, basin hopping), :mod:`.following` (eigenvector following), :mod:`.bands` (double-ended bands),
+  :mod:`.connect` (refinement, verification, descents: the connection), :mod:`.closure` (rounds to
+  closure), :mod:`.search` (the phases, saving, resuming);
+* the numerics under the steps — :mod:`.curvature` (where Hessians come from: the dense provider, and the
+  interface a Hessian-free one implements), :mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.saddle`
+  (eigenvector-following refinement), :mod:`.verify` (classification, Newton polish), :mod:`.descent`
+  (steepest-descent paths), :mod:`.neb` (climbing-image bands), :mod:`.structured` and :mod:`.codes`
+  (InfoNCE structured starts on spherical codes);
+* what a network says — :mod:`.graph` (H*, D, merge tree), :mod:`.status` (the one status rule),
+  :mod:`.result` (:class:`NetworkResult`), :mod:`.saved` (a saved search), :mod:`.cache` (a search once
+  per process), :mod:`.disconnectivity` (PNG).
+
+The sphere geometry (tangent bases, the Riemannian Hessian, retractions, great circles) is
+:mod:`contrastive_bounds.numerics.sphere`.
 """
 
-from contrastive_bounds.numerics.landscapes.network.graph import NetworkAnalysis, analyse_network  # noqa: F401
-from contrastive_bounds.numerics.landscapes.network.records import Effort, NetworkMinimum, TransitionState  # noqa: F401
-from contrastive_bounds.numerics.landscapes.network.search import NetworkResult, landscape_network  # noqa: F401
-from contrastive_bounds.numerics.landscapes.network.spec import (  # noqa: F401
-    LandscapeSpec,
-    infonce_spec,
-    landscape_spec,
-    thomson_spec,
-    user_spec,
-)
-from contrastive_bounds.numerics.landscapes.network.state import SearchSettings  # noqa: F401
-from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry  # noqa: F401
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["landscape_network", "NetworkResult", "SearchSettings", "LandscapeSpec", "Symmetry", "infonce_spec",
            "thomson_spec", "landscape_spec", "user_spec", "NetworkAnalysis", "analyse_network", "NetworkMinimum",
-           "TransitionState", "Effort"]
+           "TransitionState", "Effort", "NetworkStore", "load_saved_search", "SavedSearch", "network_status",
+           "network_for", "spec_from_fingerprint", "infonce_arguments", "TAU_RANGE", "Curvature", "DenseCurvature"]
+
+_HOME = {
+    "landscape_network": "search", "NetworkResult": "result", "SearchSettings": "state", "LandscapeSpec": "spec",
+    "Symmetry": "symmetry", "infonce_spec": "spec", "thomson_spec": "spec", "landscape_spec": "spec",
+    "user_spec": "spec", "NetworkAnalysis": "graph", "analyse_network": "graph", "NetworkMinimum": "records",
+    "TransitionState": "records", "Effort": "records", "NetworkStore": "store", "load_saved_search": "saved",
+    "SavedSearch": "saved", "network_status": "status", "network_for": "cache", "spec_from_fingerprint": "rebuild",
+    "infonce_arguments": "arguments", "TAU_RANGE": "arguments", "Curvature": "curvature",
+    "DenseCurvature": "curvature",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -28,25 +28,38 @@ started there takes long, line-searched steps and may cross a ridge into another
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.landscapes.network.manifold import normalize_rows, project
+from contrastive_bounds.numerics.landscapes.network.records import Settled
+from contrastive_bounds.numerics.sphere import project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
-__all__ = ["flow_single", "descend_batch", "settle", "DESCENT_EPSILON", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",
+__all__ = ["flow_single", "descend_batch", "settle", "FlowResult", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",
            "FLOW_NON_FINITE"]
 
 FLOW_RUNNING, FLOW_CONVERGED, FLOW_MAX_STEPS, FLOW_NON_FINITE = 0, 1, 2, 4
-#: displacement along ± the negative eigenvector where each path starts (radians, Frobenius norm)
-DESCENT_EPSILON = 1e-3
 #: Newton steps (each at most 0.1 rad) that finish a path: a soft basin (λ_min ~ 1e-3) can leave the path's
 #: end a few tenths of a radian from its minimum
 POLISH_STEPS = 30
+
+
+class FlowResult(NamedTuple):
+    """Steepest-descent paths of a batch (numpy, B rows each): end points ``z`` (B, N, d), ``energy``,
+    ``gradient_norm``, ``steps``, ``status`` (1 converged, 2 out of steps, 4 non-finite), ``path_length``
+    (radians), ``time`` (the flow's time)."""
+
+    z: Any
+    energy: Any
+    gradient_norm: Any
+    steps: Any
+    status: Any
+    path_length: Any
+    time: Any
 
 
 def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, atol: float = 1e-8,
@@ -65,12 +78,12 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
     require_x64(z0, what="landscapes.network.descent.flow_single")
     dt = z0.dtype
 
-    def field(y: jax.Array) -> tuple[jax.Array, jax.Array]:
-        yn = normalize_rows(y)
+    def field(base: jax.Array, inc: jax.Array) -> tuple[jax.Array, jax.Array]:
+        yn = retract(base, inc)  # the rows of base + inc, normalised
         v, e = value_and_grad(yn)
-        return v, -project(yn, e)
+        return v, -project_tangent(yn, e)
 
-    v0, f0 = field(z0)
+    v0, f0 = field(z0, jnp.zeros_like(z0))
     finite0 = jnp.isfinite(v0) & jnp.all(jnp.isfinite(f0))
     zero = jnp.zeros((), dt)
     g_stop = jnp.minimum(gtol, gtol_rel * jnp.sqrt(jnp.sum(f0 * f0)))
@@ -82,10 +95,11 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
 
     def body(st: tuple) -> tuple:
         z, v, k1, h, t, length, steps, status = st
-        _, k2 = field(z + 0.5 * h * k1)
-        _, k3 = field(z + 0.75 * h * k2)
-        y = z + h * (2.0 / 9.0 * k1 + 1.0 / 3.0 * k2 + 4.0 / 9.0 * k3)
-        v4, k4 = field(y)
+        _, k2 = field(z, 0.5 * h * k1)
+        _, k3 = field(z, 0.75 * h * k2)
+        inc = h * (2.0 / 9.0 * k1 + 1.0 / 3.0 * k2 + 4.0 / 9.0 * k3)
+        y = z + inc
+        v4, k4 = field(z, inc)
         err = h * (-5.0 / 72.0 * k1 + 1.0 / 12.0 * k2 + 1.0 / 9.0 * k3 - 0.125 * k4)
         errn = jnp.sqrt(jnp.mean(err * err)) / (atol + rtol)
         move = jnp.max(jnp.linalg.norm(y - z, axis=-1))
@@ -94,7 +108,7 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
         grow = jnp.clip(0.9 * jnp.maximum(errn, 1e-10) ** (-1.0 / 3.0), 0.2, 5.0)
         h_new = jnp.where(finite, h * grow, 0.25 * h)
         h_new = jnp.where(move > max_move, jnp.minimum(h_new, 0.5 * h * max_move / jnp.maximum(move, 1e-300)), h_new)
-        z_new = jnp.where(accept, normalize_rows(y), z)
+        z_new = jnp.where(accept, retract(z, inc), z)
         step_len = jnp.sqrt(jnp.sum((z_new - z) ** 2))
         status = jnp.where(h_new < 1e-14, FLOW_NON_FINITE, status)
         return (z_new, jnp.where(accept, v4, v), jnp.where(accept, k4, k1), h_new, t + jnp.where(accept, h, 0.0),
@@ -115,10 +129,8 @@ def _flow_fn(spec: Any, batch: int, settings: tuple) -> Callable:
     return spec.compiled(("flow", batch, settings), build)
 
 
-def descend_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> tuple[np.ndarray, ...]:
-    """Integrate the steepest-descent path from every start of ``z0`` (B, N, d), padded chunks.
-
-    Returns numpy ``(z, V, |grad V|_2, steps, status, path_length, time)``, each with B rows.
+def descend_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> FlowResult:
+    """Integrate the steepest-descent path from every start of ``z0`` (B, N, d), padded chunks (:class:`FlowResult`).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
@@ -127,44 +139,49 @@ def descend_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> tu
     z0 = np.asarray(z0, dtype=np.float64)
     size = padded_size(z0.shape[0], chunk)
     key = tuple(sorted((k, float(v) if isinstance(v, float) else v) for k, v in settings.items()))
-    return run_in_padded_chunks(_flow_fn(spec, size, key), (z0,), size)
+    return FlowResult(*run_in_padded_chunks(_flow_fn(spec, size, key), (z0,), size))
 
 
-def settle(spec: Any, z_end: np.ndarray, *, eigenvalue_tol: float, gradient_tol: float, chunk: int = 32
-           ) -> list[tuple[Any, str, Any]]:
+def settle(spec: Any, z_end: np.ndarray, *, eigenvalue_tol: float, gradient_tol: float, chunk: int = 32,
+           curvature: Any = None) -> list[Settled]:
     """Polish each path end point to its minimum and check it stayed in the basin (module docstring).
 
-    Returns, per end point, ``(CriticalPoint of the polished point, reason, CriticalPoint of the end point
-    itself)`` with reason ``""`` when the polished point is a minimum reached without leaving the basin,
-    else why not (the end point's classification then tells whether the path stalled near a saddle).
+    Returns one :class:`~.records.Settled` per end point: the polished point classified, the reason (``""``
+    when it is a minimum reached without leaving the basin, else why not) and the end point itself
+    classified (which tells whether the path stalled near a saddle). ``curvature``: the provider
+    (:mod:`.curvature`; default dense).
     """
-    from contrastive_bounds.numerics.landscapes.network.verify import classify_batch, newton_polish
+    from contrastive_bounds.numerics.landscapes.network.curvature import curvature_provider
 
     require_x64(np.float64, what="landscapes.network.descent.settle")
+    hess = curvature_provider(curvature)
     z_end = np.asarray(z_end, dtype=np.float64)
     if z_end.shape[0] == 0:
         return []
     kw = dict(gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol, chunk=chunk)
-    before = classify_batch(spec, z_end, expect=0, **kw)
-    polished = newton_polish(spec, z_end, chunk=chunk, eigenvalue_tol=eigenvalue_tol, max_steps=POLISH_STEPS)
-    after = classify_batch(spec, polished, expect=0, **kw)
+    before = hess.classify(spec, z_end, expect=0, **kw)
+    polished = hess.polish(spec, z_end, chunk=chunk, eigenvalue_tol=eigenvalue_tol, max_steps=POLISH_STEPS)
+    after = hess.classify(spec, polished, expect=0, **kw)
     out = []
     for b, a in zip(before, after):
-        moved = float(np.linalg.norm(a.z - b.z))
-        band = eigenvalue_tol * max(1.0, float(np.max(np.abs(b.eigenvalues), initial=0.0)))
-        lam_min = float(b.eigenvalues[0]) if b.eigenvalues.size else 0.0
-        degenerate = a.index == 0 and a.zero_modes > 0 and a.gradient_norm <= 100 * gradient_tol
-        if a.index != 0 or (a.gradient_norm > gradient_tol and not degenerate):
-            reason = f"the path's end point polished to {a.kind} (|grad V| = {a.gradient_norm:.2g}), not a minimum"
-        elif lam_min < -band:
-            reason = f"the path ended where the Hessian has a negative eigenvalue ({lam_min:.3g}): not inside a basin"
-        elif lam_min <= band:  # a flat family of minima: Newton converges slowly along it
-            reason = "" if moved < 1e-3 and a.gradient_norm <= 100 * gradient_tol else (
-                f"the path ended at a degenerate point and the polish moved it by {moved:.2g} (> 1e-3) or left "
-                f"|grad V| = {a.gradient_norm:.2g}")
-        else:
-            radius = 2.0 * b.gradient_norm / lam_min + 1e-9
-            reason = "" if moved <= radius else (f"the polish moved the path's end point by {moved:.2g}, beyond the "
-                                                 f"Newton radius {radius:.2g} of its basin")
-        out.append((a, reason, b))
+        out.append(Settled(a, _basin_reason(a, b, eigenvalue_tol, gradient_tol), b))
     return out
+
+
+def _basin_reason(a: Any, b: Any, eigenvalue_tol: float, gradient_tol: float) -> str:
+    """Why the polished point ``a`` of the path end ``b`` is not a minimum of the basin the path reached ("")."""
+    moved = float(np.linalg.norm(a.z - b.z))
+    band = eigenvalue_tol * max(1.0, float(np.max(np.abs(b.eigenvalues), initial=0.0)))
+    lam_min = float(b.eigenvalues[0]) if b.eigenvalues.size else 0.0
+    degenerate = a.index == 0 and a.zero_modes > 0 and a.gradient_norm <= 100 * gradient_tol
+    if a.index != 0 or (a.gradient_norm > gradient_tol and not degenerate):
+        return f"the path's end point polished to {a.kind} (|grad V| = {a.gradient_norm:.2g}), not a minimum"
+    if lam_min < -band:
+        return f"the path ended where the Hessian has a negative eigenvalue ({lam_min:.3g}): not inside a basin"
+    if lam_min <= band:  # a flat family of minima: Newton converges slowly along it
+        return "" if moved < 1e-3 and a.gradient_norm <= 100 * gradient_tol else (
+            f"the path ended at a degenerate point and the polish moved it by {moved:.2g} (> 1e-3) or left "
+            f"|grad V| = {a.gradient_norm:.2g}")
+    radius = 2.0 * b.gradient_norm / lam_min + 1e-9
+    return "" if moved <= radius else (f"the polish moved the path's end point by {moved:.2g}, beyond the "
+                                       f"Newton radius {radius:.2g} of its basin")

@@ -14,14 +14,27 @@ visible however wide the energy range (a 0.28-deep trap beside a 30-unit range, 
 from __future__ import annotations
 
 import io
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
 from contrastive_bounds.numerics.landscapes.network.graph import merge_tree
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
-from contrastive_bounds.numerics.landscapes.network.store import atomic_write_bytes
+from contrastive_bounds.numerics.landscapes.network.serial import atomic_write_bytes
 
-__all__ = ["draw_disconnectivity", "disconnectivity_figure"]
+__all__ = ["draw_disconnectivity", "disconnectivity_figure", "TITLE_FONTSIZE"]
+
+
+#: font size of the figure title (points) and the widest a character of it can be (em, DejaVu Sans capitals)
+TITLE_FONTSIZE = 9
+_CHAR_EM = 0.72
+
+
+def _fit(title: str, width_in: float) -> str:
+    """``title`` with every line wrapped to the figure's width (``width_in`` inches, less a margin), so no line is
+    cut whatever the landscape's description (a one-minimum network has the narrowest figure)."""
+    chars = max(16, int((width_in - 0.3) * 72 / (TITLE_FONTSIZE * _CHAR_EM)))
+    return "\n".join(textwrap.fill(line, chars) if line else line for line in title.split("\n"))
 
 
 def draw_disconnectivity(minima: Sequence[NetworkMinimum], transition_states: Sequence[TransitionState],
@@ -50,7 +63,7 @@ def disconnectivity_figure(minima: Sequence[NetworkMinimum], transition_states: 
 
     Args:
       minima, transition_states: the network (only verified TSs are drawn).
-      title: figure title (wrapped by the caller; newlines kept).
+      title: figure title (newlines kept; each line wrapped to the figure's width).
       barriers: ``{minimum id: barrier}`` of the non-global connected minima (None: no right panel).
 
     Raises:
@@ -87,9 +100,10 @@ def disconnectivity_figure(minima: Sequence[NetworkMinimum], transition_states: 
     by_id = {m.id: m for m in minima}
     bars = {k: v for k, v in (barriers or {}).items() if v is not None}
     many = len(minima) > 12
-    width = max(4.5, 0.42 * len(minima) + 2.5) + (3.2 if bars else 0.0)
+    width = min(max(4.5, 0.42 * len(minima) + 2.5) + (3.2 if bars else 0.0), 24.0)
+    title = _fit(title, width)
     lines = title.count("\n") + 1 if title else 0
-    fig = Figure(figsize=(min(width, 24.0), 5.2 + 0.18 * lines), dpi=120, layout="constrained")
+    fig = Figure(figsize=(width, 5.2 + 0.18 * lines), dpi=120, layout="constrained")
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(1, 2 if bars else 1, width_ratios=[3, 1] if bars else [1])
     ax = fig.add_subplot(grid[0, 0])
@@ -133,5 +147,5 @@ def disconnectivity_figure(minima: Sequence[NetworkMinimum], transition_states: 
         for side in ("top", "right"):
             bx.spines[side].set_visible(False)
     if title:
-        fig.suptitle(title, fontsize=9)
+        fig.suptitle(title, fontsize=TITLE_FONTSIZE)
     return fig

@@ -1,13 +1,13 @@
 """Climbing-image nudged elastic band on ``(S^{d−1})^N``, batched over pairs of minima (A9).
 
 Images ``x_0 … x_{M−1}`` (``x_0``, ``x_{M−1}`` the fixed end minima) start on the per-point great
-circles between the ends (:func:`~.manifold.geodesic_interpolate`). Every iteration, for every
+circles between the ends (:func:`~contrastive_bounds.numerics.sphere.geodesic_interpolate`). Every iteration, for every
 interior image (all images of all pairs in one vmapped evaluation):
 
 * tangent ``τ_k``: the improved (energy-weighted) tangent of Henkelman & Jónsson, J. Chem. Phys.
   113, 9978 (2000), built from neighbour differences projected onto ``T_{x_k}M``, normalised;
 * force ``F_k = −(grad V − (grad V·τ)τ) + κ(|x_{k+1} − x_k| − |x_k − x_{k−1}|)τ``, with neighbour
-  differences projected onto the tangent space *and off the O(d) orbit* (:func:`~.manifold.remove_orbit`)
+  differences projected onto the tangent space *and off the O(d) orbit* (:func:`~.orbits.remove_orbit`)
   for rotation-invariant potentials, so images neither slide along orbits nor space themselves along
   them (the molecular-NEB practice of removing overall rotation);
   after ``climb_after`` iterations the highest image climbs: ``F = −grad V + 2(grad V·τ)τ``
@@ -30,7 +30,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.landscapes.network.manifold import geodesic_interpolate, project, remove_orbit, retract
+from contrastive_bounds.numerics.landscapes.network.orbits import remove_orbit
+from contrastive_bounds.numerics.sphere import geodesic_interpolate, project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
 __all__ = ["neb_single", "neb_runner", "run_neb", "band_maxima"]
@@ -64,11 +65,11 @@ def neb_single(value_and_grad: Callable, za: jax.Array, zb: jax.Array, *, orthog
 
     def forces(x: jax.Array, climb: jax.Array, kappa: jax.Array) -> tuple:
         e, eg = vg(x)
-        g = project(x, eg)
+        g = project_tangent(x, eg)
         xi, xp, xm = x[1:-1], x[2:], x[:-2]
         ei, ep, em = e[1:-1], e[2:], e[:-2]
-        dp = strip(xi, project(xi, xp - xi))
-        dm = strip(xi, project(xi, xi - xm))
+        dp = strip(xi, project_tangent(xi, xp - xi))
+        dm = strip(xi, project_tangent(xi, xi - xm))
         dmax = jnp.maximum(jnp.abs(ep - ei), jnp.abs(em - ei))[:, None, None]
         dmin = jnp.minimum(jnp.abs(ep - ei), jnp.abs(em - ei))[:, None, None]
         mixed = jnp.where((ep > em)[:, None, None], dp * dmax + dm * dmin, dp * dmin + dm * dmax)
@@ -88,7 +89,7 @@ def neb_single(value_and_grad: Callable, za: jax.Array, zb: jax.Array, *, orthog
 
     e0, eg0 = vg(x0)
     seg = jnp.maximum(jnp.sum(_norm(x0[1:] - x0[:-1])) / (m - 1), 1e-6)
-    kappa = spring * jnp.median(_norm(project(x0, eg0))) / seg
+    kappa = spring * jnp.median(_norm(project_tangent(x0, eg0))) / seg
     f0, _ = forces(x0, jnp.asarray(False), kappa)
     dt0 = jnp.sqrt(0.1 * seg / jnp.maximum(jnp.max(_norm(f0)), 1e-12))
     state = (x0, jnp.zeros_like(x0), dt0, jnp.asarray(0.1, za.dtype), jnp.zeros((), jnp.int32), f0,
@@ -113,8 +114,8 @@ def neb_single(value_and_grad: Callable, za: jax.Array, zb: jax.Array, *, orthog
         dx = dt * vel
         move = _norm(dx)[:, None, None]
         dx = dx * jnp.minimum(1.0, max_move / jnp.maximum(move, 1e-300))
-        x_new = retract(x, strip(x, project(x, dx)))
-        vel = project(x_new, vel)
+        x_new = retract(x, strip(x, project_tangent(x, dx)))
+        vel = project_tangent(x_new, vel)
         f_new, _ = forces(x_new, it + 1 >= climb_after, kappa)
         return x_new, vel, dt, alpha, npos, f_new, it + 1
 

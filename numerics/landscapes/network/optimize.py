@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.landscapes.network.manifold import project, retract
+from contrastive_bounds.numerics.sphere import project_tangent, retract
 
 __all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size", "run_in_padded_chunks",
            "CONVERGED", "MAX_ITER", "LINE_SEARCH_FAILED", "NON_FINITE", "STALLED"]
@@ -96,7 +96,7 @@ def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Arra
     require_x64(z0, what="landscapes.network.optimize.lbfgs_single")
     dt = z0.dtype
     v0, e0 = value_and_grad(z0)
-    g0 = project(z0, e0)
+    g0 = project_tangent(z0, e0)
     zeros = jnp.zeros((memory,) + z0.shape, dt)
     status0 = jnp.where(jnp.isfinite(v0) & jnp.all(jnp.isfinite(g0)), RUNNING, NON_FINITE)
     i0 = jnp.zeros((), jnp.int32)
@@ -110,7 +110,7 @@ def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Arra
         z, v, g, s_h, y_h, rho, k, nh, it, status, stall = st
         gn = jnp.sqrt(_vdot(g, g))
         gamma0 = 0.1 / jnp.maximum(gn, 1e-300)
-        p = project(z, -_two_loop(g, s_h, y_h, rho, nh, k, gamma0))
+        p = project_tangent(z, -_two_loop(g, s_h, y_h, rho, nh, k, gamma0))
         gp = _vdot(g, p)
         bad = ~(gp < 0) | ~jnp.isfinite(gp)
         p = jnp.where(bad, -gamma0 * g, p)
@@ -133,11 +133,11 @@ def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Arra
             return (alpha, *trial(alpha), c[5] + 1)
 
         alpha, zt, vt, et, ok, _ = jax.lax.while_loop(ls_cond, ls_body, (alpha0, *trial(alpha0), jnp.ones((), jnp.int32)))
-        gt = project(zt, et)
-        s_new = project(zt, alpha * p)
-        y_new = gt - project(zt, g)
-        s_h = project(zt[None], s_h)
-        y_h = project(zt[None], y_h)
+        gt = project_tangent(zt, et)
+        s_new = project_tangent(zt, alpha * p)
+        y_new = gt - project_tangent(zt, g)
+        s_h = project_tangent(zt[None], s_h)
+        y_h = project_tangent(zt[None], y_h)
         sy = _vdot(s_new, y_new)
         store = ok & (sy > 1e-12 * jnp.sqrt(_vdot(s_new, s_new) * _vdot(y_new, y_new)))
         slot = k % memory

@@ -1,7 +1,7 @@
 """Critical points in JAX: Riemannian Hessian with symmetry modes removed, saddle refinement (A9).
 
 * :func:`critical_data` — at ``z``: ``V``, the Riemannian gradient and Hessian in the reduced
-  coordinates of :func:`~.manifold.tangent_basis`, and the ``O(d)``-orbit projector.
+  coordinates of :func:`~contrastive_bounds.numerics.sphere.tangent_basis`, and the ``O(d)``-orbit projector.
 * :func:`refiner` — batched, jitted eigenvector-following refinement (``lax.while_loop``) to a
   minimum (``index=0``: every mode minimised, i.e. Newton's method with a rational-function step,
   which also leaves a saddle downhill) or to a transition state (``index=1``: the mode with the
@@ -16,28 +16,35 @@ Verification is in :mod:`.verify`.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.landscapes.network.manifold import (
-    orbit_projector,
-    retract,
-    riemannian_hessian,
-    tangent_basis,
-)
+from contrastive_bounds.numerics.landscapes.network.orbits import orbit_projector
+from contrastive_bounds.numerics.sphere import retract, riemannian_hessian, tangent_basis
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
-__all__ = ["critical_data", "refiner", "refine_batch"]
+__all__ = ["critical_data", "refiner", "refine_batch", "RefineResult"]
+
+
+class RefineResult(NamedTuple):
+    """Refinement of a batch (numpy, B rows each): ``z`` (B, N, d), ``energy``, ``gradient_norm`` (Riemannian,
+    2-norm), ``iterations``, ``mode`` (B, N, d) the mode followed at the end (ambient coordinates)."""
+
+    z: Any
+    energy: Any
+    gradient_norm: Any
+    iterations: Any
+    mode: Any
 
 
 def critical_data(potential: Callable[[jax.Array], jax.Array], z: jax.Array, orthogonal: bool) -> tuple:
     """``(V, grad_t, hess_t, orbit_projector, orbit_rank, q)`` at ``z`` (pure JAX).
 
-    ``grad_t = Qᵀ∇V`` and ``hess_t`` (:func:`~.manifold.riemannian_hessian`) are in the reduced
+    ``grad_t = Qᵀ∇V`` and ``hess_t`` (:func:`~contrastive_bounds.numerics.sphere.riemannian_hessian`) are in the reduced
     coordinates of ``q = tangent_basis(z)``; the Euclidean Hessian comes from ``jax.hessian``.
 
     Raises:
@@ -140,8 +147,8 @@ def refiner(spec: Any, batch: int, *, index: int, max_iter: int = 200, gtol: flo
     return spec.compiled(key, build)
 
 
-def refine_batch(spec: Any, z: Any, modes: Any = None, *, index: int, chunk: int = 32, **settings: Any) -> tuple:
-    """Refine every configuration of ``z`` (B, N, d); numpy results ``(z, V, gnorm, iterations, mode)``.
+def refine_batch(spec: Any, z: Any, modes: Any = None, *, index: int, chunk: int = 32, **settings: Any) -> RefineResult:
+    """Refine every configuration of ``z`` (B, N, d) to an index-``index`` critical point (:class:`RefineResult`).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
@@ -150,4 +157,4 @@ def refine_batch(spec: Any, z: Any, modes: Any = None, *, index: int, chunk: int
     z = np.asarray(z, dtype=np.float64)
     modes = np.zeros_like(z) if modes is None else np.asarray(modes, dtype=np.float64)
     size = padded_size(z.shape[0], chunk)
-    return run_in_padded_chunks(refiner(spec, size, index=index, **settings), (z, modes), size)
+    return RefineResult(*run_in_padded_chunks(refiner(spec, size, index=index, **settings), (z, modes), size))

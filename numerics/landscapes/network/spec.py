@@ -26,14 +26,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics.landscapes.network.arguments import check_pairs, check_radius, infonce_arguments, \
+    thomson_arguments
 from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, apply_element, random_element
 from contrastive_bounds.numerics.landscapes.registry import Landscape
 from contrastive_bounds.numerics.landscapes.thomson import thomson_potential
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory.domains import check_int
 
-__all__ = ["LandscapeSpec", "infonce_spec", "thomson_spec", "landscape_spec", "user_spec", "validate_potential",
-           "default_pairs", "check_pairs"]
+__all__ = ["LandscapeSpec", "infonce_spec", "thomson_spec", "landscape_spec", "user_spec", "validate_potential"]
 
 _PROBE_SEED = 20240613
 _SYMMETRY_RTOL = 1e-9
@@ -153,43 +154,6 @@ def validate_potential(potential: Callable[[jax.Array], jax.Array], num_points: 
                              f"to {v2!r} under a random element of the declared group")
 
 
-def check_pairs(pairs: Any, num_points: int) -> tuple[tuple[int, int], ...]:
-    """Validated positive pairs: 2-tuples of point indices in ``[0, num_points − 1]``, ``i != j``, no
-    pair listed twice (in either order), at least one.
-
-    Raises:
-      ValueError: naming ``pairs`` and the offending entry.
-    """
-    try:
-        raw = [tuple(p) for p in pairs]
-    except TypeError:
-        raise ValueError(f"pairs={pairs!r} must be a list of (i, j) index pairs") from None
-    if not raw:
-        raise ValueError("pairs must contain at least one positive pair (i, j)")
-    out, seen = [], set()
-    for p in raw:
-        if len(p) != 2:
-            raise ValueError(f"pairs entry {p!r} must have two point indices (i, j)")
-        i, j = (check_int("pairs index", x, 0, num_points - 1) for x in p)
-        if i == j:
-            raise ValueError(f"pairs entry ({i}, {j}) pairs point {i} with itself; a positive pair needs two points")
-        key = (min(i, j), max(i, j))
-        if key in seen:
-            raise ValueError(f"pairs entry ({i}, {j}) is listed twice")
-        seen.add(key)
-        out.append((i, j))
-    return tuple(out)
-
-
-def default_pairs(num_points: int) -> tuple[tuple[int, int], ...]:
-    """``(0, 1), (2, 3), …``: floor(N/2) disjoint pairs (an odd last point is a negative only)."""
-    return tuple((2 * k, 2 * k + 1) for k in range(num_points // 2))
-
-
-def _radius(radius: float) -> float:
-    return check_real("radius", radius, 0.0, math.inf)
-
-
 def _scaled(potential: Callable, r: float) -> Callable:
     if r == 1.0:
         return potential
@@ -202,23 +166,23 @@ def infonce_spec(num_points: int, dim: int, tau: float, pairs: Any = None, *, co
 
     ``V`` = mean over directed pairs of ``−s_ij/τ + logsumexp_{k∉{i,j}} s_ik/τ`` (coupled: the
     positive joins the denominator), ``s = z zᵀ`` on the sphere of radius ``radius``
-    (``s = R² cos``, i.e. ``τ → τ/R²``). Symmetry ``O(d)`` × pair-preserving permutations.
+    (``s = R² cos``, i.e. ``τ → τ/R²``). Symmetry ``O(d)`` × pair-preserving permutations. The pairs are
+    kept in canonical order (each ``(i, j)`` with ``i < j``, sorted): the order they are given in does not
+    change the landscape, nor its fingerprint.
 
     Args:
       num_points: N, integer >= 3 (every anchor needs a negative). dim: d, integer >= 2.
-      tau: temperature, > 0. pairs: index pairs (default :func:`default_pairs`). coupled: bool.
-      radius: sphere radius R > 0.
+      tau: temperature in [1e-4, 1e4] (:data:`~.arguments.TAU_RANGE`). pairs: index pairs (default
+      :func:`~.arguments.default_pairs`). coupled: bool. radius: sphere radius R > 0. Checked by
+      :func:`~.arguments.infonce_arguments` (the command line's and the sweep kind's refusals are these).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: naming ``num_points``, ``dim``, ``tau``, ``pairs`` or ``radius`` with its range.
     """
     require_x64(np.float64, what="landscapes.network.spec.infonce_spec")
-    n = check_int("num_points", num_points, 3, None)
-    d = check_int("dim", dim, 2, None)
-    t = check_real("tau", tau, 0.0, math.inf)
-    prs = default_pairs(n) if pairs is None else check_pairs(pairs, n)
-    return _infonce_spec(n, d, t, prs, bool(coupled), _radius(radius))
+    a = infonce_arguments(num_points, dim, tau, pairs, coupled=bool(coupled), radius=radius)
+    return _infonce_spec(a.num_points, a.dim, a.tau, a.pairs, a.coupled, a.radius)
 
 
 @functools.lru_cache(maxsize=32)
@@ -241,7 +205,8 @@ def thomson_spec(num_points: int, dim: int = 3) -> LandscapeSpec:
       ValueError: ``num_points < 2`` or ``dim < 2`` (named).
     """
     require_x64(np.float64, what="landscapes.network.spec.thomson_spec")
-    return _thomson_spec(check_int("num_points", num_points, 2, None), check_int("dim", dim, 2, None))
+    a = thomson_arguments(num_points, dim)
+    return _thomson_spec(a.num_points, a.dim)
 
 
 @functools.lru_cache(maxsize=32)
@@ -277,7 +242,7 @@ def landscape_spec(landscape: Landscape, *, symmetry: Symmetry | None = None, ra
             symmetry = Symmetry.all_points()
         else:
             symmetry = Symmetry.none()
-    r = _radius(radius)
+    r = check_radius(radius)
     pot = _scaled(landscape.potential_fn, r)
     validate_potential(pot, landscape.num_points, landscape.dim, symmetry, name=f"landscape {landscape.name!r}")
     return LandscapeSpec(landscape.name, landscape.num_points, landscape.dim, pot, symmetry,
@@ -309,7 +274,7 @@ def user_spec(potential: Callable[[jax.Array], jax.Array], num_points: int, dim:
         raise ValueError(f"symmetry={symmetry!r} must be a Symmetry (Symmetry.none(), .infonce(pairs), .all_points())")
     if sym.permutations == "pairs":
         check_pairs(sym.pairs, n)
-    r = _radius(radius)
+    r = check_radius(radius)
     pot = _scaled(potential, r)
     validate_potential(pot, n, d, sym, name="potential")
     return LandscapeSpec(name, n, d, pot, sym, dict(params or {}), r, f"user potential {name!r}, N = {n} on S^{d - 1}")

@@ -1,23 +1,21 @@
-"""The mutable state of one search, its settings, and its JSON form (for saving and resuming)."""
+"""How hard and how a landscape network is searched: :class:`SearchSettings` (recorded with every result).
+
+JAX-free: the settings are validated (and a saved search's read back) without starting JAX. The store the
+search fills is :mod:`.store`; its saved form :mod:`.serial`.
+"""
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-import numpy as np
-
-from contrastive_bounds.numerics.landscapes.network.catalog import Catalog
-from contrastive_bounds.numerics.landscapes.network.records import Effort, NetworkMinimum, TransitionState
-from contrastive_bounds.numerics.landscapes.network.verify import EIGENVALUE_TOL, GRADIENT_TOL
-from contrastive_bounds.numerics.landscapes.network.store import save_state
-from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL
+from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL
 from contrastive_bounds.theory.domains import check_int, check_real
 
-__all__ = ["SearchSettings", "SearchState", "ProgressFn", "DESCENTS"]
+__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS"]
 
+#: progress callback of a search: ``(phase, done, total or None, info)``
 ProgressFn = Callable[[str, int, "int | None", str], None]
 
 
@@ -119,6 +117,17 @@ class SearchSettings:
         """JSON-ready dict."""
         return asdict(self)
 
+    def updated(self, **overrides: Any) -> "SearchSettings":
+        """These settings with single fields replaced.
+
+        Raises:
+          ValueError: an unknown setting (the message lists the settings), or a value out of range (named).
+        """
+        unknown = sorted(set(overrides) - set(self.to_dict()))
+        if unknown:
+            raise ValueError(f"unknown search setting(s) {unknown}; settings are {sorted(self.to_dict())}")
+        return SearchSettings(**{**self.to_dict(), **overrides}) if overrides else self
+
     def stop_rule(self) -> str:
         """The stopping rule in words."""
         minima = (f"minima: {self.starts} random starts"
@@ -139,75 +148,17 @@ class SearchSettings:
         return minima + "; " + ts
 
 
-@dataclass
-class SearchState:
-    """Everything a search has done so far (saved after every batch)."""
+@dataclass(frozen=True)
+class SearchRandom:
+    """The search's random draws: every one is a function of ``(seed, stream, index)`` — stream 0 random
+    starts (index: the batch), 1 basin hopping (index: the round); the structured starts draw from
+    ``(seed, 2)`` and ``(seed, 3, copy)`` (:mod:`.structured`), the band's alignment from ``seed`` — so a resumed
+    search draws exactly what an uninterrupted one does."""
 
-    fingerprint: dict[str, Any]
-    settings: SearchSettings
-    catalog: Catalog
-    effort: Effort = field(default_factory=Effort)
-    starts_done: int = 0
-    structured_done: int = 0
-    walkers: list[dict[str, Any]] = field(default_factory=list)
-    explored: set[int] = field(default_factory=set)
-    tried_pairs: set[tuple[int, int]] = field(default_factory=set)
-    hop_pairs: set[tuple[int, int]] = field(default_factory=set)
-    saddle_seeds: list[dict[str, Any]] = field(default_factory=list)
-    distances: dict[tuple[int, int], float] = field(default_factory=dict)
-    phase: str = "starts"
-    ts_rounds: int = 0
-    path: Path | None = None
-    spec: Any = None
-    progress: ProgressFn | None = None
-    started: float = 0.0
-    seconds_before: float = 0.0
-    spectra: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    seed: int
 
-    def report(self, phase: str, done: int, total: int | None, info: str = "") -> None:
-        """Forward to the progress callback, if any."""
-        if self.progress is not None:
-            self.progress(phase, done, total, info)
+    def generator(self, stream: int, index: int) -> Any:
+        """``numpy.random.default_rng([seed, stream, index])``."""
+        import numpy as np
 
-    def to_dict(self, seconds: float) -> dict[str, Any]:
-        """The JSON form (see :mod:`.store`)."""
-        eff = self.effort.to_dict()
-        eff["seconds"] = self.seconds_before + seconds
-        return {
-            "landscape": self.fingerprint, "settings": self.settings.to_dict(), "phase": self.phase,
-            "starts_done": self.starts_done, "structured_done": self.structured_done, "ts_rounds": self.ts_rounds,
-            "minima": [m.to_dict() for m in self.catalog.minima],
-            "transition_states": [t.to_dict() for t in self.catalog.transition_states],
-            "walkers": [{"z": np.asarray(w["z"]).tolist(), "energy": w["energy"], "minimum": w["minimum"]}
-                        for w in self.walkers],
-            "explored": sorted(self.explored), "tried_pairs": sorted(list(p) for p in self.tried_pairs),
-            "hop_pairs": sorted(list(p) for p in self.hop_pairs),
-            "saddle_seeds": [{"z": np.asarray(s["z"]).tolist(), "mode": np.asarray(s["mode"]).tolist(),
-                              "found_by": s.get("found_by", "random start")} for s in self.saddle_seeds],
-            "distances": sorted([i, j, d] for (i, j), d in self.distances.items()),
-            "effort": eff,
-        }
-
-    def save(self, seconds: float) -> None:
-        """Write the state atomically if an output path was given."""
-        if self.path is not None:
-            save_state(self.path, self.to_dict(seconds))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], settings: SearchSettings, catalog: Catalog) -> "SearchState":
-        """Rebuild a state saved by :meth:`to_dict` (after :func:`~.store.check_resume`)."""
-        catalog.minima = [NetworkMinimum.from_dict(m) for m in data["minima"]]
-        catalog.transition_states = [TransitionState.from_dict(t) for t in data["transition_states"]]
-        eff = Effort.from_dict(data["effort"])
-        st = cls(data["landscape"], settings, catalog, eff, starts_done=int(data["starts_done"]),
-                 structured_done=int(data["structured_done"]),
-                 walkers=[{"z": np.asarray(w["z"], dtype=np.float64), "energy": w["energy"], "minimum": w["minimum"]}
-                          for w in data["walkers"]],
-                 explored=set(data["explored"]), tried_pairs={tuple(p) for p in data["tried_pairs"]},
-                 hop_pairs={tuple(p) for p in data["hop_pairs"]},
-                 saddle_seeds=[{"z": np.asarray(s["z"], dtype=np.float64), "mode": np.asarray(s["mode"], dtype=np.float64),
-                                "found_by": s["found_by"]} for s in data["saddle_seeds"]],
-                 distances={(int(i), int(j)): float(d) for i, j, d in data["distances"]}, phase=data["phase"],
-                 ts_rounds=int(data["ts_rounds"]))
-        st.seconds_before = float(eff.seconds)
-        return st
+        return np.random.default_rng([self.seed, stream, index])

@@ -1,110 +1,179 @@
-"""Saving a search as it goes, and resuming it (atomic JSON: temp file + ``os.replace``).
+"""The one store of a search: its minima, transition states and event log (as pele's ``Database``).
 
-The state file (``network.json`` in the output folder) holds the landscape's fingerprint, the search
-settings, every minimum and transition state found (coordinates written with ``repr``, so they read
-back bit for bit), the basin-hopping walkers, the pairs tried and pending, and the effort. It is
-rewritten after every batch (starts, hop round, band batch, refinement batch), so an interrupted
-search loses at most the batch in flight; :func:`check_resume` refuses a state written for another
-landscape or other settings, naming what differs.
+A :class:`NetworkStore` holds what a search knows — the landscape's fingerprint, the typed
+:class:`~.state.SearchSettings`, the minima and transition-state records, the event log
+(:mod:`.events`) — and the little state basin hopping and the closure carry between batches (the
+walkers, the saddle candidates waiting for refinement, the aligned distances already computed). Every
+step reads it and records into it; :mod:`.serial` saves and reads it (one versioned serialiser);
+:func:`~.search.landscape_network` runs the steps on it; a saved search (:mod:`.saved`) is one read back.
+
+Records enter only through :meth:`NetworkStore.add_minimum`, :meth:`NetworkStore.add_transition_state`
+and :meth:`NetworkStore.reject`, each logging its event; everything counted — the effort, what found
+each record, hits, which minima were explored and which pairs tried, the phase — is the fold of the
+log (:class:`~.events.Tally`), never a separate counter. The store holds no spec, callback or path: what
+a run needs besides it is passed to the steps. JAX-free (numpy only).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
-from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
+import numpy as np
 
-__all__ = ["STATE_FILE", "STATE_VERSION", "save_state", "load_state", "check_resume", "atomic_write_bytes",
-           "prepare_folder"]
+from contrastive_bounds.numerics.landscapes.network.events import (
+    Connection,
+    Event,
+    MinimaHit,
+    NewMinimum,
+    NewTransitionState,
+    RejectedCandidate,
+    Tally,
+)
+from contrastive_bounds.numerics.landscapes.network.records import (
+    Candidate,
+    Effort,
+    NetworkMinimum,
+    TransitionState,
+    Walker,
+)
+from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
 
-STATE_FILE = "network.json"
-STATE_VERSION = 2
+__all__ = ["NetworkStore"]
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``),
-    with the mode an ordinary ``open(path, "w")`` would give.
+@dataclass
+class NetworkStore:
+    """Minima, transition states and the event log of one search (mutable; module docstring).
 
-    Raises:
-      OSError: the folder is not writable (the target is then untouched).
+    Attributes:
+      fingerprint: the landscape's fingerprint (``LandscapeSpec.fingerprint``). settings: the settings.
+      minima, transition_states: the records (ids are list positions; transition states verified or not).
+      events: the log. walkers: basin-hopping walkers. pending: saddle candidates not yet refined (minimisations
+        that stopped on an index-1 saddle). distances: aligned distances of minima pairs computed so far.
+      seconds_before: wall time of earlier runs of this search (resumed searches add theirs).
+      curvature: the name of the curvature provider the search runs with (:mod:`.curvature`).
     """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
+    fingerprint: dict[str, Any]
+    settings: SearchSettings
+    minima: list[NetworkMinimum] = field(default_factory=list)
+    transition_states: list[TransitionState] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    walkers: list[Walker] = field(default_factory=list)
+    pending: list[Candidate] = field(default_factory=list)
+    distances: dict[tuple[int, int], float] = field(default_factory=dict)
+    seconds_before: float = 0.0
+    curvature: str = "dense"
+    tally: Tally = field(default_factory=Tally, repr=False)
 
-def save_state(path: str | os.PathLike, state: dict[str, Any]) -> None:
-    """Write the search state as JSON atomically (``version`` added)."""
-    payload = {"version": STATE_VERSION, **state}
-    atomic_write_bytes(path, (json.dumps(payload, allow_nan=False) + "\n").encode())
+    # ----------------------------------------------------------------------------------- the log
+    def log(self, *events: Event) -> list[Event]:
+        """Append events to the log (and the fold); returns them."""
+        for e in events:
+            self.events.append(e)
+            self.tally.add(e)
+            self._apply(e)
+        return list(events)
 
+    def _apply(self, e: Event) -> None:
+        """What an event changes in the records (hits and sources are folds, mirrored onto the records)."""
+        if isinstance(e, NewMinimum):
+            m = self.minima[e.minimum]
+            m.found_by, m.found_detail, m.hits = e.found_by, e.detail, self.tally.hits[e.minimum]
+        elif isinstance(e, MinimaHit):
+            for i in set(e.minima):
+                self.minima[i].hits = self.tally.hits[i]
+        elif isinstance(e, (NewTransitionState, RejectedCandidate)):
+            self.transition_states[e.ts].found_by = e.found_by
 
-def load_state(path: str | os.PathLike) -> dict[str, Any]:
-    """Read a state file written by :func:`save_state`.
+    def replay(self) -> None:
+        """Rebuild the fold from the log (after reading a saved store)."""
+        self.tally = Tally()
+        for e in self.events:
+            self.tally.add(e)
+            self._apply(e)
 
-    Raises:
-      FileNotFoundError: no such file. ValueError: not a state file of this version (named).
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no saved search at {str(p)!r} (nothing to resume)")
-    try:
-        data = json.loads(p.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"resume file {str(p)!r} is not a readable search state ({exc})") from None
-    if not isinstance(data, dict) or "version" not in data:
-        raise ValueError(f"resume file {str(p)!r} is not a search state (no version field)")
-    if data["version"] != STATE_VERSION:
-        raise ValueError(f"resume file {str(p)!r} was written by search state version {data['version']!r}; this "
-                         f"version reads version {STATE_VERSION} only (the search gained structured starts, closure and "
-                         "steepest-descent connections): start a fresh search in another folder, or delete this one")
-    return data
+    def since(self, start: int) -> list[Event]:
+        """The events logged after the first ``start`` (what a step returned)."""
+        return self.events[start:]
 
+    # ----------------------------------------------------------------------------------- records
+    def add_minimum(self, record: NetworkMinimum, found_by: str, detail: str = "") -> int:
+        """Append a new minimum (its ``id`` is set to its position) and log :class:`~.events.NewMinimum`."""
+        record.id = len(self.minima)
+        self.minima.append(record)
+        self.log(NewMinimum(record.id, found_by, detail))
+        return record.id
 
-def check_resume(saved: dict[str, Any], fingerprint: dict[str, Any], settings: dict[str, Any]) -> None:
-    """Refuse to resume a state written for another landscape or other settings.
+    def hit(self, source: str, ids: Sequence[int]) -> None:
+        """Log that minimisations of ``source`` ended in the known minima ``ids`` (one entry per ending)."""
+        if ids:
+            self.log(MinimaHit(source, tuple(int(i) for i in ids)))
 
-    Raises:
-      ValueError: naming every differing landscape field or setting with both values.
-    """
-    diffs = []
-    old_fp = saved.get("landscape", {})
-    for key in sorted(set(old_fp) | set(fingerprint)):
-        if key == "description":
-            continue
-        if old_fp.get(key) != fingerprint.get(key):
-            diffs.append(f"landscape {key}: saved {old_fp.get(key)!r}, now {fingerprint.get(key)!r}")
-    old_set = saved.get("settings", {})
-    for key in sorted(set(old_set) | set(settings)):
-        if old_set.get(key) != settings.get(key):
-            diffs.append(f"{key}: saved {old_set.get(key)!r}, now {settings.get(key)!r}")
-    if diffs:
-        raise ValueError("resume refused: the saved search differs in " + "; ".join(diffs))
+    def add_transition_state(self, record: TransitionState, found_by: str) -> int:
+        """Append a verified transition state joined to ``record.minima`` and log it with its connection."""
+        record.id = len(self.transition_states)
+        self.transition_states.append(record)
+        method = record.descents[0]["method"] if record.descents else "path"
+        self.log(NewTransitionState(record.id, found_by, bool(record.degenerate)),
+                 Connection(record.id, (int(record.minima[0]), int(record.minima[1])), method))
+        return record.id
 
+    def reject(self, record: TransitionState, found_by: str) -> int:
+        """Append a refused saddle candidate (``record.verified`` False, ``record.reason`` why) and log it."""
+        record.id = len(self.transition_states)
+        self.transition_states.append(record)
+        self.log(RejectedCandidate(record.id, found_by, record.reason))
+        return record.id
 
-def prepare_folder(out: str | os.PathLike) -> Path:
-    """The output folder, created and probed for writability before a long search starts.
+    # ----------------------------------------------------------------------------------- views
+    @property
+    def phase(self) -> str:
+        """The phase the search is in (``"starts"`` … ``"done"``, :data:`~.events.PHASES`)."""
+        return self.tally.phase
 
-    Raises:
-      ValueError: naming ``out`` when the folder cannot be created or written.
-    """
-    folder = Path(out)
-    ensure_writable_parent(folder / STATE_FILE, "out")
-    return folder
+    @property
+    def finished(self) -> bool:
+        """The search ran to its end."""
+        return self.tally.phase == "done"
 
+    @property
+    def explored(self) -> set[int]:
+        """Minima already followed along their modes."""
+        return self.tally.explored
+
+    @property
+    def tried_pairs(self) -> set[tuple[int, int]]:
+        """Pairs of minima already given to the band."""
+        return self.tally.tried
+
+    @property
+    def hop_pairs(self) -> set[tuple[int, int]]:
+        """Pairs of minima a hop moved a walker between."""
+        return self.tally.hop_pairs
+
+    @property
+    def ts_rounds(self) -> int:
+        """Transition-state rounds done."""
+        return self.tally.counts["closure_rounds"]
+
+    def effort(self, seconds: float = 0.0) -> Effort:
+        """The effort so far (``seconds``: this run's wall time, added to the earlier runs')."""
+        return self.tally.effort(seconds=self.seconds_before + seconds, stop_rule=self.settings.stop_rule())
+
+    def verified_ts(self) -> list[TransitionState]:
+        """The accepted transition states."""
+        return [t for t in self.transition_states if t.verified]
+
+    def unverified_ts(self) -> list[TransitionState]:
+        """The rejected saddle candidates (never used for H*), with their reasons."""
+        return [t for t in self.transition_states if not t.verified]
+
+    def energies(self) -> np.ndarray:
+        """Energies of the minima, in id order."""
+        return np.array([m.energy for m in self.minima], dtype=np.float64)
+
+    def found_by_counts(self) -> dict[str, dict[str, int]]:
+        """How many minima and verified transition states each source found."""
+        return self.tally.found_by_counts([m.id for m in self.minima], [t.id for t in self.verified_ts()])

@@ -40,6 +40,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.codes import code_library
+from contrastive_bounds.numerics.sphere import project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, wl_colors
 
 #: each further perturbed copy of a template is this many times farther from it
@@ -385,9 +386,7 @@ def structured_starts(spec: Any, *, budget: int, max_excess: int, copies: int, n
     for c in range(copies):
         rng = np.random.default_rng([seed, 3, c])
         xi = rng.normal(size=tmpl.shape) * noise * NOISE_GROWTH ** c / math.sqrt(max(spec.dim - 1, 1))
-        xi -= np.sum(xi * tmpl, axis=-1, keepdims=True) * tmpl
-        w = tmpl + xi
-        out.append(w / np.linalg.norm(w, axis=-1, keepdims=True))
+        out.append(retract(tmpl, project_tangent(tmpl, xi)))
     starts = np.concatenate(out) if out else tmpl
     info.starts = int(starts.shape[0])
     return starts, info

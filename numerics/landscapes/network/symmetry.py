@@ -34,11 +34,11 @@ import networkx as nx
 import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
-__all__ = ["Symmetry", "equivalent", "invariant", "wl_colors", "group_order", "multiplicity", "align", "random_element",
-           "apply_element", "DEFAULT_GRAM_TOL"]
+from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL
 
-#: tolerance on Gram entries (or coordinates, without O(d)) for two critical points to be the same
-DEFAULT_GRAM_TOL = 1e-6
+__all__ = ["Symmetry", "equivalent", "invariant", "wl_colors", "group_order", "multiplicity", "align", "random_element",
+           "apply_element"]
+
 _MAX_ISOMORPHISMS = 2000  # candidate permutations verified entry by entry before giving up
 
 
@@ -93,6 +93,11 @@ class Symmetry:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (lists instead of tuples)."""
         return {"orthogonal": self.orthogonal, "permutations": self.permutations, "pairs": [list(p) for p in self.pairs]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Symmetry":
+        """Inverse of :meth:`to_dict` (ValueError for a malformed one)."""
+        return cls(bool(d["orthogonal"]), str(d["permutations"]), tuple((int(i), int(j)) for i, j in d.get("pairs", ())))
 
 
 # ----------------------------------------------------------------------------------- labels

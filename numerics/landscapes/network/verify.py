@@ -25,17 +25,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.landscapes.network.manifold import ORBIT_RANK_RTOL, orbit_generators
+from contrastive_bounds.numerics.landscapes.network.constants import EIGENVALUE_TOL, GRADIENT_TOL
+from contrastive_bounds.numerics.landscapes.network.orbits import ORBIT_RANK_RTOL, orbit_generators
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size
 from contrastive_bounds.numerics.landscapes.network.saddle import critical_data
 
-__all__ = ["CriticalPoint", "classify", "classify_batch", "newton_polish", "orbit_dimension_formula",
-           "GRADIENT_TOL", "EIGENVALUE_TOL"]
-
-#: default acceptance tolerance on the Riemannian gradient's 2-norm (absolute, in units of V)
-GRADIENT_TOL = 1e-8
-#: default relative band ``|λ| <= EIGENVALUE_TOL·max(1, max|λ|)`` of eigenvalues counted as zero
-EIGENVALUE_TOL = 1e-8
+__all__ = ["CriticalPoint", "classify", "classify_batch", "newton_polish", "orbit_dimension_formula"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +39,9 @@ class CriticalPoint:
 
     Attributes:
       z: ``(N, d)`` coordinates. energy: V(z). gradient_norm: ``|grad V|_2`` (Riemannian).
-      eigenvalues: Hessian eigenvalues off the symmetry modes, ascending (unit-sphere metric).
+      eigenvalues: Hessian eigenvalues off the symmetry modes, ascending (unit-sphere metric): all of them
+        from the dense provider; a Hessian-free provider (:mod:`.curvature`) gives the lowest it computed and
+        sets ``complete_spectrum`` False.
       orbit_dim: dimension of the ``O(d)`` orbit's tangent space removed (numerical rank).
       orbit_dim_formula: ``r·d − r(r+1)/2`` with ``r`` the numerical rank of ``z``.
       orbit_residual: ``max |H u|`` over the orbit's orthonormal basis ``u`` (≈ 0 at a critical point of
@@ -53,7 +50,8 @@ class CriticalPoint:
       kind: ``"minimum"``, ``"transition state"``, ``"saddle of index k"`` or ``"not critical"``.
       verified: the acceptance rule of the module docstring holds. reason: why not, else "".
       mode: ``(N, d)`` unit eigenvector of the lowest eigenvalue (ambient coordinates).
-      modes: ``(k, N, d)`` unit eigenvectors of every eigenvalue off the symmetry modes, ascending (ambient).
+      modes: ``(k, N, d)`` unit eigenvectors of ``eigenvalues``, ascending (ambient).
+      complete_spectrum: ``eigenvalues`` is the whole spectrum off the symmetry modes.
     """
 
     z: np.ndarray
@@ -70,6 +68,7 @@ class CriticalPoint:
     reason: str
     mode: np.ndarray
     modes: np.ndarray
+    complete_spectrum: bool = True
 
 
 def orbit_dimension_formula(z: Any, *, rtol: float = 1e-8) -> int:

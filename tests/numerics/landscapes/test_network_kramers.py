@@ -18,8 +18,7 @@ from contrastive_bounds.numerics.landscapes.network_kramers import (
     random_rotations,
     trap_starts,
 )
-from contrastive_bounds.properties.sweeps.kinds import get_kind
-from contrastive_bounds.properties.sweeps.kinds.landscape import cached_network
+from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec, network_for
 from contrastive_bounds.theory.kramers import eyring_kramers_log_time
 
 TAU = 0.1
@@ -27,8 +26,8 @@ TAU = 0.1
 
 @pytest.fixture(scope="module")
 def n4():
-    p = get_kind("landscape").resolve({"num_points": 4, "dim": 2, "tau": TAU, "starts": 128})
-    spec, res = cached_network(p, 0)
+    spec = infonce_spec(4, 2, TAU)
+    res = network_for(spec, SearchSettings(starts=128))
     return spec, res, network_trap(res, spec)
 
 

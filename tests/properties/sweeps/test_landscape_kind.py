@@ -61,3 +61,20 @@ def test_schedule_row_measures_success_on_the_radius_clock():
     assert 0 <= row["success_count"] <= row["reached_count"] <= 32
     assert row["ci_lo"] <= row["empirical"] <= row["ci_hi"]
     assert row["level"] == pytest.approx(row["v_min"] + 0.5 * (json.loads(row["details_json"])["start_energy"] - row["v_min"]))
+
+
+@pytest.mark.parametrize("profile", ["quick", "medium", "thorough", "default"])
+def test_the_checks_read_the_ablation_grid_as_the_sweep_expands_it(profile):
+    """The ablation checks read the built-in spec `ablations` as data (they import nothing of the sweeps): their
+    tasks (parameters with the kind's defaults, seeds) are the sweep's own, profile by profile."""
+    from contrastive_bounds.properties.checks.ablation_rows import ablation_tasks
+
+    assert ablation_tasks(profile) == [(t.params, t.seed) for t in load_spec("ablations", profile=profile).tasks]
+
+
+def test_the_row_defaults_are_the_kinds():
+    """One source of a row's defaults: every optional parameter of the kind defaults to ROW_DEFAULTS."""
+    from contrastive_bounds.properties.checks.landscape_rows import ROW_DEFAULTS
+
+    kind = get_kind("landscape")
+    assert {p.name: p.default for p in kind.params if p.name in ROW_DEFAULTS} == ROW_DEFAULTS

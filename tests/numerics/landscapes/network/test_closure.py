@@ -114,8 +114,14 @@ def test_a_budget_that_runs_out_is_said_and_never_called_complete():
 
 
 def test_a_lone_unverified_minimum_is_open_never_barrier_free():
-    """At tau = 1e300 InfoNCE is numerically flat: the one minimum the search keeps is degenerate (zero modes
-    beyond the symmetry), so nothing is known of barriers and the status must say open, not barrier-free."""
-    res = landscape_network(infonce_spec(4, 2, 1e300), starts=16, structured_starts=0, max_hop_rounds=0, draw=False)
+    """At tau = 1e300 InfoNCE is numerically flat (infonce_spec refuses such a tau; the potential is given as a
+    user potential here): the one minimum the search keeps is degenerate (zero modes beyond the symmetry), so
+    nothing is known of barriers and the status must say open, not barrier-free."""
+    from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+    from contrastive_bounds.numerics.landscapes.network import Symmetry, user_spec
+
+    pairs = [(0, 1), (2, 3)]
+    flat = user_spec(infonce_potential(4, pairs, 1e300), 4, 2, symmetry=Symmetry.infonce(pairs), name="flat-infonce")
+    res = landscape_network(flat, starts=16, structured_starts=0, max_hop_rounds=0, draw=False)
     assert len(res.minima) == 1 and not res.minima[0].verified
     assert res.status.startswith("open: the only minimum found is not verified"), res.status

@@ -17,11 +17,10 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec
-from contrastive_bounds.numerics.landscapes.network.catalog import Catalog
 from contrastive_bounds.numerics.landscapes.network.connect import connect
 from contrastive_bounds.numerics.landscapes.network.descent import descend_batch, settle
 from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
-from contrastive_bounds.numerics.landscapes.network.state import SearchState
+from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.landscapes.network.verify import classify, newton_polish
 
 TAU = 0.05
@@ -89,11 +88,11 @@ def test_quasi_newton_descent_jumps_while_the_path_and_an_independent_integratio
     assert not np.allclose(careless_e, sorted(TARGETS), atol=1e-6)  # the jump the path must not make
 
     starts = np.stack([_retract(cp.z, s * 1e-3 * cp.mode) for s in (1, -1)])
-    zf, _, gf, _, status, length, _ = descend_batch(spec, starts, chunk=8)
-    assert list(status) == [1, 1] and np.all(gf <= 1e-4) and np.all(length > 0.5)
-    settled = settle(spec, zf, eigenvalue_tol=1e-8, gradient_tol=1e-8)
-    assert all(reason == "" for _, reason, _ in settled)
-    ours = [m.energy for m, _, _ in settled]
+    flow = descend_batch(spec, starts, chunk=8)
+    assert list(flow.status) == [1, 1] and np.all(flow.gradient_norm <= 1e-4) and np.all(flow.path_length > 0.5)
+    settled = settle(spec, flow.z, eigenvalue_tol=1e-8, gradient_tol=1e-8)
+    assert all(st.reason == "" for st in settled)
+    ours = [st.point.energy for st in settled]
     assert sorted(ours) == pytest.approx(sorted(TARGETS), abs=1e-9)
 
     theirs = [spec.energy(newton_polish(spec, _independent_flow(z)[None])[0]) for z in starts]
@@ -102,20 +101,23 @@ def test_quasi_newton_descent_jumps_while_the_path_and_an_independent_integratio
 
 def test_connect_records_the_saddle_between_the_basins_its_path_reaches(saddle):
     """connect() with the default descent joins the saddle to −14.4751 and −10.1507, says 'path' for both
-    sides, and credits the new minima to eigenvector following; the previous descent joins it elsewhere."""
+    sides, credits the new minima to eigenvector following and logs the connection as events; the previous
+    descent joins it elsewhere."""
     spec, cp = saddle
     joined = {}
     for descent in ("path", "quasi-newton"):
         settings = SearchSettings(descent=descent)
-        state = SearchState(spec.fingerprint(), settings, Catalog(spec.symmetry))
-        state.spec = spec
-        connect(state, [cp], "eigenvector following")
-        (ts,) = state.catalog.transition_states
-        joined[descent] = sorted(state.catalog.minima[i].energy for i in ts.minima) if ts.verified else None
+        store = NetworkStore(spec.fingerprint(), settings)
+        connect(spec, settings, store, [cp], "eigenvector following")
+        (ts,) = store.transition_states
+        joined[descent] = sorted(store.minima[i].energy for i in ts.minima) if ts.verified else None
         if descent == "path":
             assert ts.verified and [d["method"] for d in ts.descents] == ["path", "path"]
-            assert {m.found_by for m in state.catalog.minima} == {"eigenvector following"}
-            assert all("descent from the saddle at V = -8.79347" in m.found_detail for m in state.catalog.minima)
+            assert {m.found_by for m in store.minima} == {"eigenvector following"}
+            assert all("descent from the saddle at V = -8.79347" in m.found_detail for m in store.minima)
+            kinds = [e.kind for e in store.events]
+            assert kinds.count("new minimum") == 2 and kinds[-2:] == ["new transition state", "connection"]
+            assert store.events[-1].minima == tuple(ts.minima) and store.effort().verified_ts == 1
     assert joined["path"] == pytest.approx(sorted(TARGETS), abs=1e-9)
     assert joined["quasi-newton"] is None or not np.allclose(joined["quasi-newton"], sorted(TARGETS), atol=1e-6)
 
@@ -123,6 +125,6 @@ def test_connect_records_the_saddle_between_the_basins_its_path_reaches(saddle):
 def test_settle_refuses_a_path_that_ends_on_a_saddle(saddle):
     """A 'path end' placed on the saddle itself is not a minimum: settle says so instead of accepting it."""
     spec, cp = saddle
-    ((point, reason, end),) = settle(spec, cp.z[None], eigenvalue_tol=1e-8, gradient_tol=1e-8)
-    assert point.index == 1 and end.index == 1 and "not a minimum" in reason
-    assert math.isfinite(point.energy)
+    (st,) = settle(spec, cp.z[None], eigenvalue_tol=1e-8, gradient_tol=1e-8)
+    assert st.point.index == 1 and st.end.index == 1 and "not a minimum" in st.reason
+    assert math.isfinite(st.point.energy)

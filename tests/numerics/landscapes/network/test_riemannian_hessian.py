@@ -7,15 +7,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.network.manifold import (
-    orbit_generators,
-    orbit_projector,
-    remove_orbit,
-    riemannian_hessian,
-    tangent_basis,
-)
+from contrastive_bounds.numerics.landscapes.network.orbits import orbit_generators, orbit_projector, remove_orbit
 from contrastive_bounds.numerics.landscapes.network.verify import orbit_dimension_formula
-from contrastive_bounds.numerics.sphere import exp_map
+from contrastive_bounds.numerics.sphere import exp_map, riemannian_hessian, tangent_basis
 
 
 def _potential(z):

@@ -50,7 +50,7 @@ def test_eigenvector_following_converges_to_the_index_one_saddle(quadratic_spec)
     start = np.array([[[0.3, 1.0, 0.1]]])
     start /= np.linalg.norm(start, axis=-1, keepdims=True)
     mode = np.array([[[-1.0, 0.3, 0.0]]])
-    z, v, gnorm, _, _ = refine_batch(quadratic_spec, start, mode, index=1, chunk=8)
+    z, v, gnorm, _, _ = refine_batch(quadratic_spec, start, mode, index=1, chunk=8)  # a RefineResult
     assert gnorm[0] <= 1e-11 and v[0] == pytest.approx(2.0, abs=1e-12)
     assert np.abs(np.abs(z[0, 0, 1]) - 1.0) < 1e-12
     assert classify(quadratic_spec, z[0], expect=1).verified

@@ -1,7 +1,8 @@
 """Reading a saved search (numerics.landscapes.network.saved): what the search wrote comes back (labels m<id>,
 energies, coordinates bit for bit, the same H*), and a missing, garbage or other-version state is refused
 with a message naming what is wrong. The search is of the quadratic potential on S² (conftest): minima ±e_1
-(V = 1, both global), transition states ±e_2 (V = 2)."""
+(V = 1, both global), transition states ±e_2 (V = 2). Searches saved by earlier versions (state versions 1
+and 2, written by the code of those versions: data/saved/) are test_saved_versions.py's."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 
 from contrastive_bounds.numerics.landscapes.network import landscape_network
-from contrastive_bounds.numerics.landscapes.network.saved import READABLE_VERSIONS, load_saved_search, minimum_label
-from contrastive_bounds.numerics.landscapes.network.store import STATE_FILE, STATE_VERSION
+from contrastive_bounds.numerics.landscapes.network.records import minimum_label
+from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
+from contrastive_bounds.numerics.landscapes.network.serial import READABLE_VERSIONS, STATE_FILE, STATE_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +41,10 @@ def test_what_the_search_wrote_reads_back(saved_search, quadratic_spec):
     s = load_saved_search(out)
     assert s.version == STATE_VERSION in READABLE_VERSIONS and s.finished and s.phase == "done"
     assert {k: v for k, v in s.landscape.items() if k != "description"} == quadratic_spec.fingerprint()
+    again, first = s.result().to_dict(), res.to_dict()
+    for d in (again, first):  # the wall time saved is the one of the last save, not the result's
+        d["effort"].pop("seconds"), d.pop("effort_text"), d.pop("disconnectivity_png")
+    assert s.status() == res.status and again == first
     assert [m.id for m in s.minima] == [m.id for m in res.minima] and s.labels == [f"m{m.id}" for m in res.minima]
     for a, b in zip(s.minima, res.minima):
         assert a.energy == b.energy and np.array_equal(a.z, b.z) and a.multiplicity == b.multiplicity
@@ -74,12 +80,14 @@ def test_unknown_labels_missing_and_garbage_states_are_refused_naming_what_is_wr
     with pytest.raises(ValueError, match="not a JSON object"):
         load_saved_search(tmp_path / "junk")
     cases = [
-        (lambda st: st.update(version=99), r"state version 99; this reader understands version\(s\) \[1, 2\]"),
+        (lambda st: st.update(version=99), r"state version 99; this reader understands version\(s\) \[1, 2, 3\]"),
         (lambda st: st.pop("landscape"), "no landscape fingerprint"),
         (lambda st: st["minima"][0].update(z=[[2.0, 0.0, 0.0]]), "minimum 0 has coordinates"),
         (lambda st: st["minima"][0].update(energy="low"), "energy='low'"),
         (lambda st: st["transition_states"][0].update(minima=[0, 7]), "joins \\[0, 7\\], not minima"),
         (lambda st: st.update(minima=[]), "holds no minimum"),
+        (lambda st: st["events"].append({"event": "no such event"}), "unknown event 'no such event'"),
+        (lambda st: st.update(phase="hops"), "its events end in phase 'done', its phase field says 'hops'"),
     ]
     for k, (edit, message) in enumerate(cases):
         with pytest.raises(ValueError, match=message):
@@ -88,24 +96,15 @@ def test_unknown_labels_missing_and_garbage_states_are_refused_naming_what_is_wr
     assert len(load_saved_search(extra).minima) == len(s.minima)
 
 
-def test_both_state_versions_read_with_the_fields_the_reader_needs(saved_search, tmp_path):
-    """Version 2 (what the search writes now: a "structured" phase, found_by, labels, distances, descents) and
-    version 1 (the same records without the version-2 fields, phases without "structured") both read to the
-    same minima and H*; an interrupted version-2 search in its structured-start phase reads as unfinished."""
+def test_labels_of_transition_states_are_ts_and_older_t_labels_still_read(saved_search):
+    """Every transition state is labelled ts<id> in the state file and the result; t<id> (older output) and the
+    bare id find the same record; an unknown label names the known ones."""
     out, res = saved_search
-    assert STATE_VERSION == 2 and json.loads((out / STATE_FILE).read_text())["version"] == 2
-    v2 = load_saved_search(out)
-
-    def to_v1(st):
-        st["version"] = 1
-        for key in ("distances", "descents", "structured_done"):
-            st.pop(key, None)
-        for m in st["minima"]:
-            for key in ("found_by", "label"):
-                m.pop(key, None)
-
-    v1 = load_saved_search(_copy(out, tmp_path / "v1", to_v1))
-    assert v1.version == 1 and [m.energy for m in v1.minima] == [m.energy for m in v2.minima]
-    assert v1.analysis().critical_height == v2.analysis().critical_height == res.critical_height
-    mid = load_saved_search(_copy(out, tmp_path / "mid", lambda st: st.update(phase="structured")))
-    assert mid.phase == "structured" and not mid.finished
+    s = load_saved_search(out)
+    state = json.loads((out / STATE_FILE).read_text())
+    assert [t["label"] for t in state["transition_states"]] == [f"ts{t['id']}" for t in state["transition_states"]]
+    assert all(t["label"].startswith("ts") for t in res.to_dict()["transition_states"])
+    t0 = s.transition_states[0]
+    assert s.transition_state("ts0") is s.transition_state("t0") is s.transition_state(0) is t0
+    with pytest.raises(ValueError, match=r"label='ts99' is not a transition state.*its transition states are ts0"):
+        s.transition_state("ts99")

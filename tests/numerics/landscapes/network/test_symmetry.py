@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from contrastive_bounds.numerics.landscapes.network import Symmetry, infonce_spec, thomson_spec
-from contrastive_bounds.numerics.landscapes.network.catalog import Catalog
+from contrastive_bounds.numerics.landscapes.network.catalog import record_minimum
+from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 from contrastive_bounds.numerics.landscapes.network.symmetry import (
     align,
     apply_element,
@@ -83,14 +85,14 @@ def test_catalog_keeps_one_minimum_for_symmetric_copies_of_an_infonce_minimum():
     z = np.array([[0, 0, 1], [0, 0, 1], [0, 0, -1], [0, 0, -1]], dtype=np.float64)  # pairs collapsed, antipodal
     cp = classify(spec, z, expect=0)
     assert cp.verified and cp.energy == pytest.approx(spec.energy(z))
-    cat = Catalog(spec.symmetry)
-    first, new = cat.add_minimum(cp, "start")
-    assert new and cat.minima[0].multiplicity == 1
+    store = NetworkStore(spec.fingerprint(), SearchSettings())
+    first, new = record_minimum(store, spec, cp, "random start")
+    assert new and store.minima[0].multiplicity == 1
     rng = np.random.default_rng(1)
     rot = np.linalg.qr(rng.normal(size=(3, 3)))[0]
     copy = apply_element(z, rot, np.array([3, 2, 1, 0]))
-    second, new = cat.add_minimum(classify(spec, copy, expect=0), "hop")
-    assert (second, new) == (first, False) and cat.minima[0].hits == 2
+    second, new = record_minimum(store, spec, classify(spec, copy, expect=0), "hop")
+    assert (second, new) == (first, False) and store.minima[0].hits == 2
     back = align(z, copy, spec.symmetry)
     assert np.max(np.abs(back - z)) < 1e-10
 

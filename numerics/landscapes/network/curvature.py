@@ -1,0 +1,108 @@
+"""Where the search's curvature comes from: the :class:`Curvature` interface and its dense implementation.
+
+Three things of the search need the Hessian: *classification* (index, zero modes and the modes to follow,
+which decide whether a point is a verified minimum or transition state), *polishing* minimiser outputs
+to ``|grad V| ~ 1e-13`` (Newton), and *refinement* of saddle candidates by eigenvector following. The
+steps ask a :class:`Curvature` for them and never build a Hessian themselves, so another provider can
+stand beside the dense one:
+
+* :class:`DenseCurvature` (``"dense"``, the default and the small-size reference): the exact Riemannian
+  Hessian in reduced coordinates from ``jax.hessian`` (:mod:`.verify`, :mod:`.saddle`), an ``(N·d)²``
+  array per configuration — comfortable up to N·d of a few hundred;
+* a Hessian-free provider (Hessian–vector products, Lanczos for the softest modes, hybrid eigenvector
+  following) implements the same four methods with the lowest eigenpairs only; its
+  :class:`~.verify.CriticalPoint` then carries those (``complete_spectrum=False``) and the steps follow the
+  modes it returns. It must reproduce the dense provider's networks wherever both run.
+
+A provider is chosen per search (``landscape_network(..., curvature=...)``) and recorded in the saved
+store (a search is resumed with the provider it ran with).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Curvature", "DenseCurvature", "DENSE", "curvature_provider", "PROVIDERS"]
+
+
+@runtime_checkable
+class Curvature(Protocol):
+    """What the search asks of the Hessian (module docstring). ``spec`` is a
+    :class:`~.spec.LandscapeSpec`; configurations are float64 ``(B, N, d)`` numpy arrays."""
+
+    name: str
+
+    def classify(self, spec: Any, z: np.ndarray, *, expect: int | None, gradient_tol: float, eigenvalue_tol: float,
+                 chunk: int) -> list[Any]:
+        """One :class:`~.verify.CriticalPoint` per configuration (``expect``: 0 minimum, 1 transition state)."""
+
+    def polish(self, spec: Any, z: np.ndarray, *, chunk: int, eigenvalue_tol: float, max_steps: int = 4) -> np.ndarray:
+        """Newton-polished configurations (minima: ``|grad V|`` to ~1e-13, never uphill)."""
+
+    def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
+               max_iter: int) -> np.ndarray:
+        """Eigenvector-following refinement to an index-``index`` critical point (0 or 1), following
+        ``modes`` uphill for index 1."""
+
+    def stiffest(self, spec: Any, z: np.ndarray) -> float:
+        """The largest ``|λ|`` of the Hessian off the symmetry modes at one configuration ``(N, d)``."""
+
+
+class DenseCurvature:
+    """The exact dense Riemannian Hessian (:mod:`.verify`, :mod:`.saddle`); name ``"dense"``."""
+
+    name = "dense"
+
+    def classify(self, spec: Any, z: np.ndarray, *, expect: int | None, gradient_tol: float, eigenvalue_tol: float,
+                 chunk: int) -> list[Any]:
+        """:func:`~.verify.classify_batch`."""
+        from contrastive_bounds.numerics.landscapes.network.verify import classify_batch
+
+        return classify_batch(spec, z, gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol, expect=expect,
+                              chunk=chunk)
+
+    def polish(self, spec: Any, z: np.ndarray, *, chunk: int, eigenvalue_tol: float, max_steps: int = 4) -> np.ndarray:
+        """:func:`~.verify.newton_polish`."""
+        from contrastive_bounds.numerics.landscapes.network.verify import newton_polish
+
+        return newton_polish(spec, z, chunk=chunk, eigenvalue_tol=eigenvalue_tol, max_steps=max_steps)
+
+    def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
+               max_iter: int) -> np.ndarray:
+        """:func:`~.saddle.refine_batch` (its refined configurations)."""
+        from contrastive_bounds.numerics.landscapes.network.saddle import refine_batch
+
+        return refine_batch(spec, z, modes, index=index, chunk=chunk, max_iter=max_iter).z
+
+    def stiffest(self, spec: Any, z: np.ndarray) -> float:
+        """``max |λ|`` of :func:`~.verify.classify` at ``z``."""
+        from contrastive_bounds.numerics.landscapes.network.verify import classify
+
+        lam = np.asarray(classify(spec, z).eigenvalues, dtype=np.float64)
+        return float(np.max(np.abs(lam))) if lam.size else 0.0
+
+
+#: the dense provider (stateless: one instance serves every search)
+DENSE = DenseCurvature()
+#: providers by name (a saved search names the one it ran with)
+PROVIDERS: dict[str, Curvature] = {"dense": DENSE}
+
+
+def curvature_provider(curvature: "str | Curvature | None") -> Curvature:
+    """The provider named (or given): None -> :data:`DENSE`.
+
+    Raises:
+      ValueError: an unknown name, or an object that is not a :class:`Curvature` (named ``curvature``).
+    """
+    if curvature is None:
+        return DENSE
+    if isinstance(curvature, str):
+        if curvature not in PROVIDERS:
+            raise ValueError(f"curvature={curvature!r} is not a curvature provider; providers: {sorted(PROVIDERS)}")
+        return PROVIDERS[curvature]
+    if not isinstance(curvature, Curvature):
+        raise ValueError(f"curvature={curvature!r} must be a provider name {sorted(PROVIDERS)} or a Curvature "
+                         "(classify, polish, refine, stiffest)")
+    return curvature

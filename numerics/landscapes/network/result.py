@@ -1,0 +1,142 @@
+"""The result of a search: :class:`NetworkResult` (H*, status, records, effort; JSON via ``to_dict``).
+
+:func:`network_result` builds it from a store (:class:`~.store.NetworkStore`) — a search just run
+(:func:`~.search.landscape_network`) or one read back (:meth:`~.saved.SavedSearch.result`) — with the
+one status rule (:func:`~.status.network_status`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from contrastive_bounds.numerics.landscapes.network.closure import count_text
+from contrastive_bounds.numerics.landscapes.network.graph import NetworkAnalysis, analyse_network
+from contrastive_bounds.numerics.landscapes.network.records import Effort, NetworkMinimum, TransitionState
+from contrastive_bounds.numerics.landscapes.network.status import network_status
+from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+
+__all__ = ["NetworkResult", "network_result", "MINIMA_ONLY"]
+
+#: status of a search run with ``transition_states=False``
+MINIMA_ONLY = "minima only (no transition-state search)"
+
+
+@dataclass
+class NetworkResult:
+    """A landscape's transition network and what it says (JSON via :meth:`to_dict`).
+
+    Attributes:
+      landscape: the spec's fingerprint and description. settings: the :class:`~.state.SearchSettings` used.
+      minima: distinct minima (ids are node ids). transition_states: verified transition states.
+      unverified: rejected saddle candidates with their reasons (never used for H*).
+      analysis: :class:`~.graph.NetworkAnalysis` (H*, barriers, global minima, D, cross-check).
+      effort: :class:`~.records.Effort` (with ``closed`` and ``closure``, the closure in words).
+      status: ``"complete"``, ``"barrier-free within this search"`` or ``"open: ..."`` (:mod:`.status`; a
+        search stopped by Ctrl-C returns no result: it is saved and resumed).
+      disconnectivity_png: path of the PNG, or None. notes: degeneracies, the radius, analysis warnings.
+      found_by: how many minima and verified transition states each source found (from the event log).
+      curvature: the curvature provider the search ran with (:mod:`.curvature`).
+    """
+
+    landscape: dict[str, Any]
+    settings: dict[str, Any]
+    minima: list[NetworkMinimum]
+    transition_states: list[TransitionState]
+    unverified: list[TransitionState]
+    analysis: NetworkAnalysis
+    effort: Effort
+    status: str
+    disconnectivity_png: str | None = None
+    notes: list[str] = field(default_factory=list)
+    found_by: dict[str, dict[str, int]] = field(default_factory=dict)
+    curvature: str = "dense"
+
+    @property
+    def critical_height(self) -> float:
+        """H* of the network (see :attr:`status` for its completeness)."""
+        return self.analysis.critical_height
+
+    @property
+    def catoni_difficulty(self) -> float:
+        """Catoni's D of the network."""
+        return self.analysis.catoni_difficulty
+
+    @property
+    def closed(self) -> bool:
+        """Closed under single-ended exploration (see :attr:`closure`)."""
+        return bool(self.effort.closed)
+
+    @property
+    def closure(self) -> str:
+        """The closure reached, in words (or why it was not)."""
+        return self.effort.closure
+
+    @property
+    def complete(self) -> bool:
+        """Closed, and every non-global minimum connected to a lower one: H* is the closed network's."""
+        return self.closed and self.analysis.complete
+
+    def found_by_counts(self) -> dict[str, dict[str, int]]:
+        """How many minima and verified transition states each source found."""
+        return {k: dict(v) for k, v in self.found_by.items()}
+
+    @property
+    def global_minima(self) -> list[int]:
+        """Ids of the global minima."""
+        return self.analysis.global_minima
+
+    def effort_text(self) -> str:
+        """The search effort in one line."""
+        e = self.effort
+        return (f"{e.starts} random and {e.structured_starts} structured starts, "
+                f"{count_text(e.hop_rounds, 'hop round', 'hop rounds')} ({count_text(e.hops, 'hop', 'hops')}), "
+                f"{e.single_ended} single-ended and {count_text(e.neb_runs, 'band search', 'band searches')}, "
+                f"{count_text(e.refinements, 'refinement', 'refinements')}, {count_text(e.descents, 'descent', 'descents')}, "
+                f"{count_text(e.closure_rounds, 'round', 'rounds')}; {e.verified_ts} verified and {e.unverified_ts} "
+                f"rejected {'transition state' if e.verified_ts + e.unverified_ts == 1 else 'transition states'}; "
+                f"{e.seconds:.1f} s")
+
+    def to_dict(self, *, coordinates: bool = False) -> dict[str, Any]:
+        """JSON-ready dict (no inf/NaN); coordinates of critical points only if asked."""
+        return {
+            "landscape": self.landscape, "settings": self.settings, "status": self.status,
+            "critical_height": self.critical_height, "critical_height_complete": self.complete,
+            "closed": self.closed, "closure": self.closure, "connected": self.analysis.complete,
+            "found_by": self.found_by_counts(),
+            "catoni_difficulty": self.catoni_difficulty, "v_min": self.analysis.v_min,
+            "global_minima": self.global_minima,
+            "minima": [m.to_dict(coordinates=coordinates) | {"barrier": self.analysis.barriers.get(m.id, {}).get("barrier"),
+                                                            "global": m.id in self.global_minima}
+                       for m in self.minima],
+            "transition_states": [t.to_dict(coordinates=coordinates) for t in self.transition_states],
+            "unverified_saddles": [t.to_dict(coordinates=coordinates) for t in self.unverified],
+            "analysis": self.analysis.to_dict(), "effort": self.effort.to_dict(), "effort_text": self.effort_text(),
+            "disconnectivity_png": self.disconnectivity_png, "notes": self.notes, "curvature": self.curvature,
+        }
+
+
+def network_result(store: NetworkStore, landscape: dict[str, Any], *, seconds: float = 0.0, radius: float = 1.0,
+                   with_ts: bool = True, png: str | None = None) -> NetworkResult:
+    """The :class:`NetworkResult` of ``store`` (``landscape``: the spec's ``to_dict()``; ``seconds``: this run's
+    wall time, added to the earlier runs'; ``png``: the disconnectivity graph's path, if drawn)."""
+    analysis = analyse_network(store.minima, store.transition_states)
+    effort = store.effort(seconds)
+    effort.seconds = round(effort.seconds, 3)
+    notes = []
+    degenerate = [m.id for m in store.minima if not m.verified]
+    if degenerate:
+        notes.append(f"minima {degenerate} have zero modes beyond the symmetry (degenerate); kept in the network")
+    flat = [t.label for t in store.verified_ts() if t.degenerate]
+    if flat:
+        notes.append(f"transition states {flat} have zero modes beyond the symmetry (degenerate saddles on a manifold "
+                     "of critical points); used for H* like the others, no Eyring-Kramers prefactor there")
+    if radius != 1.0:
+        notes.append(f"sphere radius {radius:g}: energies are those of the radius-R landscape; Hessian eigenvalues "
+                     f"are in the unit-sphere metric (divide by R² = {radius ** 2:g} for the radius-R metric)")
+    status = MINIMA_ONLY if not with_ts else network_status(
+        analysis, store.minima, closed=effort.closed, closure_attempted=store.settings.closure,
+        stopped=effort.stopped_by.get("transition_states", ""), phase=store.phase)
+    return NetworkResult(dict(landscape), store.settings.to_dict(), list(store.minima), store.verified_ts(),
+                         store.unverified_ts(), analysis, effort, status, png, notes + analysis.warnings,
+                         store.found_by_counts(), store.curvature)

@@ -1,0 +1,352 @@
+"""The one versioned serialiser of a search's store, and the one reader of ``network.json``.
+
+The state file (``network.json`` in the output folder) is written atomically (temp file + fsync +
+``os.replace``) after every batch, so an interrupted search loses at most the batch in flight. Version 3
+(:data:`STATE_VERSION`) holds:
+
+* ``version``, ``landscape`` (the spec's fingerprint: ``name``, ``num_points``, ``dim``, ``radius``,
+  ``symmetry``, ``params``, ``probe``, ``description``), ``settings`` (every :class:`~.state.SearchSettings`
+  field), ``curvature`` (the provider's name);
+* ``minima`` and ``transition_states`` (records with coordinates written with ``repr``: they read back bit
+  for bit), ``events`` (the log, :mod:`.events`), ``walkers``, ``pending`` (saddle candidates not yet
+  refined), ``distances`` (aligned distances of minima pairs), ``seconds`` (wall time so far);
+* ``phase`` and ``effort``: derived from the events, written for people and other tools, never read back.
+
+:func:`store_from_dict` reads versions 1 and 2 too (:data:`READABLE_VERSIONS`; the searches before the
+event log) by migrating them: their settings get the values that reproduce that search (version 1: the
+search before structured starts and closure, :meth:`~.state.SearchSettings.previous`), their records and
+saved counts become events (a :class:`~.events.Carried` event holds the counts no record shows), their
+InfoNCE pairs are put in canonical order. So an old search reads, reports and resumes.
+
+:func:`read_state` is the only function that opens a state file (the search's resume and
+:mod:`.saved` both call it); it names what is wrong with a file it cannot read. JAX-free.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
+from contrastive_bounds.numerics.landscapes.network.events import (
+    PHASES,
+    Carried,
+    Followed,
+    BandRun,
+    ClosureReached,
+    HopJoined,
+    MinimaHit,
+    PhaseEnded,
+    RoundEnded,
+    StructuredPlan,
+    Tally,
+    event_from_dict,
+)
+from contrastive_bounds.numerics.landscapes.network.events import Connection, NewMinimum, NewTransitionState, \
+    RejectedCandidate
+from contrastive_bounds.numerics.landscapes.network.records import COUNTS, Candidate, NetworkMinimum, TransitionState, \
+    Walker
+from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+
+__all__ = ["STATE_FILE", "STATE_VERSION", "READABLE_VERSIONS", "FINGERPRINT_KEYS", "store_to_dict", "store_from_dict",
+           "save_store", "read_state", "check_resume", "prepare_folder", "atomic_write_bytes", "canonical_fingerprint",
+           "state_path"]
+
+STATE_FILE = "network.json"
+STATE_VERSION = 3
+#: State-file versions :func:`read_state` reads (1 and 2 are migrated).
+READABLE_VERSIONS = (1, 2, 3)
+#: The fingerprint fields that identify a landscape (``LandscapeSpec.fingerprint``).
+FINGERPRINT_KEYS = ("name", "num_points", "dim", "radius", "symmetry", "params", "probe")
+_UNIT_ATOL = 1e-9
+_LEGACY_PHASES = {1: ("starts", "hops", "ts", "done"), 2: PHASES}
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``),
+    with the mode an ordinary ``open(path, "w")`` would give.
+
+    Raises:
+      OSError: the folder is not writable (the target is then untouched).
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def prepare_folder(out: str | os.PathLike) -> Path:
+    """The output folder, created and probed for writability before a long search starts.
+
+    Raises:
+      ValueError: naming ``out`` when the folder cannot be created or written.
+    """
+    folder = Path(out)
+    ensure_writable_parent(folder / STATE_FILE, "out")
+    return folder
+
+
+def canonical_fingerprint(fingerprint: dict[str, Any]) -> dict[str, Any]:
+    """The fingerprint with InfoNCE pairs in canonical order (each pair ``[i, j]`` with ``i < j``, the list
+    sorted), in ``params.pairs`` and ``symmetry.pairs``: the order pairs are listed in does not change the
+    landscape."""
+    fp = dict(fingerprint)
+    if isinstance(fp.get("params"), dict) and isinstance(fp["params"].get("pairs"), list):
+        fp["params"] = {**fp["params"], "pairs": sorted(sorted(int(x) for x in p) for p in fp["params"]["pairs"])}
+    if isinstance(fp.get("symmetry"), dict) and fp["symmetry"].get("pairs"):
+        fp["symmetry"] = {**fp["symmetry"], "pairs": sorted(sorted(int(x) for x in p) for p in fp["symmetry"]["pairs"])}
+    return fp
+
+
+# ------------------------------------------------------------------------------------------ writing
+def store_to_dict(store: NetworkStore, seconds: float = 0.0) -> dict[str, Any]:
+    """The JSON form of ``store`` (module docstring); ``seconds``: this run's wall time so far."""
+    effort = store.effort(seconds)
+    return {
+        "version": STATE_VERSION, "landscape": store.fingerprint, "settings": store.settings.to_dict(),
+        "curvature": store.curvature, "phase": store.phase,
+        "minima": [m.to_dict() for m in store.minima],
+        "transition_states": [t.to_dict() for t in store.transition_states],
+        "events": [e.to_dict() for e in store.events],
+        "walkers": [w.to_dict() for w in store.walkers], "pending": [c.to_dict() for c in store.pending],
+        "distances": sorted([i, j, d] for (i, j), d in store.distances.items()),
+        "seconds": effort.seconds, "effort": effort.to_dict(),
+    }
+
+
+def save_store(path: str | os.PathLike, store: NetworkStore, seconds: float = 0.0) -> None:
+    """Write :func:`store_to_dict` to ``path`` atomically."""
+    atomic_write_bytes(path, (json.dumps(store_to_dict(store, seconds), allow_nan=False) + "\n").encode())
+
+
+# ------------------------------------------------------------------------------------------ reading
+def _fail(path: Path, what: str) -> ValueError:
+    return ValueError(f"{str(path)!r} is not a readable saved search: {what}")
+
+
+def _coordinates(path: Path, kind: str, rec: dict[str, Any], shape: tuple[int, int]) -> np.ndarray:
+    try:
+        z = np.asarray(rec["z"], dtype=np.float64)
+    except (KeyError, TypeError, ValueError):
+        raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates that are not numbers") from None
+    if z.shape != shape:
+        raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates of shape {z.shape} (expected {shape})")
+    if not np.all(np.isfinite(z)):
+        raise _fail(path, f"{kind} {rec.get('id')!r} has non-finite coordinates (NaN or inf)")
+    if not np.allclose(np.linalg.norm(z, axis=1), 1.0, atol=_UNIT_ATOL, rtol=0.0):
+        raise _fail(path, f"{kind} {rec.get('id')!r} has coordinates whose rows are not unit vectors (norms "
+                          f"{np.round(np.linalg.norm(z, axis=1), 6).tolist()})")
+    return z
+
+
+def _number(path: Path, kind: str, rec: dict[str, Any], key: str) -> float:
+    value = rec.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _fail(path, f"{kind} {rec.get('id')!r} has {key}={value!r} (expected a finite number)")
+    return float(value)
+
+
+def _records(path: Path, data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    recs = data.get(key)
+    if not isinstance(recs, list) or not all(isinstance(r, dict) for r in recs):
+        raise _fail(path, f"{key!r} is missing or not a list of records")
+    ids = [r.get("id") for r in recs]
+    if ids != list(range(len(ids))):
+        if not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids) or len(set(ids)) != len(ids):
+            raise _fail(path, f"the {key} ids are not distinct integers >= 0")
+        raise _fail(path, f"the {key} ids are not 0, 1, 2, ... in order")
+    return recs
+
+
+def _minimum(path: Path, rec: dict[str, Any], shape: tuple[int, int]) -> NetworkMinimum:
+    return NetworkMinimum(
+        id=rec["id"], energy=_number(path, "minimum", rec, "energy"), z=_coordinates(path, "minimum", rec, shape),
+        multiplicity=int(rec.get("multiplicity", 1)), gradient_norm=float(rec.get("gradient_norm", math.nan)),
+        eigenvalues=[float(x) for x in rec.get("eigenvalues", [])], orbit_dim=int(rec.get("orbit_dim", 0)),
+        verified=bool(rec.get("verified", False)), note=str(rec.get("note", "")),
+        found_by=str(rec.get("found_by", "random start")), hits=int(rec.get("hits", 1)),
+        found_detail=str(rec.get("found_detail", "")))
+
+
+def _transition_state(path: Path, rec: dict[str, Any], shape: tuple[int, int], minima: int) -> TransitionState:
+    ends = rec.get("minima")
+    if not isinstance(ends, list) or not all(isinstance(i, int) and 0 <= i < minima for i in ends):
+        raise _fail(path, f"transition state {rec.get('id')!r} joins {ends!r}, not minima of the search")
+    if not isinstance(rec.get("verified"), bool):
+        raise _fail(path, f"transition state {rec.get('id')!r} has no verified flag")
+    if rec["verified"] and len(ends) != 2:
+        raise _fail(path, f"verified transition state {rec.get('id')!r} joins {ends!r}, not two minima")
+    ev = rec.get("eigenvalue")
+    return TransitionState(
+        id=rec["id"], energy=_number(path, "transition state", rec, "energy"),
+        z=_coordinates(path, "transition state", rec, shape), multiplicity=int(rec.get("multiplicity", 1)),
+        gradient_norm=float(rec.get("gradient_norm", math.nan)), eigenvalue=math.nan if ev is None else float(ev),
+        index=int(rec.get("index", 1)), minima=list(ends), verified=rec["verified"], reason=str(rec.get("reason", "")),
+        found_by=str(rec.get("found_by", "double-ended")), descents=list(rec.get("descents", [])),
+        degenerate=bool(rec.get("degenerate", False)))
+
+
+def _settings(path: Path, data: dict[str, Any], version: int) -> SearchSettings:
+    saved = data.get("settings")
+    if not isinstance(saved, dict):
+        raise _fail(path, "'settings' is not a JSON object")
+    base = SearchSettings.previous().to_dict() if version == 1 else SearchSettings().to_dict()
+    unknown = sorted(set(saved) - set(base))
+    if unknown:
+        raise _fail(path, f"unknown search settings {unknown}")
+    try:
+        return SearchSettings(**{**base, **saved})
+    except (TypeError, ValueError) as exc:
+        raise _fail(path, f"its settings are not valid ({exc})") from None
+
+
+def _legacy_events(data: dict[str, Any], version: int, minima: list[NetworkMinimum],
+                   tss: list[TransitionState]) -> list[Any]:
+    """The events that reproduce a version-1 or -2 state: records, progress and (as :class:`Carried`) counts."""
+    effort = data.get("effort") or {}
+    phase = data["phase"]
+    events: list[Any] = []
+    if effort.get("structured"):
+        events.append(StructuredPlan(dict(effort["structured"])))
+    for m in minima:
+        events.append(NewMinimum(m.id, m.found_by or "random start", m.found_detail))
+    again = tuple(i for m in minima for i in [m.id] * max(0, m.hits - 1))
+    if again:
+        events.append(MinimaHit("saved before the event log", again))
+    for t in tss:
+        if t.verified:
+            method = t.descents[0].get("method", "quasi-newton") if t.descents else "quasi-newton"
+            events += [NewTransitionState(t.id, t.found_by, t.degenerate), Connection(t.id, tuple(t.minima), method)]
+        else:
+            events.append(RejectedCandidate(t.id, t.found_by, t.reason))
+    events += [Followed(int(i), 0) for i in data.get("explored", [])]
+    events += [BandRun(tuple(int(x) for x in p)) for p in data.get("tried_pairs", [])]
+    events += [HopJoined(tuple(int(x) for x in p)) for p in data.get("hop_pairs", [])]
+    events += [RoundEnded(k + 1) for k in range(int(data.get("ts_rounds", 0)))]
+    stopped = effort.get("stopped_by") or {}
+    for ph in PHASES[:PHASES.index(phase)]:
+        if ph == "ts":
+            text = str(effort.get("closure", "")) or ("not attempted (a version-1 search: random starts, basin hopping "
+                                                      "and the softest modes, saved before closure existed)")
+            events.append(ClosureReached(bool(effort.get("closed", False)), text,
+                                         int(effort.get("pairs_within_distance", 0))))
+        events.append(PhaseEnded(ph, str(stopped.get({"hops": "minima", "ts": "transition_states"}.get(ph, ""), ""))))
+    folded = Tally.from_events(events)
+    carried = {k: int(effort[k]) - folded.counts[k] for k in COUNTS if k in effort}
+    carried["rounds_without_new"] = int(effort.get("rounds_without_new", 0))
+    events.append(Carried({k: v for k, v in carried.items() if v}))
+    return events
+
+
+def store_from_dict(data: Any, *, path: str | os.PathLike = "<state>") -> NetworkStore:
+    """The store saved as ``data`` (any of :data:`READABLE_VERSIONS`; older ones migrated, module docstring).
+
+    Raises:
+      ValueError: not a state of a readable version (both versions named), a missing or malformed field
+        (named), coordinates of the wrong shape or off the sphere, a transition state joining minima the
+        search does not hold, an unknown event, or no minimum at all.
+    """
+    path = Path(path)
+    if not isinstance(data, dict):
+        raise _fail(path, "not a JSON object")
+    version = data.get("version")
+    if version not in READABLE_VERSIONS:
+        raise _fail(path, f"state version {version!r}; this reader understands version(s) {list(READABLE_VERSIONS)}")
+    fp = data.get("landscape")
+    if not isinstance(fp, dict) or any(k not in fp for k in FINGERPRINT_KEYS):
+        raise _fail(path, f"no landscape fingerprint with {list(FINGERPRINT_KEYS)}")
+    n, d = fp["num_points"], fp["dim"]
+    if not (isinstance(n, int) and isinstance(d, int) and n >= 1 and d >= 2):
+        raise _fail(path, f"landscape num_points={n!r}, dim={d!r}")
+    phases = _LEGACY_PHASES.get(version, PHASES)
+    if data.get("phase") not in phases:
+        raise _fail(path, f"phase={data.get('phase')!r} (expected one of {list(phases)})")
+    if not isinstance(data.get("effort", {}), dict):
+        raise _fail(path, "'effort' is not a JSON object")
+    settings = _settings(path, data, version)
+    minima = [_minimum(path, r, (n, d)) for r in _records(path, data, "minima")]
+    if not minima:
+        raise _fail(path, "it holds no minimum yet (the search was stopped before its first batch finished)")
+    tss = [_transition_state(path, r, (n, d), len(minima)) for r in _records(path, data, "transition_states")]
+    try:
+        walkers = [Walker.from_dict(w) for w in data.get("walkers", [])]
+        pending = [Candidate.from_dict(c) for c in data.get("pending", data.get("saddle_seeds", []))]
+        distances = {(int(i), int(j)): float(x) for i, j, x in data.get("distances", [])}
+        events = ([event_from_dict(e) for e in data.get("events", [])] if version >= 3
+                  else _legacy_events(data, version, minima, tss))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _fail(path, f"malformed walkers, candidates, distances or events ({type(exc).__name__}: {exc})") from None
+    seconds = float(data.get("seconds", (data.get("effort") or {}).get("seconds", 0.0)))
+    store = NetworkStore(canonical_fingerprint(fp), settings, minima, tss, events, walkers, pending, distances, seconds,
+                         str(data.get("curvature", "dense")))
+    store.replay()
+    if store.phase != data["phase"]:
+        raise _fail(path, f"its events end in phase {store.phase!r}, its phase field says {data['phase']!r}")
+    return store
+
+
+def state_path(folder: str | os.PathLike) -> Path:
+    """The state file of a search folder (the path of a ``network.json`` itself is accepted too)."""
+    given = Path(folder)
+    return given if given.name == STATE_FILE and given.is_file() else given / STATE_FILE
+
+
+def read_state(folder: str | os.PathLike) -> tuple[NetworkStore, int]:
+    """Read the store saved in ``folder`` (its ``network.json``; the file's path is accepted too) and its version.
+
+    Raises:
+      FileNotFoundError: no such folder, or no state file in it (naming ``folder``).
+      ValueError: see :func:`store_from_dict`; not JSON.
+    """
+    given = Path(folder)
+    path = state_path(given)
+    if not given.exists():
+        raise FileNotFoundError(f"folder={str(given)!r} does not exist (give the --out folder of a landscape search)")
+    if not path.is_file():
+        raise FileNotFoundError(f"folder={str(given)!r} holds no saved search (no {STATE_FILE}); run "
+                                f"`contrastive-bounds landscape ... --out {given}` first")
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _fail(path, f"not JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+    store = store_from_dict(data, path=path)
+    return store, int(data["version"])
+
+
+def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: SearchSettings, curvature: str) -> None:
+    """Refuse to resume a store written for another landscape, other settings or another curvature provider.
+
+    Raises:
+      ValueError: naming every differing landscape field or setting with both values.
+    """
+    diffs = []
+    old_fp, new_fp = canonical_fingerprint(store.fingerprint), canonical_fingerprint(fingerprint)
+    for key in sorted(set(old_fp) | set(new_fp)):
+        if key != "description" and old_fp.get(key) != new_fp.get(key):
+            diffs.append(f"landscape {key}: saved {old_fp.get(key)!r}, now {new_fp.get(key)!r}")
+    old_set, new_set = store.settings.to_dict(), settings.to_dict()
+    for key in sorted(set(old_set) | set(new_set)):
+        if old_set.get(key) != new_set.get(key):
+            diffs.append(f"{key}: saved {old_set.get(key)!r}, now {new_set.get(key)!r}")
+    if store.curvature != curvature:
+        diffs.append(f"curvature: saved {store.curvature!r}, now {curvature!r}")
+    if diffs:
+        raise ValueError("resume refused: the saved search differs in " + "; ".join(diffs))
