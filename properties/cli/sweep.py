@@ -6,7 +6,8 @@
 :mod:`contrastive_bounds.properties.sweeps.spec`). The whole spec is validated before anything runs
 (exit 2 naming the key and row). Before running, the estimated cost is printed; above
 :data:`~contrastive_bounds.properties.sweeps.engine.COST_LIMIT_CORE_HOURS` core-hours the command
-refuses unless ``--yes``. Exit codes: 0 done, 1 a row is violated (after Holm's correction across
+refuses unless ``--yes``. After the rows, one line says what the cluster lost (worker processes,
+tasks that ran again; :mod:`contrastive_bounds.properties.sweeps.losses`). Exit codes: 0 done, 1 a row is violated (after Holm's correction across
 rows with p-values) or a task failed (each failed task is named on stderr), 2 bad input, 3 the scheduler
 was lost or the embedded cluster could not start (rows kept; rerun with --resume), 130 interrupted
 (rows kept; rerun with --resume).
@@ -102,6 +103,7 @@ def sweep(
     """Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, report."""
     from contrastive_bounds.properties.sweeps.engine import COST_LIMIT_CORE_HOURS, SweepInterrupted, SweepClusterLost, \
         default_workers, estimate_cost, run_sweep
+    from contrastive_bounds.properties.sweeps.losses import describe_losses
     from contrastive_bounds.properties.sweeps.report import significant_violations, write_sweep_report
     from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec
     from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema
@@ -172,6 +174,7 @@ def sweep(
     summary = {"spec": sp.name, "profile": profile, "kind": sp.kind.name, "target": sp.kind.target, "tasks": len(rows),
                "computed": res.computed, "reused": res.reused, "recomputed": res.recomputed,
                "verdicts": res.verdict_counts(), "violations_after_holm_or_errors": bad, "workers": res.workers,
+               "cluster_losses": res.losses.to_dict(), "earlier_cluster_losses": [r.to_dict() for r in res.earlier_losses],
                "wall_seconds": res.wall_seconds, "table": str(res.out_dir / "results.parquet"),
                "report": str(paths["html"]), "figures": [str(p) for k, p in paths.items() if k != "html"]}
     if as_json:
@@ -183,6 +186,11 @@ def sweep(
         console.print(f"{len(rows)} rows ({', '.join(f'{n} {v}' for v, n in res.verdict_counts().items())}); "
                       f"{res.computed} computed, {res.reused} reused, {res.wall_seconds:.1f} s on {res.workers} worker(s)",
                       highlight=False)
+        if res.computed:
+            console.print(f"cluster: {res.losses.describe()}", highlight=False, markup=False)
+        if any(r.any for r in res.earlier_losses):
+            console.print(f"cluster, earlier runs of this sweep: {describe_losses(res.earlier_losses)}", highlight=False,
+                          markup=False)
         console.print(f"table: {summary['table']}\nreport: {summary['report']}", highlight=False)
     errors = [r for r in rows if r["verdict"] == "error"]
     for r in errors[:MAX_ERRORS_SHOWN]:  # a task's own failure is reported, whatever dask's logs say

@@ -40,6 +40,7 @@ from contrastive_bounds.properties.checks.framework import PlotSpec, Series
 from contrastive_bounds.properties.report import fmt_value, render_figure
 from contrastive_bounds.properties.runner import atomic_write_bytes, atomic_write_text
 from contrastive_bounds.properties.stats import DEFAULT_SUITE_ALPHA, holm
+from contrastive_bounds.properties.sweeps.losses import describe_losses, losses_from_metadata
 from contrastive_bounds.properties.sweeps.report_table import (INTERVAL, MAX_TABLE_ROWS, TABLE_STYLE, rows_table,
                                                                varying_parameters)
 
@@ -329,6 +330,10 @@ def write_sweep_report(table: Any, out_dir: str | Path, report: dict[str, Any] |
                + (f". Rows with a p-value: {tested}; violated after Holm's correction at family-wise "
                   f"alpha {alpha:g}: {surviving}" if tested else ""))
     parts = [f"<h1>Sweep {esc(title)}</h1>", f"<p>{esc(description)}</p>" if description else "", f"<p>{esc(summary)}</p>"]
+    runs = losses_from_metadata(table.schema.metadata)
+    if runs:
+        over = "this run" if len(runs) == 1 else f"the {len(runs)} runs of this sweep (it was resumed)"
+        parts.append(f"<p>Cluster, over {esc(over)}: {esc(describe_losses(runs, limit=50))}.</p>")
     for entry in _entries(cfg.get("medians")):
         parts.append(_medians(rows, entry, columns))
     for k, (name, png, caption) in enumerate(figures, 1):

@@ -1,0 +1,80 @@
+"""Timeouts of a sweep's cluster on a loaded machine: scaled with the load, or retried.
+
+On a machine whose cores are all busy every step of a worker's start, and of a lost worker's
+replacement, is slow: spawning the process, importing, the worker set-up, connecting to the
+scheduler, stopping and reaping a process. dask's own timeouts on that path are scaled with the load
+(:func:`cluster_config`); the nanny's wait for the scheduler to hear that its process is gone, which dask
+does not expose as a setting, is scaled by :class:`~.cluster.SweepNanny` (:func:`scaled`), and a killed
+process that is slow to be reaped no longer fails the nanny's close (it is reaped later); what can
+still time out (starting the embedded cluster, connecting the client, counting its workers, closing
+in order) is retried, or finished by a fast close once every row is saved, by :mod:`.cluster` and
+:mod:`.engine` (:data:`START_ATTEMPTS`, :data:`CONNECT_ATTEMPTS`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["load_factor", "cluster_config", "scaled", "START_ATTEMPTS", "CONNECT_ATTEMPTS"]
+
+#: Times the embedded cluster is started when a start times out (a worker's own set-up error is not retried).
+START_ATTEMPTS = 3
+#: Times the client connects to a cluster when a connection times out or is refused.
+CONNECT_ATTEMPTS = 5
+#: dask's defaults of the timeouts :func:`cluster_config` scales with the load, and the most each may become
+#: (seconds): a machine slower than that has stopped, it is not loaded.
+_BASE_TIMEOUTS = {"distributed.comm.timeouts.connect": (30.0, 600.0), "distributed.comm.timeouts.tcp": (30.0, 600.0),
+                  "distributed.scheduler.worker-ttl": (300.0, 3600.0)}
+#: The most any other scaled wait of a sweep's cluster may become (seconds).
+_MAX_TIMEOUT = 600.0
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_factor() -> float:
+    """How many times over the cores this process may use are busy: ``max(1, 1-minute load / cores)``."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - not Unix
+        return 1.0
+    return max(1.0, load / _cores())
+
+
+def cluster_config(retries: int, workers: int, load: float | None = None) -> dict[str, Any]:
+    """dask settings of a sweep's embedded cluster (set for the whole sweep, in this process and, through
+    the nannies, in every worker process they start).
+
+    * ``distributed.scheduler.allowed-failures`` = ``retries``: a task whose worker is lost runs again
+      elsewhere, up to that many times;
+    * ``distributed.scheduler.worker-saturation`` = 1: a worker holds only the task it runs, so the
+      tasks of a lost worker are the ones that were running (and run again);
+    * the timeouts on the path from a lost worker to its replacement (a worker connecting to the
+      scheduler, a connection declared dead, a worker's heartbeat) scaled by
+      ``2 * max(load, workers per core)`` (``load`` = :func:`load_factor` when not given), capped at 10
+      minutes (an hour for the heartbeat); ``distributed.comm.retry.count`` = 5 (dask retries the comm
+      operations it can);
+    * ``distributed.deploy.lost-worker-timeout`` = 1 hour: a slow restart is waited for, not closed;
+      ``distributed.admin.tick.limit`` = 60 s: an event loop slowed by the load is not worth a warning.
+
+    Args:
+      retries: >= 0. workers: worker processes of the cluster (>= 1). load: the load factor (>= 1).
+    Returns:
+      a dict for ``dask.config.set``.
+    """
+    scale = 2.0 * max(load_factor() if load is None else max(1.0, load), workers / _cores(), 1.0)
+    config: dict[str, Any] = {k: f"{min(cap, base * scale):.0f}s" for k, (base, cap) in _BASE_TIMEOUTS.items()}
+    config.update({"distributed.scheduler.allowed-failures": retries, "distributed.scheduler.worker-saturation": 1.0,
+                   "distributed.comm.retry.count": 5, "distributed.deploy.lost-worker-timeout": "1 hour",
+                   "distributed.admin.tick.limit": "60s"})
+    return config
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` (dask's default of a wait) times ``2 * load_factor()``, at most 10 minutes."""
+    return min(_MAX_TIMEOUT, seconds * 2.0 * load_factor())
