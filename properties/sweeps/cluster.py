@@ -11,13 +11,11 @@
   cluster never gives up on a lost worker (``distributed.deploy.lost-worker-timeout`` is raised so
   that a slow restart on a loaded machine is waited for, not closed).
 * Load: on a machine whose cores are all busy every step of a worker's start and of a lost worker's
-  replacement is slow. dask's own timeouts on that path (``distributed.comm.timeouts.connect`` and
-  ``.tcp``, ``distributed.scheduler.worker-ttl``) are scaled with the load (:func:`cluster_config`,
-  :func:`load_factor`), dask's own retry of comm operations is on (``distributed.comm.retry.*``), and
-  what can still time out is retried here: starting the embedded cluster (a timed-out start is
-  started again, a worker's own set-up error is reported at once), connecting the client, and the
-  close after the last row (a close that times out is finished by :func:`close_fast`: every row is
-  on disk by then, so nothing is raised).
+  replacement is slow; each wait on that path scales with the load or is retried (:mod:`.timeouts`):
+  the heartbeat deadline and the nanny's waits are scaled, the cluster's start and the client's
+  connection are retried, and the close after the last row never fails a finished sweep
+  (:func:`close_quietly`; dask's 5 s wait for a killed worker to be reaped once raised
+  ``TimeoutError`` there).
 * A scheduler address: the set-up plugin is registered with ``Client.register_plugin``; the
   scheduler keeps it for every worker that joins later. A worker lost while the plugin is being
   sent to it breaks that broadcast (the scheduler drops the client's connection); the registration
@@ -260,9 +258,8 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
 
     setup = setup or SweepWorkerSetup()
     if scheduler:
-        timeout = f"{scaled(10.0):.0f}s"
         try:
-            client = Client(scheduler, timeout=timeout)
+            client = Client(scheduler, timeout="20s")
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"--scheduler={scheduler!r} cannot be reached ({exc})") from None
         try:

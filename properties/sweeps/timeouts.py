@@ -2,13 +2,14 @@
 
 On a machine whose cores are all busy every step of a worker's start, and of a lost worker's
 replacement, is slow: spawning the process, importing, the worker set-up, connecting to the
-scheduler, stopping and reaping a process. dask's own timeouts on that path are scaled with the load
-(:func:`cluster_config`); the nanny's wait for the scheduler to hear that its process is gone, which dask
-does not expose as a setting, is scaled by :class:`~.cluster.SweepNanny` (:func:`scaled`), and a killed
-process that is slow to be reaped no longer fails the nanny's close (it is reaped later); what can
-still time out (starting the embedded cluster, connecting the client, counting its workers, closing
-in order) is retried, or finished by a fast close once every row is saved, by :mod:`.cluster` and
-:mod:`.engine` (:data:`START_ATTEMPTS`, :data:`CONNECT_ATTEMPTS`).
+scheduler, stopping and reaping a process. Each wait on that path either scales with the load or is
+retried: the workers' heartbeat deadline is scaled (:func:`cluster_config`), as is the nanny's wait for
+the scheduler to hear that its process is gone (:class:`~.cluster.SweepNanny`, :func:`scaled`); a
+killed process that is slow to be reaped no longer fails the nanny's close (it is reaped later);
+connections are retried (a registering worker loops until it gets through; the embedded cluster's
+start, the client's connection and the count of its workers are retried by :mod:`.cluster` and
+:mod:`.engine`, :data:`START_ATTEMPTS`, :data:`CONNECT_ATTEMPTS`); and a close after the last row
+that still fails is finished fast, every row being saved by then.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ START_ATTEMPTS = 3
 CONNECT_ATTEMPTS = 5
 #: dask's defaults of the timeouts :func:`cluster_config` scales with the load, and the most each may become
 #: (seconds): a machine slower than that has stopped, it is not loaded.
-_BASE_TIMEOUTS = {"distributed.comm.timeouts.connect": (30.0, 600.0), "distributed.comm.timeouts.tcp": (30.0, 600.0),
-                  "distributed.scheduler.worker-ttl": (300.0, 3600.0)}
+_BASE_TIMEOUTS = {"distributed.scheduler.worker-ttl": (300.0, 3600.0)}
 #: The most any other scaled wait of a sweep's cluster may become (seconds).
 _MAX_TIMEOUT = 600.0
 
@@ -54,12 +54,14 @@ def cluster_config(retries: int, workers: int, load: float | None = None) -> dic
       elsewhere, up to that many times;
     * ``distributed.scheduler.worker-saturation`` = 1: a worker holds only the task it runs, so the
       tasks of a lost worker are the ones that were running (and run again);
-    * the timeouts on the path from a lost worker to its replacement (a worker connecting to the
-      scheduler, a connection declared dead, a worker's heartbeat) scaled by
-      ``2 * max(load, workers per core)`` (``load`` = :func:`load_factor` when not given), capped at 10
-      minutes (an hour for the heartbeat); ``distributed.comm.retry.count`` = 5 (dask retries the comm
-      operations it can);
-    * ``distributed.deploy.lost-worker-timeout`` = 1 hour: a slow restart is waited for, not closed;
+    * ``distributed.scheduler.worker-ttl`` (a worker's heartbeat) scaled by ``2 * max(load, workers per
+      core)`` (``load`` = :func:`load_factor` when not given), capped at an hour: a worker whose event loop
+      a loaded machine slows is not declared dead; ``distributed.comm.retry.count`` = 5 (dask retries the
+      scheduler calls it can). ``distributed.comm.timeouts.connect`` keeps dask's 30 s on purpose: dask
+      retries a refused connection until that timeout, so a longer one would make the client wait that long
+      to learn that a lost worker's results are gone; every connection that may time out on a loaded machine
+      is retried instead (a worker registering loops until it gets through; the cluster's start and the
+      client's connection are retried by :mod:`.cluster`);    * ``distributed.deploy.lost-worker-timeout`` = 1 hour: a slow restart is waited for, not closed;
       ``distributed.admin.tick.limit`` = 60 s: an event loop slowed by the load is not worth a warning.
 
     Args:
