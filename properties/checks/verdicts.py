@@ -248,7 +248,7 @@ def compare_upper(bound: float | None, empirical: float, interval: tuple[float, 
     elif lo > bound + tol:
         verdict = "violated"
         e_text, _, b_text = relation(empirical, bound)
-        text = f"{what} {e_text} EXCEEDS bound {b_text} (ratio {ratio:.3g})"
+        text = f"{what} {e_text} EXCEEDS bound {b_text} (ratio {ratio:.3g})"  # sign-ok: violated means empirical > bound
     else:
         verdict = "inconclusive"
         text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
@@ -289,7 +289,7 @@ def _compare_upper_log10(bound_log10: float, empirical: float, interval: tuple[f
         text = f"{what} {e_text} {'<=' if sign != '>' else '>'} bound {b_text}{within} (ratio 10^{ratio_log10:.3g})"
     elif log10(lo) > bound_log10 + tol:
         verdict = "violated"
-        text = f"{what} {e_text} EXCEEDS bound {b_text}"
+        text = f"{what} {e_text} EXCEEDS bound {b_text}"  # sign-ok: violated means empirical > bound
     else:
         verdict = "inconclusive"
         text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound 10^{bound_log10:.4f}"
@@ -346,7 +346,7 @@ def compare_lower(bound: float | None, empirical: float, interval: tuple[float, 
     elif hi < bound - tol:
         verdict = "violated"
         e_text, _, b_text = relation(empirical, bound)
-        text = f"{what} {e_text} is BELOW bound {b_text}"
+        text = f"{what} {e_text} is BELOW bound {b_text}"  # sign-ok: violated means empirical < bound
     else:
         verdict = "inconclusive"
         text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
