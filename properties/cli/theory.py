@@ -19,7 +19,8 @@ from typer.core import TyperCommand
 from contrastive_bounds.theory import registry
 from contrastive_bounds.theory.bound import Bound
 
-from contrastive_bounds.properties.cli.common import CLIError, command, console, emit_json, parse_assignments
+from contrastive_bounds.properties.cli.common import (EXIT_VIOLATED, CLIError, command, console, emit_json, err_console,
+                                                     parse_assignments)
 
 
 MAX_MAGNITUDE = 1000
@@ -48,7 +49,7 @@ def _check_magnitude(name: str, t: str) -> None:
         if abs(d.adjusted()) > MAX_MAGNITUDE or digits > MAX_MAGNITUDE:
             what = (f"|{name}| is about 10^{d.adjusted()}" if abs(d.adjusted()) > MAX_MAGNITUDE
                     else f"{digits} significant digits")
-            raise CLIError(f"{name}={shown}: {what}; bound takes numbers with 10^-{MAX_MAGNITUDE} <= |x| <= "
+            raise CLIError(f"{name}={shown}: {what}; bound takes numbers with 10^-{MAX_MAGNITUDE} <= |x| <= "  # sign-ok: a range
                            f"10^{MAX_MAGNITUDE} and at most {MAX_MAGNITUDE} significant digits (beyond, mpmath's "
                            "evaluation takes minutes)")
 
@@ -286,7 +287,12 @@ def claims_cmd(
             t.add_row(c.name, "true" if c.expected == "holds" else "false", f"[{colour}]{v.status}[/{colour}]{mark}", ev)
         console.print(t)
     if bad:
-        raise typer.Exit(1)
+        named = "; ".join(f"{c.name} (the toolkit asserts it {'holds' if c.expected == 'holds' else 'is false'}; "
+                          f"verdict {v.status})" for c, v in rows if not agrees[c.name])
+        err_console.print(f"claims failed: {len(bad)} verdict{'s' if len(bad) > 1 else ''} contradict"
+                          f"{'' if len(bad) > 1 else 's'} what the toolkit asserts: {named}", markup=False,
+                          highlight=False)
+        raise typer.Exit(EXIT_VIOLATED)
 
 
 def register(app: typer.Typer) -> None:

@@ -44,8 +44,8 @@ from contrastive_bounds.properties.sweeps.losses import describe_losses, losses_
 from contrastive_bounds.properties.sweeps.report_table import (INTERVAL, MAX_TABLE_ROWS, TABLE_STYLE, rows_table,
                                                                varying_parameters)
 
-__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "check_report_settings",
-           "MAX_TABLE_ROWS", "describe_column", "COLUMN_MEANINGS"]
+__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "violations_that_stand",
+           "check_report_settings", "MAX_TABLE_ROWS", "describe_column", "COLUMN_MEANINGS"]
 
 #: What the results columns mean, for axis labels and captions.
 COLUMN_MEANINGS = {
@@ -352,10 +352,15 @@ def write_sweep_report(table: Any, out_dir: str | Path, report: dict[str, Any] |
     return {"html": html_path, **paths}
 
 
-def significant_violations(rows: list[dict[str, Any]], alpha: float = DEFAULT_SUITE_ALPHA) -> int:
-    """Violated rows that stand: deterministic ones (no p-value) and stochastic ones that Holm's
-    step-down procedure rejects at family-wise level ``alpha`` across every row with a p-value."""
+def violations_that_stand(rows: list[dict[str, Any]], alpha: float = DEFAULT_SUITE_ALPHA) -> list[dict[str, Any]]:
+    """The violated rows that stand, in table order: deterministic ones (no p-value) and stochastic ones that
+    Holm's step-down procedure rejects at family-wise level ``alpha`` across every row with a p-value."""
     tested = [r for r in rows if r.get("p_value") is not None]
     rejected = holm([min(max(r["p_value"], 0.0), 1.0) for r in tested], alpha) if tested else []
-    stochastic = sum(1 for r, rej in zip(tested, rejected) if rej and r["verdict"] == "violated")
-    return stochastic + sum(1 for r in rows if r.get("p_value") is None and r["verdict"] == "violated")
+    stand = {id(r) for r, rej in zip(tested, rejected) if rej and r["verdict"] == "violated"}
+    return [r for r in rows if r["verdict"] == "violated" and (id(r) in stand or r.get("p_value") is None)]
+
+
+def significant_violations(rows: list[dict[str, Any]], alpha: float = DEFAULT_SUITE_ALPHA) -> int:
+    """How many violated rows stand (:func:`violations_that_stand`)."""
+    return len(violations_that_stand(rows, alpha))
