@@ -7,7 +7,9 @@ of PARAM over which the bound is non-vacuous and informative, its ends certified
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import re
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
 
 import click
 import sympy as sp
@@ -236,17 +238,37 @@ def bound_cmd(
     raw = parse_assignments(assignments)
     values = {k: parse_exact(k, v) for k, v in raw.items()}
     if solve is not None:
-        sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
+        with _as_typed(raw, values):
+            sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
         if as_json:
             emit_json(sol.to_dict())
         else:
             _print_solution(obj, sol)
         return
-    res = obj.evaluate(digits=digits, **values)
+    with _as_typed(raw, values):
+        res = obj.evaluate(digits=digits, **values)
     if as_json:
         emit_json(res.to_dict())
         return
     _print_value(obj, res, digits)
+
+
+@contextmanager
+def _as_typed(raw: dict[str, str], values: dict[str, Any]) -> Iterator[None]:
+    """A library message naming a value as the exact number it was parsed into (``batch_size=5/2 must be an
+    integer``) names it as the user typed it (``batch_size=2.5 must be an integer``)."""
+    try:
+        yield
+    except ValueError as exc:
+        message = str(exc)
+        for key, text in raw.items():
+            exact = str(values.get(key))
+            if exact != text.strip():
+                message = re.sub(rf"(?<![\w.]){re.escape(key)}={re.escape(exact)}(?![\w/.])", f"{key}={text.strip()}",
+                                 message)
+        if message == str(exc):
+            raise
+        raise CLIError(message) from None
 
 
 def claims_cmd(
