@@ -267,10 +267,7 @@ def _check_plot_path(path: str) -> None:
 
 
 def _plot(res, path: str) -> None:
-    import os
-    import tempfile
-
-    from contrastive_bounds.numerics.filemode import publish_mode
+    from contrastive_bounds.numerics.filemode import write_atomically
 
     import matplotlib
 
@@ -292,21 +289,12 @@ def _plot(res, path: str) -> None:
         ax.set_xlabel("epoch")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    try:  # the mode open(path, "w") would give, not mkstemp's 0600
+        write_atomically(path, lambda fh: fig.savefig(fh, format="png", dpi=100), prefix=".plot-", suffix=".png")
     except OSError as exc:
-        plt.close(fig)
-        raise ValueError(f"--plot={path!r}: cannot write in {folder!r} ({exc.strerror})") from None
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format="png", dpi=100)
-        publish_mode(tmp)  # 0o666 & ~umask, not mkstemp's 0600
-        os.replace(tmp, path)
+        raise ValueError(f"--plot={path!r}: writing the figure failed ({exc.strerror or exc})") from None
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def register(app: typer.Typer) -> None:
