@@ -112,6 +112,7 @@ def test_a_check_that_prints_a_false_inequality_is_violated_by_a_statement_condi
     assert true_statement({}, 0).verdict == "holds"
 
 
+@pytest.mark.slow  # imports dask
 def test_a_sweep_row_whose_summary_is_false_is_refused():
     from contrastive_bounds.properties.sweeps.engine import validate_row
 
