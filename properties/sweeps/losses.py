@@ -13,8 +13,8 @@
   was only waiting on a lost worker is scheduled elsewhere but runs once: it is not counted.
 
 :class:`ClusterLosses` is what the command line prints, what the report shows and what
-``results.parquet`` keeps in its metadata (one record per run of the sweep, so a resumed sweep keeps the
-losses of every run).
+``results.parquet`` keeps in its metadata (one record per run that wrote the table, so a resumed sweep keeps
+the losses of its earlier finished runs; an interrupted run writes no table, and its losses are not kept).
 """
 
 from __future__ import annotations
