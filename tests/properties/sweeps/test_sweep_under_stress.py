@@ -34,7 +34,7 @@ CLI_RUNS = int(os.environ.get("CONTRASTIVE_BOUNDS_STRESS_CLI_RUNS", "0"))
 #: anneal tasks of a few seconds each (a kernel compiled per task): long enough to be killed in the middle
 SPEC = {"name": "stress", "kind": "anneal", "seeds": [0],
         "params": {"H": 1.0, "chains": 64, "t_end": 2.0, "step_size": 0.01, "schedule": "temperature"},
-        "grid": {"c_over_h": [0.5 + 0.25 * i for i in range(max(4, 2 * KILLS + 2))]}}
+        "grid": {"c_over_h": [0.5 + 0.25 * i for i in range(max(6, 2 * KILLS + 2))]}}
 IGNORED = ("wall_time_s", "row_digest")
 
 
