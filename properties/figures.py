@@ -45,7 +45,11 @@ def draw_figure(ax: Any, spec: PlotSpec) -> None:
     series drawn with markers only (a style without ``-``, ``:`` or ``.`` line parts, e.g. ``"o"``) gets
     its ``lo``..``hi`` as error bars, which are visible at a single point (what a legend promising an
     interval must show). ``None`` values become gaps. When every x of a linear axis is an integer (N, d,
-    epochs), the x ticks are integers. ``kind="bars"`` draws the first value of each series as a bar.
+    epochs), the x ticks are integers. A log x axis over few values (batch sizes 16..512) is ticked at
+    those values, labelled as plain numbers, with no minor labels (matplotlib's minor labels of an axis
+    spanning about a decade ran together); an axis with a single x value spans one unit (a factor of 2
+    on a log axis) either side of it, ticked at that value. ``kind="bars"`` draws the first value of each
+    series as a bar.
     """
     if spec.kind == "bars":
         labels = [s.label for s in spec.series]
@@ -69,12 +73,7 @@ def draw_figure(ax: Any, spec: PlotSpec) -> None:
                 ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
             else:
                 ax.plot(xs, ys, s.style, label=s.label, lw=1.4, ms=4)
-        if spec.logx:
-            ax.set_xscale("log")
-        elif all_x and all(float(x).is_integer() for x in all_x):
-            from matplotlib.ticker import MaxNLocator
-
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        _x_axis(ax, all_x, spec.logx)
         if spec.logy:
             ax.set_yscale("log")
         ax.legend(fontsize=8)
@@ -82,3 +81,32 @@ def draw_figure(ax: Any, spec: PlotSpec) -> None:
     ax.set_xlabel(spec.xlabel)
     ax.set_ylabel(spec.ylabel)
     ax.grid(alpha=0.3)
+
+
+#: A log x axis with at most this many distinct values is ticked at the values themselves.
+MAX_VALUE_TICKS = 12
+
+
+def _x_axis(ax: Any, all_x: list[float], logx: bool) -> None:
+    """Scale, limits and ticks of the x axis (see :func:`draw_figure`)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter
+
+    values = sorted({x for x in all_x if x == x and (not logx or x > 0)})
+    integers = bool(values) and all(float(x).is_integer() for x in values)
+    label = FuncFormatter(lambda v, _pos: f"{v:.0f}" if integers else f"{v:g}")
+    if logx:
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        if 0 < len(values) <= MAX_VALUE_TICKS:
+            ax.xaxis.set_major_locator(FixedLocator(values))
+            ax.xaxis.set_major_formatter(label)
+        if len(values) == 1:
+            ax.set_xlim(values[0] / 2.0, values[0] * 2.0)
+        return
+    if len(values) == 1:
+        half = 1.0 if integers else max(abs(values[0]) * 0.5, 0.5)
+        ax.set_xlim(values[0] - half, values[0] + half)
+        ax.xaxis.set_major_locator(FixedLocator(values))
+        ax.xaxis.set_major_formatter(label)
+    elif integers:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -44,7 +44,8 @@ GLOSSARY: dict[str, str] = {
                     "stochastic violation; samples needed says how many would decide (exit 1 under check --strict).",
     "deterministic condition": "a requirement of a check with no randomness behind it: a premise of the statement, "
                                "the registry's verdict, agreement with a reference value or a second implementation, "
-                               "finiteness, an identity; one that fails makes the check violated whatever the "
+                               "finiteness, an identity, a printed inequality that its printed numbers bear out; "
+                               "one that fails makes the check violated whatever the "
                                "p-values (Holm corrects stochastic evidence only).",
     "could not have failed": "a check whose verdict is uninformative, vacuous, or inconclusive at power below 1/2: "
                              "whatever the code did, it would not have turned red in this run; the report's first "

@@ -34,13 +34,20 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|~])")
 HEADERS = ["check", "theorem", "scenario", "bound", "empirical [interval]", "ratio", "verdict", "time"]
 
 
+#: ``<`` that would open an HTML tag (``<tag``, ``</``, ``<!``, ``<?``), and ``&`` that would start an entity.
+_MD_TAG = re.compile(r"<(?=[A-Za-z/!?])")
+_MD_ENTITY = re.compile(r"&(?=#?\w+;)")
+
+
 def md_escape(text: str) -> str:
     """Escape ``text`` for Markdown: ``H*`` stays an asterisk, ``a_b`` no italics, ``|`` no cell break.
 
-    Backslash-escapes ``\\ ` * _ { } [ ] # | ~`` and writes ``<``, ``>`` and ``&`` as HTML entities.
+    Backslash-escapes ``\\ ` * _ { } [ ] # | ~``; writes as entities only a ``<`` that would open an HTML
+    tag and an ``&`` that would start an entity, so comparisons (``0.4 <= 0.5``, ``c > H*``) read as
+    typed in the Markdown file itself, not as ``&lt;=``.
     """
     t = _MD_SPECIAL.sub(r"\\\1", str(text))
-    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_TAG.sub("&lt;", _MD_ENTITY.sub("&amp;", t))
 
 
 def fmt_value(x: float | None, log10: float | None = None) -> str:

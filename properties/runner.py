@@ -16,14 +16,13 @@ import json
 import math
 import os
 import platform
-import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.filemode import probe_writable_folder, publish_mode
+from contrastive_bounds.numerics.filemode import probe_writable_folder, write_atomically
 
 from contrastive_bounds.properties.checks.framework import FAILING, FAILING_STRICT, CheckResult, Outcome
 from contrastive_bounds.properties.checks.registry import registered_checks
@@ -54,7 +53,8 @@ def ensure_writable_folder(path: Path, name: str) -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``).
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``), through the
+    toolkit's one atomic writer, :func:`contrastive_bounds.numerics.filemode.write_atomically`.
 
     The file gets the mode an ordinary ``open(path, "w")`` would give it (``0o666 & ~umask``), not
     ``mkstemp``'s private 0600: reports must be readable by a CI job or in a shared folder.
@@ -63,17 +63,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
       OSError: the folder cannot be created or the file cannot be written (disk full, read-only).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            publish_mode(tmp)
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+    def write(fh: Any) -> None:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+    write_atomically(path, write, prefix=f".{path.name}.", suffix=".tmp")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

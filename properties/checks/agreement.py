@@ -19,6 +19,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
+from contrastive_bounds.properties.statements import compare_text
 from contrastive_bounds.properties.checks.framework import Condition, Outcome
 
 __all__ = ["Agreement", "agreement", "apply_agreements", "relative_error", "DEFAULT_RTOL"]
@@ -98,16 +99,17 @@ def apply_agreements(out: Outcome, rows: Iterable[Agreement]) -> Outcome:
         what = "second implementations" if kind == "independent" else "reference values"
         if wrong:
             b = wrong[0]
-            detail = (f"{b.quantity} at {b.point}: {b.toolkit:.17g} vs {b.independent:.17g} ({b.source}; relative "
-                      f"{b.rel_error:.2e} > {b.rtol:g}; {len(wrong)} of {len(mine)} comparisons fail)")
+            detail = (f"{b.quantity} at {b.point}: {b.toolkit:.17g} vs {b.independent:.17g} ({b.source}; "
+                      f"{compare_text('relative', b.rel_error, 'tolerance', b.rtol, '.2e')}; {len(wrong)} of {len(mine)} "
+                      "comparisons fail)")
         else:
             detail = f"{len(mine)} comparisons, largest relative difference {max(r.rel_error for r in mine):.1e}"
         out.conditions.append(Condition(kind, f"the values the check uses agree with their {what}", not wrong, detail))
     if bad:  # the verdict becomes violated in assess (the test's own verdict is kept in test_verdict)
         b = bad[0]
         out.summary = (f"{b.quantity} DISAGREES with its {b.source} value at {b.point}: {b.toolkit:.17g} vs "
-                       f"{b.independent:.17g} (relative {b.rel_error:.2e} > {b.rtol:g}; {len(bad)} of {len(rows)} "
-                       f"comparisons fail); " + out.summary)
+                       f"{b.independent:.17g} ({compare_text('relative', b.rel_error, 'tolerance', b.rtol, '.2e')}; "
+                       f"{len(bad)} of {len(rows)} comparisons fail); " + out.summary)
     else:
         worst = max(r.rel_error for r in rows)
         out.summary += f"; {len(rows)} independent/reference comparisons agree (largest relative difference {worst:.1e})"

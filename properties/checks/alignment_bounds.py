@@ -21,6 +21,7 @@ from contrastive_bounds.theory import alignment as A
 from contrastive_bounds.properties import strategies as cbst
 from contrastive_bounds.properties.checks.agreement import apply_agreements
 from contrastive_bounds.properties.checks.claims import claims_outcome
+from contrastive_bounds.properties.statements import compare_text
 from contrastive_bounds.properties.checks.framework import Outcome, check, compare_upper
 from contrastive_bounds.properties.checks import independent_alignment as ind
 from contrastive_bounds.properties.stats import binomial_upper_p, clopper_pearson
@@ -75,7 +76,7 @@ def loss_gap(params: Mapping[str, Any], seed: int) -> Outcome:
         target(ratio, label="gap/bound")
         if ratio > worst["ratio"]:
             worst.update(ratio=ratio, gap=gap, bound=bound, n=len(y), n_max=n_max, pi_max=n_max / len(y))
-        assert gap <= bound * (1 + 1e-9), f"gap {gap} > bound {bound}"
+        assert gap <= bound * (1 + 1e-9), compare_text("gap", gap, "bound", bound, ".17g")
 
     points = lambda: [(tau, p) for p in sorted(priors)[:6]] + ([(tau, worst["pi_max"])] if "pi_max" in worst else [])  # noqa: E731
     try:
@@ -125,7 +126,7 @@ def corollaries_any_pair(params: Mapping[str, Any], seed: int) -> Outcome:
                 if measured < lower:
                     beyond.append({"metric": name, "x": x, "measured": measured, "formula": lower})
                 continue
-            assert measured >= lower - 1e-9, f"{name} {measured} < lower bound {lower}"
+            assert measured >= lower - 1e-9, compare_text(name, measured, "lower bound", lower, ".17g")
             allowed = 1.0 - lower
             if allowed < 1e-8:  # numerically identical pair: the ratio would be rounding noise
                 continue
@@ -150,8 +151,9 @@ def corollaries_any_pair(params: Mapping[str, Any], seed: int) -> Outcome:
     if beyond:
         ex = min(beyond, key=lambda e: e["measured"] - e["formula"])
         out.summary += (f". Finding: for rho or r >= 1 (where the toolkit reports the bound vacuous) the formula fails "
-                        f"on {len(beyond)} examples, e.g. {ex['metric']} = {ex['measured']:.4g} < {ex['formula']:.4g} at "
-                        f"{ex['x']:.3g}: the corollaries hold only for rho, r < 1")
+                        f"on {len(beyond)} examples, e.g. "
+                        f"{compare_text(ex['metric'] + ' =', ex['measured'], '', ex['formula'])} at {ex['x']:.3g}: the "
+                        f"corollaries hold only for rho, r < 1")
     out.details = {"worst": worst, "beyond_validity": beyond[:10]}
     return apply_agreements(out, ind.verify_corollaries(seen["rho"] + [worst["rho"]], seen["r"] + [worst["r"]]))
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from contrastive_bounds.theory import alignment as A
 
+from contrastive_bounds.properties.statements import chain_text, compare_text
 from contrastive_bounds.properties.checks.agreement import Agreement, agreement, apply_agreements
 from contrastive_bounds.properties.checks.alignment_bounds import PAPER_B
 from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check, compare_lower, compare_upper
@@ -186,7 +187,7 @@ def cka_rsa_along_descent(params: Mapping[str, Any], seed: int) -> Outcome:
                 f"CKA {s['cka']:.10g} vs {s['cka_lower_prior']:.6g}; RSA {s['rsa']:.10g} vs {s['rsa_lower_prior']:.6g}")
     prior_note = ("a-priori (Theorem-1) CKA bound is vacuous here (rho_bar >= 1)" if s["cka_lower_prior"] <= 0
                   else f"a-priori CKA bound {s['cka_lower_prior']:.4g}")
-    out.summary += (f"; RSA_T {s['rsa']:.4g} >= (1-r)/(1+r) = {s['rsa_lower']:.4g}; {prior_note}")
+    out.summary += (f"; {compare_text('RSA_T', s['rsa'], '(1-r)/(1+r) =', s['rsa_lower'], weak=True)}; {prior_note}")
     out.details = {k: s[k] for k in ("cka", "rho", "cka_lower", "cka_lower_prior", "rsa", "r", "rsa_lower", "rsa_lower_prior")}
     return apply_agreements(out, metric_agreements(res, s) + ind.verify_corollaries([s["rho"]], [s["r"]]))
 
@@ -214,7 +215,8 @@ def weight_divergence(params: Mapping[str, Any], seed: int) -> Outcome:
     out.require("exact", "the Theorem-2 form lies between link L2 and Theorem 1 (in this parametrisation)", between,
                 f"log10: L2 {l2:.6g}, Theorem-2 form {val.log10:.6g}, Theorem 1 {t1:.6g}")
     if between:
-        out.summary += f"; log10 bounds: L2 {l2:.4f} <= Theorem-2 form {val.log10:.4f} <= Theorem 1 {t1:.4f}"
+        out.summary += "; log10 bounds: " + chain_text([("L2", l2), ("Theorem-2 form", val.log10), ("Theorem 1", t1)],
+                                                       ".4f", weak=True)
     out.details = {"log10": {"L2": l2, "theorem2_form": val.log10, "theorem1": t1}, "factors": val.factors}
     return apply_agreements(out, ind.verify_weight_divergence(tau, res.pi_max, b, int(params["steps"]), float(params["delta"]),
                                                               s_sum, 1 / math.sqrt(b), 1 / (2 * tau * tau * b)))

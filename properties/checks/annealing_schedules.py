@@ -20,6 +20,7 @@ from scipy import stats as sst
 
 from contrastive_bounds.theory import registry
 
+from contrastive_bounds.properties.statements import compare_text
 from contrastive_bounds.properties.checks.agreement import agreement, apply_agreements
 from contrastive_bounds.properties.checks.annealing_common import (CONF, PAPER_A, miss_slope, schedule_run,
                                                                    trap_vs_kramers, trapped_plot)
@@ -109,7 +110,8 @@ def _hks_case(params: Mapping[str, Any], seed: int) -> Outcome:
     succ = clopper_pearson(run.success, run.chains, CONF)
     hks, closed = sched.converges(land.critical_height), c > land.critical_height
     out.require("independent", f"Schedule.converges at H* = {land.critical_height:g} is the closed-form HKS rule "
-                f"c > H* ({c:g} > {land.critical_height:g}: {closed})", hks.converges is closed, hks.reason)
+                f"c > H* (here {compare_text('c =', c, 'H* =', land.critical_height, '.6g')}: "
+                f"{'converges' if closed else 'traps'})", hks.converges is closed, hks.reason)
     out.require("exact", "Kramers' forever-trapped probability is 0 exactly when c > H*",
                 (log_p_inf == -math.inf) == closed, f"exp(-N(inf)) = {math.exp(log_p_inf):.4g}")
     out.details.update({"schedule": sched.describe(), "asserted_converges": converge, "assertion": why,

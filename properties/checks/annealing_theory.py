@@ -18,6 +18,7 @@ from scipy import stats as sst
 
 from contrastive_bounds.theory import registry
 
+from contrastive_bounds.properties.statements import compare_text
 from contrastive_bounds.properties.checks.agreement import agreement, apply_agreements
 from contrastive_bounds.properties.checks.annealing_common import CONF, H_DOUBLE_WELL, PAPER_A
 from contrastive_bounds.properties.checks.claims import claims_outcome
@@ -57,9 +58,9 @@ def critical_height(params: Mapping[str, Any], seed: int) -> Outcome:
                      "error_bound": res.error_bound, "reference_rounding": ref_err, "abs_error": err,
                      "grid_critical_height": res.grid_critical_height, "grid_error_bound": res.grid_error_bound,
                      "union_find": res.cross_check, "grid_within_bound": grid_ok, "gudhi_equals_union_find": cross_ok})
-    text = "; ".join(f"{r['landscape']}: H* = {r['critical_height']:.10g} (ref {r['reference']}, |err| {r['abs_error']:.2e}"
-                     f" <= {r['reference_rounding'] + (r['error_bound'] or 0):.2e}; grid {r['grid_critical_height']:.6g} "
-                     f"within {r['grid_error_bound']:.2e})" for r in rows)
+    text = "; ".join(f"{r['landscape']}: H* = {r['critical_height']:.10g} (ref {r['reference']}, "
+                     f"{compare_text('|err|', r['abs_error'], 'allowed', r['reference_rounding'] + (r['error_bound'] or 0), '.2e', weak=True)}"
+                     f"; grid {r['grid_critical_height']:.6g} within {r['grid_error_bound']:.2e})" for r in rows)
     err_w, allowed_w = worst_row  # the row closest to its allowance: |H* - reference| against the allowed error
     out = Outcome("holds", text, bound=allowed_w, empirical=err_w, interval=(err_w, err_w),
                   ratio=worst if math.isfinite(worst) else None, details={"rows": rows})
@@ -124,7 +125,7 @@ def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
                        Series(f"1 + {KRAMERS_RATE_CONSTANT}·T (stated limit)", temps,
                               [1 + KRAMERS_RATE_CONSTANT * t for t in temps], style="--")])]
     theory_text = (f"exact/Kramers at T = {temps}: {[round(r, 4) for r in ratios]} (|ratio - 1|/T = "
-                   f"{[round(c, 3) for _, c in coefs]}; stated limit |ratio - 1| <= {KRAMERS_RATE_CONSTANT}·T for T <= "
+                   f"{[round(c, 3) for _, c in coefs]}; stated limit |ratio - 1| <= {KRAMERS_RATE_CONSTANT}·T for T <= "  # sign-ok: a rule, not a comparison
                    f"{ASYMPTOTIC_T}: {'holds' if limit_ok else 'FAILS'}; {'monotone' if mono else 'NOT monotone'})")
     if hits < max(10, chains // 2):  # a stochastic failure: far fewer escapes than the exact MFPT allows
         expected = 1.0 - math.exp(-te / (exact * (1 + STEP_BIAS_PER_UNIT_H * h)))  # the slowest the band allows
@@ -160,7 +161,8 @@ def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
 def _kramers_limit_conditions(out: Outcome, mono: bool, limit_ok: bool, theory_text: str) -> None:
     """The deterministic half of A5: the exact/Kramers ratios meet their O(T) limit and approach 1 monotonically."""
     ratios = out.details["exact_over_kramers"]
-    out.require("exact", f"|exact/Kramers - 1| <= {KRAMERS_RATE_CONSTANT}·T at every T <= {ASYMPTOTIC_T}", limit_ok,
+    out.require("exact", f"|exact/Kramers - 1| <= {KRAMERS_RATE_CONSTANT}·T at every T <= {ASYMPTOTIC_T}",  # sign-ok: a rule, not a comparison
+                limit_ok,
                 f"ratios {[round(r, 6) for r in ratios]} at T = {out.details['theory_temperatures']}")
     out.require("exact", "exact/Kramers -> 1 monotonically as T falls", mono, f"ratios {[round(r, 6) for r in ratios]}")
 

@@ -23,7 +23,7 @@ from contrastive_bounds.properties.checks.verdicts import (ROUNDING, assess, com
                                                            compare_upper, could_not_have_failed)
 
 __all__ = ["Outcome", "Condition", "CONDITION_KINDS", "CheckResult", "CheckSpec", "PlotSpec", "Series", "check",
-           "defined_checks", "compare_upper", "compare_lower", "compare_band", "assess", "could_not_have_failed",
+           "defined_checks", "state_truthfully", "compare_upper", "compare_lower", "compare_band", "assess", "could_not_have_failed",
            "Verdict", "VERDICTS", "FAILING", "FAILING_STRICT", "ROUNDING"]
 
 
@@ -121,13 +121,29 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
 
         @functools.wraps(fn)
         def assessed(params: Mapping[str, Any], seed: int) -> Outcome:
-            return assess(fn(params, seed))  # informative and powered, whoever built the outcome
+            return state_truthfully(assess(fn(params, seed)))  # informative and powered, whoever built the outcome
 
         _CHECKS[id] = CheckSpec(id, theorem, statement, assessed,
                                 {"quick": dict(quick), "thorough": dict(thorough or quick)}, paper, validate)
         return assessed  # a direct call of the module's function is assessed too (its original: __wrapped__)
 
     return deco
+
+
+def state_truthfully(outcome: Outcome) -> Outcome:
+    """Add a failed ``statement`` condition (so the verdict is ``violated``) when the outcome prints an
+    inequality its own numbers contradict (:func:`~contrastive_bounds.properties.statements.contradictions`
+    over the summary and every condition's name and detail). Idempotent; returns ``outcome``."""
+    from contrastive_bounds.properties.statements import contradictions
+
+    if any(c.kind == "statement" for c in outcome.conditions):
+        return outcome
+    texts = [outcome.summary] + [t for c in outcome.conditions for t in (c.name, c.detail)]
+    found = [str(x) for t in texts for x in contradictions(t)]
+    if found:
+        outcome.require("statement", "the printed inequalities agree with the printed numbers", False, "; ".join(found))
+        assess(outcome)
+    return outcome
 
 
 def defined_checks() -> dict[str, CheckSpec]:

@@ -45,7 +45,7 @@ from contrastive_bounds.properties.checks.ablation_rows import (
 from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
 
 __all__ = ["a86_dimension", "a87_negatives", "a88_curvature", "radius_equivalence", "minima_agreement",
-           "arrhenius_p_value", "ENERGY_RTOL", "GRADIENT_TOL"]
+           "arrhenius_p_value", "grid_text", "FULL_GRID_COMMAND", "ENERGY_RTOL", "GRADIENT_TOL"]
 
 PAPER_A = "A"
 
@@ -151,18 +151,40 @@ def _h_trend(rows: list[dict[str, Any]], x: str, label: Any) -> tuple[dict[str, 
     return verdicts, notes
 
 
+#: Where the claims' verdicts are decided: the spec's full grid (docs/annealing.md quotes its verdicts).
+FULL_GRID_COMMAND = "contrastive-bounds sweep ablations --profile thorough"
+
+
+def grid_text(params: Mapping[str, Any]) -> tuple[str, str]:
+    """``(which grid the rows come from, what a reader should know about it)``: a finished sweep's folder, or
+    the profile of spec ``ablations`` run in-process; a reduced grid points to the full one, whose verdicts
+    docs/annealing.md quotes (a trend on three points can read differently from the same trend on seven)."""
+    sweep, profile = str(params.get("sweep", "") or ""), str(params.get("profile", "quick"))
+    if sweep:
+        return f"the grid of the sweep in {sweep!r}", ""
+    where = f"the {profile!r} grid of sweep spec 'ablations'"
+    if profile in ("thorough", "default"):
+        return where + " (the full grid)", ""
+    return where + " (a reduced grid)", (f"; a verdict on a reduced grid need not be the full grid's: the full grid "
+                                         f"(`{FULL_GRID_COMMAND}`, then this check with sweep = its folder) decides, "
+                                         "and docs/annealing.md quotes its verdicts")
+
+
 def _outcome(claim: str, rows: list[dict[str, Any]], verdicts: dict[Any, tuple[str, str]], table: list[dict[str, Any]],
              plots: list[PlotSpec], problems: list[str], extra: str, details: dict[str, Any], *,
              conditions: tuple[tuple[str, str, bool, str], ...] = (), p_value: float | None = None,
-             false_alarm: float = 0.0) -> Outcome:
+             false_alarm: float = 0.0, params: Mapping[str, Any] | None = None) -> Outcome:
     """The outcome of an ablation check: the test's verdict from ``problems`` (a simulation contradicting its
     network, with ``p_value``/``false_alarm`` when it is stochastic) and the network conditions of every row
-    plus ``conditions`` (kind, name, ok, detail) on top."""
+    plus ``conditions`` (kind, name, ok, detail) on top; the summary names the grid the verdict is from
+    (:func:`grid_text`)."""
     claim_verdict = combine_verdicts([v for v, _ in verdicts.values()]) if verdicts else "mixed"
     verdict = _soundness(rows, problems)
     per = "; ".join(f"{name}: {v} ({why})" for name, (v, why) in verdicts.items())
     incomplete = [r for r in rows if not network_ok(r)]
-    text = (f"claim {claim!r}: {claim_verdict.upper()} on this grid ({len(rows)} landscapes). {per}" + extra
+    grid, caveat = grid_text(params or {})
+    details = {**details, "grid": grid}
+    text = (f"claim {claim!r}: {claim_verdict.upper()} on {grid}, {len(rows)} landscapes{caveat}. {per}" + extra
             + (f"; {len(incomplete)} network(s) incomplete" if incomplete else "")
             + (f"; PROBLEMS: {'; '.join(problems)}" if problems else ""))
     out = Outcome(verdict, text, reason="H* from verified transition networks; "
@@ -211,7 +233,7 @@ def a86_dimension(params: Mapping[str, Any], seed: int) -> Outcome:
              for r in sorted(rows, key=lambda r: (r["num_points"], r["tau"], r["dim"], _search_seed(r)))]
     plots = [_h_plot("A8.6: H* vs embedding dimension d", "d", _series(rows, label), "dim")]
     return _outcome("higher d lowers barriers", rows, verdicts, table, plots, [], "".join(f". {n}" for n in notes),
-                    {"seed_notes": notes})
+                    {"seed_notes": notes}, params=params)
 
 
 @check("A8.7_negatives", theorem="A8.7 (seed note): 'more negatives K make the potential smoother and lower the "
@@ -264,7 +286,7 @@ def a87_negatives(params: Mapping[str, Any], seed: int) -> Outcome:
                  f"{r['arrhenius_hi']:.4g}] vs network barrier {r['trap_barrier']:.4g}")
     return _outcome("more negatives lower the barrier", rows, verdicts, table, plots, problems, extra,
                     {"arrhenius_p_values": pvals}, p_value=min(1.0, min(pvals) * len(pvals)) if pvals else None,
-                    false_alarm=min(1.0, (1 - CONF) * len(pvals)) if pvals else 0.0)
+                    false_alarm=min(1.0, (1 - CONF) * len(pvals)) if pvals else 0.0, params=params)
 
 
 CONF = 0.999  # level of the rows' intervals in the built-in spec (ablations.toml: confidence)
@@ -341,7 +363,7 @@ def a88_curvature(params: Mapping[str, Any], seed: int) -> Outcome:
                                 f"{worst:.1e} over {compared} configurations: random ones and the networks' minima) on the clock t/R²; so curvature acts through the temperature of the "
                                 "similarities and the clock, not through geometry alone")
     return _outcome("higher curvature converges faster", rows, verdicts, table, plots, [], extra,
-                    {"radius_tau_equivalence_max_rel": worst, "radius_tau_equivalence_points": compared},
+                    {"radius_tau_equivalence_max_rel": worst, "radius_tau_equivalence_points": compared}, params=params,
                     conditions=(("exact", "the radius-R potential equals the tau/R^2 one (random configurations and the "
                                  "networks' minima)", not problems, f"max relative difference {worst:.2e} over {compared} "
                                  "configurations (tolerance 1e-9)"),))

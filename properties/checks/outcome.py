@@ -50,6 +50,7 @@ CONDITION_KINDS: dict[str, str] = {
     "finite": "the measured value, the bound and the p-value are numbers (no NaN; no infinite measurement)",
     "exact": "an identity or inequality of deterministic numbers (a replay to rounding, a closed form, a theorem on "
              "exact data, the consistency of a network's table)",
+    "statement": "every inequality the outcome prints (its summary, its conditions) agrees with the numbers it prints",
 }
 
 

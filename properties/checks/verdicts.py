@@ -32,6 +32,7 @@ import math
 from statistics import NormalDist
 
 from contrastive_bounds.properties.checks.outcome import Outcome, Verdict
+from contrastive_bounds.properties.statements import compare_text, relation
 
 __all__ = ["compare_upper", "compare_lower", "compare_band", "assess", "default_detect", "power_against",
            "samples_for_power", "could_not_have_failed", "POWER_TARGET", "DEFAULT_RELATIVE_EFFECT", "ROUNDING",
@@ -242,10 +243,12 @@ def compare_upper(bound: float | None, empirical: float, interval: tuple[float, 
     blog = math.log10(bound) if bound > 0 else None
     if hi <= bound + tol:
         verdict: Verdict = "holds"
-        text = f"{what} {empirical:.4g} <= bound {bound:.4g} (ratio {ratio:.3g})"
+        within = " (within float rounding)" if empirical > bound else ""
+        text = f"{compare_text(what, empirical, 'bound', bound, weak=True)}{within} (ratio {ratio:.3g})"
     elif lo > bound + tol:
         verdict = "violated"
-        text = f"{what} {empirical:.4g} EXCEEDS bound {bound:.4g} (ratio {ratio:.3g})"
+        e_text, _, b_text = relation(empirical, bound)
+        text = f"{what} {e_text} EXCEEDS bound {b_text} (ratio {ratio:.3g})"  # sign-ok: violated means empirical > bound
     else:
         verdict = "inconclusive"
         text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"
@@ -274,12 +277,19 @@ def _compare_upper_log10(bound_log10: float, empirical: float, interval: tuple[f
     tol = math.log10(1.0 + ROUNDING) if exact else 0.0
     ratio_log10 = log10(empirical) - bound_log10
     ratio = 10.0 ** ratio_log10 if ratio_log10 < FLOAT64_MAX_LOG10 else math.inf
+    # the bound printed as a number where float64 holds it (the sign then follows the printed numbers), else as
+    # 10^x: every float64 measurement is below a bound beyond float64
+    if bound_log10 < FLOAT64_MAX_LOG10:
+        e_text, sign, b_text = relation(empirical, 10.0 ** bound_log10)
+    else:
+        e_text, sign, b_text = f"{empirical:.4g}", "<", f"10^{bound_log10:.4f}"
     if log10(hi) <= bound_log10 + tol:
         verdict: Verdict = "holds"
-        text = f"{what} {empirical:.4g} <= bound 10^{bound_log10:.4f} (ratio 10^{ratio_log10:.3g})"
+        within = " (within float rounding)" if sign == ">" else ""
+        text = f"{what} {e_text} {'<=' if sign != '>' else '>'} bound {b_text}{within} (ratio 10^{ratio_log10:.3g})"
     elif log10(lo) > bound_log10 + tol:
         verdict = "violated"
-        text = f"{what} {empirical:.4g} EXCEEDS bound 10^{bound_log10:.4f}"
+        text = f"{what} {e_text} EXCEEDS bound {b_text}"  # sign-ok: violated means empirical > bound
     else:
         verdict = "inconclusive"
         text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound 10^{bound_log10:.4f}"
@@ -331,10 +341,12 @@ def compare_lower(bound: float | None, empirical: float, interval: tuple[float, 
     ratio = bound / empirical if empirical > 0 else None
     if lo >= bound - tol:
         verdict: Verdict = "holds"
-        text = f"{what} {empirical:.4g} >= bound {bound:.4g}"
+        within = " (within float rounding)" if empirical < bound else ""
+        text = compare_text(what, empirical, "bound", bound, weak=True) + within
     elif hi < bound - tol:
         verdict = "violated"
-        text = f"{what} {empirical:.4g} is BELOW bound {bound:.4g}"
+        e_text, _, b_text = relation(empirical, bound)
+        text = f"{what} {e_text} is BELOW bound {b_text}"  # sign-ok: violated means empirical < bound
     else:
         verdict = "inconclusive"
         text = f"{what} interval [{lo:.4g}, {hi:.4g}] straddles bound {bound:.4g}"

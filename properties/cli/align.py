@@ -9,7 +9,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import command, console, emit_json, progress_bar
+from contrastive_bounds.properties.cli.common import command, console, emit_json, output_file, progress_bar
+from contrastive_bounds.properties.statements import compare_text
 
 align_app = typer.Typer(name="align", help="CL vs NSCL alignment (Paper B): simulation, digits training, proxy vs SGD, "
                         "batch-size scaling, comparing your embeddings.",
@@ -67,13 +68,16 @@ def simulate(
     refuse_memory(simulate_bytes(n), f"--num-samples={n} (m = {2 * n} rows of Sigma)")
     refuse_costly(simulate_seconds(n, batch_size, steps), f"--num-samples={n}, --batch-size={batch_size}, "
                   f"--steps={steps}", yes)
+    # output paths before any computation (a folder given for --save-log once lost a finished run)
+    sched.check_save_log(save_log, log_every, steps, num_samples)
+    if checkpoint is not None:
+        output_file(checkpoint, "--checkpoint")
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=eta, seed=seed, delta=delta,
                         anchors="both" if both_views else "first", coupled=coupled, symmetrize=symmetrize,
                         replace=replace, stratified=stratified, empty_negatives=empty_negatives,
                         schedule=sched.schedule_from_options(eta_schedule, eta_param, warmup_steps, warmup_start, eta_file))
     sched.check_config(check_run_inputs, sigma0, labels, cfg)  # before any output: bad input gives one line and exit 2
-    sched.check_save_log(save_log, log_every, steps, num_samples)
     if checkpoint is not None and os.path.exists(checkpoint):
         _check_descent_checkpoint(checkpoint)
     from contrastive_bounds.properties.cli.align_proxy import run_interruptible
@@ -104,9 +108,10 @@ def simulate(
                   f"{summary['epsilon']:.4g}); status: {summary['status']}{reason}")
     console.print(sched.schedule_line(summary))
     console.print(f"batch event (same-class fraction <= pi_max + epsilon at every step): {summary['batch_event']}")
-    console.print(f"CKA = {summary['cka']:.6f} {_fmt_lower(summary['cka_lower'], summary['cka_lower_vacuous'])} "
-                  f"(rho = {summary['rho']:.4g}); RSA = {summary['rsa']:.6f} "
-                  f"{_fmt_lower(summary['rsa_lower'], summary['rsa_lower_vacuous'])} (r = {summary['r']:.4g})")
+    console.print(f"{_fmt_lower('CKA', summary['cka'], summary['cka_lower'], summary['cka_lower_vacuous'])} "
+                  f"(rho = {summary['rho']:.4g}); "
+                  f"{_fmt_lower('RSA', summary['rsa'], summary['rsa_lower'], summary['rsa_lower_vacuous'])} "
+                  f"(r = {summary['r']:.4g})")
     if save_log:
         console.print(f"Theorem-1 log written to {save_log} ({summary['log']['records']} records): "
                       f"contrastive-bounds align theorem1 {save_log}")
@@ -164,11 +169,12 @@ def _with_vacuity(summary: dict) -> dict:
     return out
 
 
-def _fmt_lower(value: float, vacuous: str | None) -> str:
-    """``>= value``, or, for a vacuous bound, its value marked vacuous with the reason (never as a bound)."""
+def _fmt_lower(name: str, measured: float, value: float, vacuous: str | None) -> str:
+    """``CKA = 0.912345 >= 0.5`` with the sign computed from the two numbers, or, for a vacuous bound, the
+    measurement and the bound's value marked vacuous with the reason (never as a bound)."""
     if vacuous:
-        return f"(corollary bound {value:.6f} is vacuous: {vacuous})"
-    return f">= {value:.6f}"
+        return f"{name} = {measured:.6f} (corollary bound {value:.6f} is vacuous: {vacuous})"
+    return compare_text(f"{name} =", measured, "", value, ".6f", weak=True)
 
 
 def _fmt_value(log10_value: float) -> str:
@@ -255,25 +261,13 @@ def train(
 
 
 def _check_plot_path(path: str) -> None:
-    """Raise ValueError naming ``--plot`` unless ``path`` is a .png name in an existing writable folder."""
-    import os
-
-    if not path.lower().endswith(".png"):
-        raise ValueError(f"--plot={path!r} must be a .png file name")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"--plot={path!r}: folder {folder!r} does not exist (create it first)")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"--plot={path!r}: folder {folder!r} is not writable")
-    if os.path.isdir(path):
-        raise ValueError(f"--plot={path!r} is a folder, not a file name")
+    """Refuse ``--plot`` before training unless it is a .png name in an existing writable folder
+    (:func:`~.common.output_file`)."""
+    output_file(path, "--plot", suffix=".png")
 
 
 def _plot(res, path: str) -> None:
-    import os
-    import tempfile
-
-    from contrastive_bounds.numerics.filemode import publish_mode
+    from contrastive_bounds.numerics.filemode import write_atomically
 
     import matplotlib
 
@@ -295,21 +289,12 @@ def _plot(res, path: str) -> None:
         ax.set_xlabel("epoch")
         ax.legend(fontsize=8)
     fig.tight_layout()
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    try:  # the mode open(path, "w") would give, not mkstemp's 0600
+        write_atomically(path, lambda fh: fig.savefig(fh, format="png", dpi=100), prefix=".plot-", suffix=".png")
     except OSError as exc:
-        plt.close(fig)
-        raise ValueError(f"--plot={path!r}: cannot write in {folder!r} ({exc.strerror})") from None
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format="png", dpi=100)
-        publish_mode(tmp)  # 0o666 & ~umask, not mkstemp's 0600
-        os.replace(tmp, path)
+        raise ValueError(f"--plot={path!r}: writing the figure failed ({exc.strerror or exc})") from None
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import EXIT_INTERRUPTED, command, console, emit_json, err_console
+from contrastive_bounds.properties.cli.common import EXIT_INTERRUPTED, command, console, emit_json, err_console, output_file
 
 
 def _floats(name: str, text: str) -> tuple[float, ...]:
@@ -70,6 +70,8 @@ def proxy(
                       record_every=record_every, fit_steps=fit_steps, eta_estimator=eta_estimator, eta_eff=eta_eff,
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
+    if checkpoint is not None:
+        output_file(checkpoint, "--checkpoint")
     from contrastive_bounds.properties.cli.align_cost import mlp_bytes, proxy_seconds, refuse_costly, refuse_memory
 
     sizes = (f"--model={model}, --reference-size={reference_size}, --hidden={hidden}, "
@@ -140,6 +142,8 @@ def batch_scaling(
                         sgd=SGDConfig(reference_size=reference_size, num_classes=num_classes, tau=tau, hidden=hidden,
                                       views=views, dtype=dtype))
     check_scaling_inputs(cfg)
+    if checkpoint is not None:
+        output_file(checkpoint, "--checkpoint")
     from contrastive_bounds.properties.cli.align_cost import batch_scaling_seconds, mlp_bytes, refuse_costly, refuse_memory
 
     lanes = len(cfg.exponents) * cfg.seeds

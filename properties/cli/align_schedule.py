@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any, Optional
 
-from contrastive_bounds.properties.cli.common import CLIError, parse_assignments, parse_number
+from contrastive_bounds.properties.cli.common import CLIError, output_file, parse_assignments, parse_number
 
 __all__ = ["schedule_from_options", "check_save_log", "write_log", "schedule_line"]
 
@@ -86,18 +86,16 @@ def check_config(check, *args: Any) -> None:
 
 
 def check_save_log(path: Optional[str], log_every: int, steps: int, num_samples: int) -> None:
-    """Refuse a ``--save-log`` path or ``--log-every`` before the run: a name not ending in .npz, an
-    unwritable folder, K outside [1, steps], or a trajectory larger than half the free memory."""
+    """Refuse a ``--save-log`` path or ``--log-every`` before the run: a folder, a name not ending in .npz, a
+    folder that cannot be created or written (:func:`~.common.output_file`), K outside [1, steps], or a
+    trajectory larger than half the free memory."""
     if path is None:
         return
     from contrastive_bounds.numerics.alignment.sgd import available_memory_bytes
-    from contrastive_bounds.numerics.filemode import ensure_writable_parent
 
-    if not path.endswith(".npz"):
-        raise CLIError(f"--save-log={path!r} must end in .npz")
+    output_file(path, "--save-log", suffix=".npz")
     if not 1 <= log_every <= steps:
         raise CLIError(f"--log-every={log_every} must be in [1, --steps={steps}]")
-    ensure_writable_parent(path, "--save-log")
     m = 2 * num_samples
     need = 2 * (steps // log_every + 2) * m * m * 8
     have = available_memory_bytes()

@@ -16,7 +16,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import EXIT_VIOLATED, CLIError, command, console, emit_json
+from contrastive_bounds.properties.cli.common import EXIT_VIOLATED, CLIError, command, console, emit_json, err_console
+from contrastive_bounds.properties.statements import relation_log10
 
 __all__ = ["theorem1", "register"]
 
@@ -90,7 +91,40 @@ def theorem1(
     else:
         _print(s, rows)
     if failed:
+        err_console.print(failure_line(s, failed), markup=False, highlight=False)
         raise typer.Exit(EXIT_VIOLATED)
+
+
+#: What each key of the summary's ``holds`` is, in a sentence's words.
+LINK_WORDS = {"theorem1": "Theorem 1's bound", "triangle": "the triangle inequality", "L1": "link L1",
+              "L2": "link L2", "L3": "link L3", "L1_step": "link L1 per step (the mismatch under its L1 bound)",
+              "L2_step": "link L2 per step (from the measured d_t)"}
+
+
+def failure_line(s: dict, failed: list[str]) -> str:
+    """One line naming each failed link, the first step where it fails, and the two numbers compared there
+    (the measured quantity against the bound, the sign computed from them)."""
+    per, parts = s["per_record"], []
+    order = [k for k in ("L1_step", "L2_step", "triangle", "L1", "L2", "L3", "theorem1") if k in failed]
+    for key in order + [k for k in failed if k not in order]:
+        step = s["first_violation"].get(key)
+        text = LINK_WORDS.get(key, key)
+        if step is not None and step in per["step"]:
+            k = per["step"].index(step)
+            if key == "L1_step":
+                measured, name, bound = per.get("mismatch", [None] * (k + 1))[k], "mismatch", per.get("l1_log10")
+            elif key == "L2_step":
+                measured, name, bound = per["distance"][k], "d_t", per.get("l2_step_log10")
+            else:
+                measured, name, bound = per["distance"][k], "d_t", per.get(f"{key}_log10")
+            b = None if bound is None else bound[k]
+            if measured is not None and measured > 0 and b is not None and math.isfinite(b):
+                m_text, sign, b_text = relation_log10(math.log10(measured), b)
+                text += f" fails at step {step} ({name} = {m_text} {sign} bound {b_text})"
+            else:
+                text += f" fails at step {step}"
+        parts.append(text)
+    return "theorem1 failed: " + "; ".join(parts) + " (the log is not similarity descent with these constants)"
 
 
 def _print(s: dict, rows: int) -> None:

@@ -15,6 +15,7 @@ from contrastive_bounds.theory.annealing import LOG_FORMS, make_schedule
 from contrastive_bounds.theory.domains import check_real
 
 from contrastive_bounds.properties.cli.common import command, console, emit_json, parse_assignments, parse_number
+from contrastive_bounds.properties.statements import compare_text
 
 
 def _landscape(name: str, params: list[str] | None) -> Landscape:
@@ -146,10 +147,10 @@ def kramers(
 
 def _regime_note(r: Any, t: float) -> str:
     if r.regime == "outside":
-        return (f"minimum at θ = {r.theta:.6g}: T = {t:g} >= ΔV = {r.barrier:g}, outside the Kramers regime "
-                "(an asymptotic law for T << ΔV); use the exact time")
-    return (f"minimum at θ = {r.theta:.6g}: ΔV/T = {r.barrier / t:.3g} < 10, marginal for the Kramers law "
-            "(corrections O(T/ΔV)); the exact time is the reference")
+        return (f"minimum at θ = {r.theta:.6g}: {compare_text('T =', t, 'ΔV =', r.barrier, '.6g', weak=True)}, outside "
+                "the Kramers regime (an asymptotic law for T << ΔV); use the exact time")
+    return (f"minimum at θ = {r.theta:.6g}: {compare_text('ΔV/T =', r.barrier / t, '', 10.0, '.3g')}, marginal for the "
+            "Kramers law (corrections O(T/ΔV)); the exact time is the reference")
 
 
 def register(app: typer.Typer) -> None:

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.markup import escape
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import command, console, emit_json, err_console
+from contrastive_bounds.properties.cli.common import command, console, emit_json, err_console, output_folder
 
 EXIT_INTERRUPTED = 130
 
@@ -58,7 +58,7 @@ def check_cmd(
         return
     from contrastive_bounds.properties.checks.registry import registered_checks
     from contrastive_bounds.properties.report import VERDICT_COLOURS, fmt_value, headline, verdict_of, write_report
-    from contrastive_bounds.properties.runner import (SuiteInterrupted, ensure_writable_folder, load_suite,
+    from contrastive_bounds.properties.runner import (SuiteInterrupted, load_suite,
                                                       records_a_fresh_run_would_drop, resumable_records, run_suite,
                                                       write_results)
     from contrastive_bounds.properties.scenarios import builtin_scenarios, load_scenarios, select
@@ -84,7 +84,7 @@ def check_cmd(
             raise FileNotFoundError(f"--report-only: no results.json in {out}")
         suite = load_suite(path)  # raises naming the file when it is not a results.json of ours
         suite.strict = strict
-        ensure_writable_folder(out, "--out")
+        output_folder(out, "--out")
         with _write_errors(out):
             paths = write_report(suite, out)
             write_results(path, suite)  # figure names as drawn now
@@ -94,7 +94,7 @@ def check_cmd(
     chosen = load_scenarios(scenarios, profile) if scenarios else builtin_scenarios(profile)
     chosen = select(chosen, only)
     # before any check runs: a bad --out is bad input (exit 2), not a violated bound (exit 1)
-    ensure_writable_folder(out, "--out")
+    output_folder(out, "--out")
     earlier = out / "results.json"
     if resume:
         resumable_records(earlier, profile)  # refuse before any progress output (one line, exit 2)

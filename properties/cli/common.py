@@ -15,6 +15,7 @@ import importlib
 import json
 import re
 import sys
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import typer
@@ -234,6 +235,72 @@ def parse_number(name: str, text: str) -> float | int:
     except OverflowError:
         raise CLIError(f"{name}={text[:12]}... ({len(text.lstrip('+-'))} digits) is beyond the float64 range "
                        "(|x| <= 1.8e308)") from None
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest existing ancestor (``.`` for a relative path with none)."""
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p if p.exists() else Path(".")
+
+
+def output_folder(path: str | Path, option: str, *, create: bool = True) -> Path:
+    """Validate an output folder (``--out``) before any computation: it must be a folder or not exist yet, and
+    a file must be writable in it (with ``create``, the folder is created and a probe file written and removed;
+    without, only the permissions of the nearest existing folder are read: ``--dry-run``).
+
+    Raises:
+      CLIError: naming ``option``: an existing file, a folder that cannot be created (a file on its path,
+        permission denied) or is not writable (the operating system's reason).
+    """
+    import os
+
+    from contrastive_bounds.numerics.filemode import probe_writable_folder
+
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise CLIError(f"{option}={folder} is an existing file, not a folder: give a folder (created if missing)")
+    if create:
+        why = probe_writable_folder(folder)
+        if why is not None:
+            raise CLIError(f"{option}={folder} {why}")
+        return folder
+    base = _nearest_existing(folder)
+    if not base.is_dir():
+        raise CLIError(f"{option}={folder} cannot be created ({base} is a file)")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise CLIError(f"{option}={folder} " + ("is not writable" if base == folder else
+                                                f"cannot be created ({base} is not writable)"))
+    return folder
+
+
+def output_file(path: str | Path, option: str, *, suffix: str | None = None) -> Path:
+    """Validate an output file (``--save-log``, ``--checkpoint``, ``--plot``) before any computation: not a folder,
+    ending in ``suffix`` when given, in an existing folder where a file can be written (a probe file is written
+    and removed). An existing file is replaced atomically at the end, or resumed by the commands that say so.
+
+    Raises:
+      CLIError: naming ``option``: a folder given for the file, a wrong suffix, a folder that does not exist,
+        is a file, or is not writable (the operating system's reason).
+    """
+    from contrastive_bounds.numerics.filemode import probe_writable_folder
+
+    file = Path(path)
+    if file.is_dir():
+        example = file / (f"run{suffix}" if suffix else "run")
+        raise CLIError(f"{option}={str(file)!r} is a folder; give a file name (e.g. {str(example)!r})")
+    if suffix is not None and not file.name.lower().endswith(suffix):
+        raise CLIError(f"{option}={str(file)!r} must end in {suffix}")
+    folder = file.parent
+    if not folder.exists():
+        raise CLIError(f"{option}={str(file)!r}: its folder {str(folder)!r} does not exist (create it first)")
+    if not folder.is_dir():
+        raise CLIError(f"{option}={str(file)!r}: {str(folder)!r} is a file, not a folder")
+    why = probe_writable_folder(folder)
+    if why is not None:
+        raise CLIError(f"{option}={str(file)!r}: its folder {str(folder)!r} {why}")
+    return file
 
 
 def emit_json(obj: Any) -> None:

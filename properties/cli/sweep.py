@@ -6,7 +6,8 @@
 :mod:`contrastive_bounds.properties.sweeps.spec`). The whole spec is validated before anything runs
 (exit 2 naming the key and row). Before running, the estimated cost is printed; above
 :data:`~contrastive_bounds.properties.sweeps.engine.COST_LIMIT_CORE_HOURS` core-hours the command
-refuses unless ``--yes``. Exit codes: 0 done, 1 a row is violated (after Holm's correction across
+refuses unless ``--yes``. After the rows, one line says what the cluster lost (worker processes,
+tasks that ran again; :mod:`contrastive_bounds.properties.sweeps.losses`). Exit codes: 0 done, 1 a row is violated (after Holm's correction across
 rows with p-values) or a task failed (each failed task is named on stderr), 2 bad input, 3 the scheduler
 was lost or the embedded cluster could not start (rows kept; rerun with --resume), 130 interrupted
 (rows kept; rerun with --resume).
@@ -20,7 +21,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from contrastive_bounds.properties.cli.common import EXIT_VIOLATED, command, console, emit_json, err_console
+from contrastive_bounds.properties.cli.common import (EXIT_VIOLATED, command, console, emit_json, err_console,
+                                                     output_folder)
 
 #: Exit code of a sweep that could not finish although nothing was wrong with its input: its
 #: scheduler was lost, or the embedded cluster could not start a worker (rows kept; --resume).
@@ -102,7 +104,8 @@ def sweep(
     """Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, report."""
     from contrastive_bounds.properties.sweeps.engine import COST_LIMIT_CORE_HOURS, SweepInterrupted, SweepClusterLost, \
         default_workers, estimate_cost, run_sweep
-    from contrastive_bounds.properties.sweeps.report import significant_violations, write_sweep_report
+    from contrastive_bounds.properties.sweeps.losses import describe_losses
+    from contrastive_bounds.properties.sweeps.report import violations_that_stand, write_sweep_report
     from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec
     from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema
 
@@ -121,8 +124,9 @@ def sweep(
         raise ValueError(f"--retries={retries} must be in [0, {MAX_RETRIES}]")
     sp = load_spec(spec, profile=profile)
     out_dir = Path(out or (f"sweep-{sp.name}" + ("" if profile == "default" else f"-{profile}")))
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out={out_dir} exists and is not a folder")
+    # before anything is computed or a cluster started: a file, an unwritable place (nothing is created here:
+    # a refused or --dry-run sweep leaves no folder; the store proves the folder writable when the run starts)
+    output_folder(out_dir, "--out", create=False)
     if report_only:
         import pyarrow.parquet as pq
 
@@ -168,10 +172,11 @@ def sweep(
         raise typer.Exit(EXIT_INCOMPLETE)
     paths = write_sweep_report(res.table, res.out_dir, sp.report, title=sp.name, description=sp.description)
     rows = res.table.to_pylist()
-    bad = significant_violations(rows) + sum(1 for r in rows if r["verdict"] == "error")
+    bad = len(violations_that_stand(rows)) + sum(1 for r in rows if r["verdict"] == "error")
     summary = {"spec": sp.name, "profile": profile, "kind": sp.kind.name, "target": sp.kind.target, "tasks": len(rows),
                "computed": res.computed, "reused": res.reused, "recomputed": res.recomputed,
                "verdicts": res.verdict_counts(), "violations_after_holm_or_errors": bad, "workers": res.workers,
+               "cluster_losses": res.losses.to_dict(), "earlier_cluster_losses": [r.to_dict() for r in res.earlier_losses],
                "wall_seconds": res.wall_seconds, "table": str(res.out_dir / "results.parquet"),
                "report": str(paths["html"]), "figures": [str(p) for k, p in paths.items() if k != "html"]}
     if as_json:
@@ -183,6 +188,11 @@ def sweep(
         console.print(f"{len(rows)} rows ({', '.join(f'{n} {v}' for v, n in res.verdict_counts().items())}); "
                       f"{res.computed} computed, {res.reused} reused, {res.wall_seconds:.1f} s on {res.workers} worker(s)",
                       highlight=False)
+        if res.computed:
+            console.print(f"cluster: {res.losses.describe()}", highlight=False, markup=False)
+        if any(r.any for r in res.earlier_losses):
+            console.print(f"cluster, earlier runs of this sweep: {describe_losses(res.earlier_losses)}", highlight=False,
+                          markup=False)
         console.print(f"table: {summary['table']}\nreport: {summary['report']}", highlight=False)
     errors = [r for r in rows if r["verdict"] == "error"]
     for r in errors[:MAX_ERRORS_SHOWN]:  # a task's own failure is reported, whatever dask's logs say
@@ -191,7 +201,19 @@ def sweep(
         err_console.print(f"... and {len(errors) - MAX_ERRORS_SHOWN} more failed task(s); their rows (column 'error') "
                           f"are in {summary['table']}", markup=False, highlight=False)
     if bad:
+        err_console.print(_failure_line(violations_that_stand(rows), errors), markup=False, highlight=False)
         raise typer.Exit(EXIT_VIOLATED)
+
+
+def _failure_line(violated: list[dict], errors: list[dict], limit: int = 3) -> str:
+    """One line: which rows are violated (after Holm) and which tasks failed, each named by index and key."""
+    def named(rows: list[dict], what: str) -> str:
+        shown = "; ".join(f"task {r['task_index']} ({r['task_key']}): {r['summary']}" for r in rows[:limit])
+        more = f"; and {len(rows) - limit} more" if len(rows) > limit else ""
+        return f"{len(rows)} {what}: {shown}{more}"
+    parts = ([named(violated, "row(s) violated after Holm's correction")] if violated else []) + (
+        [named(errors, "task(s) failed")] if errors else [])
+    return "sweep failed: " + " | ".join(parts)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,7 +7,9 @@ of PARAM over which the bound is non-vacuous and informative, its ends certified
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import re
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
 
 import click
 import sympy as sp
@@ -19,7 +21,8 @@ from typer.core import TyperCommand
 from contrastive_bounds.theory import registry
 from contrastive_bounds.theory.bound import Bound
 
-from contrastive_bounds.properties.cli.common import CLIError, command, console, emit_json, parse_assignments
+from contrastive_bounds.properties.cli.common import (EXIT_VIOLATED, CLIError, command, console, emit_json, err_console,
+                                                     parse_assignments)
 
 
 MAX_MAGNITUDE = 1000
@@ -48,7 +51,7 @@ def _check_magnitude(name: str, t: str) -> None:
         if abs(d.adjusted()) > MAX_MAGNITUDE or digits > MAX_MAGNITUDE:
             what = (f"|{name}| is about 10^{d.adjusted()}" if abs(d.adjusted()) > MAX_MAGNITUDE
                     else f"{digits} significant digits")
-            raise CLIError(f"{name}={shown}: {what}; bound takes numbers with 10^-{MAX_MAGNITUDE} <= |x| <= "
+            raise CLIError(f"{name}={shown}: {what}; bound takes numbers with 10^-{MAX_MAGNITUDE} <= |x| <= "  # sign-ok: a range
                            f"10^{MAX_MAGNITUDE} and at most {MAX_MAGNITUDE} significant digits (beyond, mpmath's "
                            "evaluation takes minutes)")
 
@@ -235,17 +238,37 @@ def bound_cmd(
     raw = parse_assignments(assignments)
     values = {k: parse_exact(k, v) for k, v in raw.items()}
     if solve is not None:
-        sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
+        with _as_typed(raw, values):
+            sol = obj.solve(solve.strip().replace("-", "_"), digits=digits, **values)
         if as_json:
             emit_json(sol.to_dict())
         else:
             _print_solution(obj, sol)
         return
-    res = obj.evaluate(digits=digits, **values)
+    with _as_typed(raw, values):
+        res = obj.evaluate(digits=digits, **values)
     if as_json:
         emit_json(res.to_dict())
         return
     _print_value(obj, res, digits)
+
+
+@contextmanager
+def _as_typed(raw: dict[str, str], values: dict[str, Any]) -> Iterator[None]:
+    """A library message naming a value as the exact number it was parsed into (``batch_size=5/2 must be an
+    integer``) names it as the user typed it (``batch_size=2.5 must be an integer``)."""
+    try:
+        yield
+    except ValueError as exc:
+        message = str(exc)
+        for key, text in raw.items():
+            exact = str(values.get(key))
+            if exact != text.strip():
+                message = re.sub(rf"(?<![\w.]){re.escape(key)}={re.escape(exact)}(?![\w/.])", f"{key}={text.strip()}",
+                                 message)
+        if message == str(exc):
+            raise
+        raise CLIError(message) from None
 
 
 def claims_cmd(
@@ -286,7 +309,12 @@ def claims_cmd(
             t.add_row(c.name, "true" if c.expected == "holds" else "false", f"[{colour}]{v.status}[/{colour}]{mark}", ev)
         console.print(t)
     if bad:
-        raise typer.Exit(1)
+        named = "; ".join(f"{c.name} (the toolkit asserts it {'holds' if c.expected == 'holds' else 'is false'}; "
+                          f"verdict {v.status})" for c, v in rows if not agrees[c.name])
+        err_console.print(f"claims failed: {len(bad)} verdict{'s' if len(bad) > 1 else ''} contradict"
+                          f"{'' if len(bad) > 1 else 's'} what the toolkit asserts: {named}", markup=False,
+                          highlight=False)
+        raise typer.Exit(EXIT_VIOLATED)
 
 
 def register(app: typer.Typer) -> None:

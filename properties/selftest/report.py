@@ -104,13 +104,13 @@ def self_test_command(*, only: str | None, out: Path, as_json: bool, profile: st
     from rich.markup import escape
     from rich.table import Table
 
-    from contrastive_bounds.properties.cli.common import console, emit_json, err_console
-    from contrastive_bounds.properties.runner import atomic_write_text, ensure_writable_folder
+    from contrastive_bounds.properties.cli.common import console, emit_json, err_console, output_folder
+    from contrastive_bounds.properties.runner import atomic_write_text
     from contrastive_bounds.properties.selftest.faults import select_faults
     from contrastive_bounds.properties.selftest.runner import SelfTestInterrupted, run_self_test
 
     faults = select_faults(only)
-    ensure_writable_folder(out, "--out")
+    output_folder(out, "--out")
     env = environment()
     env["load_start"] = env.pop("load_average_1_5_15")
     progress_console = err_console if as_json else console
@@ -161,4 +161,23 @@ def self_test_command(*, only: str | None, out: Path, as_json: bool, profile: st
         console.print(escape(_summary(result)))
         console.print(f"self-test: {out / 'self-test.md'}, {out / 'self-test.json'}")
     if result.exit_code:
+        err_console.print(failure_line(result), markup=False, highlight=False)
         raise typer.Exit(result.exit_code)
+
+
+def failure_line(result: SelfTestResult) -> str:
+    """One line saying why the self-test exits 1: a baseline check that is red, faults no check caught, declared
+    witnesses that stayed green, checks no fault turned red."""
+    parts = []
+    if not result.baseline_ok:
+        bad = [f"{r.check} ({'crashed' if r.error else r.verdict})" for r in result.baseline
+               if r.verdict == "violated" or r.error]
+        parts.append("the baseline (no fault) is not green: " + ", ".join(bad))
+    if result.missed:
+        parts.append("faults no check caught: " + ", ".join(f.id for f in result.missed))
+    missed_w = [f"{c} under {f.id}" for f in result.faults for c in f.missed_witnesses]
+    if missed_w:
+        parts.append("declared witnesses that stayed green: " + ", ".join(missed_w))
+    if result.full and result.unwitnessed:
+        parts.append("checks no fault turned red: " + ", ".join(result.unwitnessed))
+    return "self-test failed: " + ("; ".join(parts) or "interrupted before every fault ran")

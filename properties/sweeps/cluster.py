@@ -10,18 +10,20 @@
   runs again elsewhere (``distributed.scheduler.allowed-failures`` = ``retries``). The embedded
   cluster never gives up on a lost worker (``distributed.deploy.lost-worker-timeout`` is raised so
   that a slow restart on a loaded machine is waited for, not closed).
+* Load: on a machine whose cores are all busy every step of a worker's start and of a lost worker's
+  replacement is slow; each wait on that path scales with the load or is retried (:mod:`.timeouts`):
+  the heartbeat deadline and the nanny's waits are scaled, the cluster's start and the client's
+  connection are retried, and the close after the last row never fails a finished sweep
+  (:func:`close_quietly`; dask's 5 s wait for a killed worker to be reaped once raised
+  ``TimeoutError`` there).
 * A scheduler address: the set-up plugin is registered with ``Client.register_plugin``; the
   scheduler keeps it for every worker that joins later. A worker lost while the plugin is being
   sent to it breaks that broadcast (the scheduler drops the client's connection); the registration
   is sent again (:func:`register_setup`) and reaches the remaining and the replacement workers.
   A scheduler that is lost raises :class:`SchedulerLost` (the engine turns it into
   :class:`~.engine.SweepClusterLost`, saying how many rows are saved).
-* Logs: while a sweep holds a cluster, dask's records of connections closed by a lost worker or a
-  closing cluster (``CommClosedError``, heartbeats to a scheduler that is going away, a broadcast
-  to a dead worker) are dropped by :class:`LostConnectionFilter`, in this process and in the
-  workers; when the sweep has stopped (finished, interrupted, scheduler lost), everything below
-  CRITICAL that dask logs while the cluster closes is dropped. Any other dask error is still shown,
-  and a task's own error is in its row (``error``), never in a log.
+* Logs: dask's records of connections that a lost worker or a closing cluster broke are dropped
+  (:mod:`.lost_connections`); any other dask error is still shown.
 """
 
 from __future__ import annotations
@@ -37,9 +39,16 @@ from typing import Any, Iterator
 from distributed import Nanny, WorkerPlugin
 from distributed.core import Status
 
+from contrastive_bounds.properties.sweeps.timeouts import (CONNECT_ATTEMPTS, START_ATTEMPTS, cluster_config, load_factor,
+                                                           scaled)
+from contrastive_bounds.properties.sweeps.losses import STARTED_TOPIC, task_key_of
+from contrastive_bounds.properties.sweeps.lost_connections import (LostConnectionFilter, install_worker_filter,
+                                                                   quiet_lost_connections)
+
 __all__ = ["open_client", "SweepWorkerSetup", "SweepNanny", "WORKER_XLA_FLAGS", "default_workers", "worker_environment",
            "register_setup", "SchedulerLost", "ClusterStartError", "LostConnectionFilter", "quiet_lost_connections",
-           "close_fast"]
+           "close_fast", "close_quietly", "cluster_config", "load_factor", "START_ATTEMPTS", "CONNECT_ATTEMPTS"]
+
 
 logger = logging.getLogger(__name__)
 
@@ -73,81 +82,12 @@ def worker_environment() -> dict[str, str]:
             "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-# ---------------------------------------------------------------------------------------- logs
-def _benign_types() -> tuple[type[BaseException], ...]:
-    from distributed.comm.core import CommClosedError
-    from tornado.iostream import StreamClosedError
-
-    return (CommClosedError, StreamClosedError, ConnectionError, asyncio.CancelledError)
-
-
-#: Messages dask logs, without an exception attached, about a connection that a lost worker or a
-#: closing cluster broke; what they report is handled by the sweep (the task runs again, the rows
-#: are saved, the lost scheduler is reported in one line).
-_BENIGN_TEXT = ("CommClosedError", "Stream is closed", "Failed to reconnect to scheduler", "Worker failed to connect",
-                "Failed to restart worker", "lost connection", "Connection refused",
-                "Failed to communicate with scheduler during heartbeat")
-
-
-class LostConnectionFilter(logging.Filter):
-    """A logging filter for dask's handlers: drops the records of connections closed by a lost worker
-    or a closing cluster (an exception of :func:`_benign_types`, or one of :data:`_BENIGN_TEXT`);
-    with ``closing`` set, drops every record below CRITICAL (the cluster is being shut down after
-    the sweep stopped). Everything else passes, a real library error included."""
-
-    def __init__(self) -> None:
-        super().__init__("contrastive-bounds-sweep")
-        self.closing = False
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.CRITICAL:
-            return True
-        if self.closing:
-            return False
-        exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None and isinstance(exc, _benign_types()):
-            return False
-        text = record.getMessage()
-        return not any(t.lower() in text.lower() for t in _BENIGN_TEXT)
-
-
-def _dask_handlers() -> list[logging.Handler]:
-    """The handlers dask's records reach: those of the ``distributed`` logger (dask's own, from its
-    logging configuration) and, when it propagates, the root logger's."""
-    log = logging.getLogger("distributed")
-    handlers = list(log.handlers)
-    if log.propagate:
-        handlers += [h for h in logging.getLogger().handlers if h not in handlers]
-    return handlers
-
-
-@contextmanager
-def quiet_lost_connections() -> Iterator[LostConnectionFilter]:
-    """Install a :class:`LostConnectionFilter` on dask's handlers for the block (removed after it)."""
-    filt = LostConnectionFilter()
-    handlers = _dask_handlers()
-    for h in handlers:
-        h.addFilter(filt)
-    try:
-        yield filt
-    finally:
-        for h in handlers:
-            h.removeFilter(filt)
-
-
-def _install_worker_filter() -> None:
-    """In a worker process: the same filter on dask's handlers, for the process's lifetime (a worker
-    logs a failed heartbeat when the scheduler closes before it)."""
-    for h in _dask_handlers():
-        if not any(isinstance(f, LostConnectionFilter) for f in h.filters):
-            h.addFilter(LostConnectionFilter())
-
-
 # ---------------------------------------------------------------------------------------- workers
 class SweepWorkerSetup(WorkerPlugin):
     """Worker plugin: set the XLA flags and one CPU device (effective when JAX has not started its
     backend on that worker yet), turn on JAX's float64 mode and the worker's
-    :class:`LostConnectionFilter`. Given at construction to embedded workers (it runs before the worker
+    :class:`LostConnectionFilter`; record in the scheduler's event log each sweep task that starts
+    executing (:meth:`transition`). Given at construction to embedded workers (it runs before the worker
     registers) and registered with every other cluster a sweep uses.
 
     Args:
@@ -164,7 +104,8 @@ class SweepWorkerSetup(WorkerPlugin):
         self.hold_timeout = float(hold_timeout)
 
     def setup(self, worker: Any) -> Any:
-        _install_worker_filter()
+        self._worker = worker  # for transition(); this copy of the plugin lives in that worker
+        install_worker_filter()
         flags = os.environ.get("XLA_FLAGS", "")
         if WORKER_XLA_FLAGS not in flags:
             os.environ["XLA_FLAGS"] = " ".join(x for x in (flags, WORKER_XLA_FLAGS) if x)
@@ -175,6 +116,13 @@ class SweepWorkerSetup(WorkerPlugin):
         use_host_devices(1)
         enable_x64()
         return self._wait_for_release() if self.hold else None
+
+    def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+        """A sweep task starts executing on this worker: say so in the scheduler's event log (topic
+        :data:`~.losses.STARTED_TOPIC`); :mod:`.losses` reports the tasks that started more than once."""
+        worker = getattr(self, "_worker", None)
+        if finish == "executing" and worker is not None and task_key_of(key) is not None:
+            worker.log_event(STARTED_TOPIC, {"key": str(key)})
 
     async def _wait_for_release(self) -> None:
         folder = Path(self.hold)  # type: ignore[arg-type]
@@ -188,10 +136,48 @@ class SweepWorkerSetup(WorkerPlugin):
 class SweepNanny(Nanny):
     """The nanny of an embedded worker. A worker process that dies while the nanny starts it (killed
     before it registered with the scheduler, or during :class:`SweepWorkerSetup`) is started again,
-    up to :attr:`start_attempts` times, instead of failing the whole cluster; once started, a lost
-    worker process is restarted by dask's own nanny logic."""
+    up to :attr:`start_attempts` times in a row, instead of failing the whole cluster; once started, a
+    lost worker process is restarted by dask's own nanny logic. Every worker process that exits
+    abnormally while the nanny is not closing is recorded in :attr:`lost_processes` (what the sweep
+    reports as lost workers, :mod:`.losses`)."""
 
-    start_attempts = 5
+    start_attempts = 25
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: ``{"exitcode": int, "time": float}`` of each worker process lost (not one the nanny stopped).
+        self.lost_processes: list[dict[str, Any]] = []
+
+    async def close(self, timeout: float = 5, reason: str = "nanny-close") -> Any:  # type: ignore[override]
+        """``Nanny.close``, which never fails for a worker process that is slow to go: dask asks the process to
+        stop, kills it after ``0.8 * timeout`` s and waits ``timeout`` s more for it to be reaped, then raises
+        ``TimeoutError``; on a loaded machine a killed process can take longer than that to be reaped (its memory
+        freed by a process that gets a sliver of a core). By then the process is killed and dask has closed the
+        nanny (``Nanny.close``'s ``finally``); the close has succeeded, and the reaping is waited for here for
+        up to :func:`~.timeouts.scaled` ``(timeout)`` more seconds (not after Ctrl-C: ``reason="sweep-stopped"``),
+        so that no process is left for the interpreter to reap at exit."""
+        worker = self.process
+        process = getattr(worker, "process", None)  # the AsyncProcess; dask releases it when the close ends
+        try:
+            return await super().close(timeout=timeout, reason=reason)
+        except (TimeoutError, asyncio.TimeoutError):
+            logger.info("nanny %s: its worker process was killed but not yet reaped after %.0f s", self.name, timeout)
+            if process is not None and reason != "sweep-stopped":
+                try:
+                    await process.join(scaled(timeout))
+                except (TimeoutError, asyncio.TimeoutError, ValueError):  # still not reaped; or already released
+                    pass
+            return "OK"
+
+    async def _unregister(self, timeout: float = 10) -> None:
+        """``Nanny._unregister`` (telling the scheduler its worker process is gone) with dask's 10 s scaled
+        with the load; a failure is handled by dask (the scheduler also sees the connection close)."""
+        await super()._unregister(timeout=max(timeout, scaled(10.0)))
+
+    async def _on_worker_exit(self, exitcode: int) -> None:
+        if exitcode and self.status not in (Status.closing, Status.closed, Status.closing_gracefully, Status.failed):
+            self.lost_processes.append({"exitcode": int(exitcode), "time": time.time()})
+        await super()._on_worker_exit(exitcode)
 
     async def instantiate(self) -> Status:
         status = await super().instantiate()
@@ -257,13 +243,18 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
     to every worker at construction. Closed on exit: in order after a normal end, at once
     (:func:`close_fast`) after an exception or Ctrl-C.
 
+    The embedded cluster runs under :func:`cluster_config` (timeouts scaled with the load, set for the
+    whole block); a start that times out is retried (:data:`START_ATTEMPTS` times), as is the client's
+    connection (:data:`CONNECT_ATTEMPTS`), and the close after a normal end never raises
+    (:func:`close_quietly`).
+
     Raises:
       ValueError: ``workers`` < 1, or a scheduler address that cannot be reached (naming it).
-      ClusterStartError: the embedded cluster could not start its workers (every start attempt of a
-        worker failed, or the worker set-up raised: the cause is in the message).
+      ClusterStartError: the embedded cluster could not start its workers (the worker set-up raised,
+        or every start attempt timed out: the cause is in the message).
     """
     import dask
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     setup = setup or SweepWorkerSetup()
     if scheduler:
@@ -280,30 +271,90 @@ def open_client(scheduler: str | None = None, workers: int | None = None, retrie
     n = default_workers() if workers is None else workers
     if n < 1:
         raise ValueError(f"--workers={n} must be >= 1")
-    config = {"distributed.scheduler.allowed-failures": retries, "distributed.admin.tick.limit": "60s",
-              "distributed.deploy.lost-worker-timeout": "1 hour"}
-    with dask.config.set(config):
+    with dask.config.set(cluster_config(retries, n)):
+        cluster = _start_cluster(n, setup)
         try:
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                   silence_logs=logging.ERROR, env=worker_environment(), worker_class=SweepNanny,
-                                   plugins={setup})
-        except Exception as exc:
-            cause = exc
-            while cause.__cause__ is not None:
-                cause = cause.__cause__
-            raise ClusterStartError(f"the embedded cluster could not start {n} worker(s): "
-                                    f"{type(cause).__name__}: {cause}") from exc
-        client = Client(cluster)
+            client = _connect(Client, cluster)
+        except BaseException:
+            close_fast(None, cluster)
+            raise
         try:
             yield client
         except BaseException:
             close_fast(client, cluster)
             raise
+        close_quietly(client, cluster)
+
+
+def _transient(exc: BaseException) -> bool:
+    """A start or connection failure that the load explains (a timeout, a connection closed or refused
+    by a worker that was lost), not a worker's own error (its set-up raised)."""
+    from distributed.comm.core import CommClosedError
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (TimeoutError, asyncio.TimeoutError, CommClosedError, ConnectionRefusedError,
+                             ConnectionResetError)) or "Timed out" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _root(exc: BaseException) -> BaseException:
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return exc
+
+
+def _start_cluster(n: int, setup: SweepWorkerSetup) -> Any:
+    """A LocalCluster of ``n`` :class:`SweepNanny` workers; a start that timed out is started again."""
+    from distributed import LocalCluster
+
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                silence_logs=logging.ERROR, env=worker_environment(), worker_class=SweepNanny,
+                                plugins={setup})
+        except Exception as exc:
+            cause = _root(exc)
+            if attempt < START_ATTEMPTS and _transient(exc):
+                logger.info("the embedded cluster's start timed out (%s: %s); starting it again (%d of %d)",
+                            type(cause).__name__, cause, attempt + 1, START_ATTEMPTS)
+                continue
+            again = f" ({attempt} attempts timed out)" if _transient(exc) else ""
+            raise ClusterStartError(f"the embedded cluster could not start {n} worker(s){again}: "
+                                    f"{type(cause).__name__}: {cause}") from exc
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _connect(client_class: Any, cluster: Any) -> Any:
+    """``Client(cluster)``, connected again when the connection timed out or was refused (a loaded machine)."""
+    for attempt in range(1, CONNECT_ATTEMPTS + 1):
+        try:
+            return client_class(cluster)
+        except (OSError, TimeoutError) as exc:
+            if attempt == CONNECT_ATTEMPTS or not _transient(exc):
+                raise ClusterStartError(f"could not connect to the embedded cluster ({attempt} attempts): "
+                                        f"{type(exc).__name__}: {exc}") from exc
+            logger.info("connecting to the embedded cluster timed out (%s); connecting again", exc)
+            time.sleep(min(10.0, 0.5 * 2 ** attempt))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def close_quietly(client: Any, cluster: Any) -> None:
+    """Close the client and the embedded cluster after a sweep that ended normally (every row is on
+    disk): in order, with the scaled timeouts; a close that times out or fails (a worker being started
+    again on a loaded machine, a nanny slow to stop its process) is finished by :func:`close_fast`,
+    and nothing is raised."""
+    try:
         client.close()
         cluster.close()
+    except Exception as exc:  # noqa: BLE001 - the sweep is complete; closing is best effort
+        logger.info("the embedded cluster did not close in order (%s: %s); closing it at once", type(exc).__name__, exc)
+        close_fast(client, cluster)
 
 
-def close_fast(client: Any, cluster: Any, timeout: float = 5.0) -> None:
+def close_fast(client: Any | None, cluster: Any, timeout: float = 5.0) -> None:
     """Close an embedded cluster after Ctrl-C or an error without waiting for running tasks.
 
     A task inside a long compiled call (a landscape search, a Langevin chunk) cannot be cancelled.
@@ -321,7 +372,7 @@ def close_fast(client: Any, cluster: Any, timeout: float = 5.0) -> None:
         cluster.sync(stop_nannies)
     except Exception:  # noqa: BLE001 - best effort: the cluster is going away
         pass
-    for close in (client.close, cluster.close):
+    for close in ((client.close,) if client is not None else ()) + (cluster.close,):
         try:
             close(timeout=timeout)
         except Exception:  # noqa: BLE001

@@ -13,7 +13,8 @@
   submitted again (``retries`` times).
 * Rows are written by this process as futures complete (``as_completed``), each atomically under
   its task key, so a task is in the table once whatever was lost and re-run; a rich progress bar is
-  fed by the same loop. Ctrl-C cancels the futures, closes the cluster and raises
+  fed by the same loop. What the cluster lost (worker processes, tasks that ran again) is counted
+  from dask's records (:mod:`.losses`) into :attr:`SweepResult.losses` and the table's metadata. Ctrl-C cancels the futures, closes the cluster and raises
   :class:`SweepInterrupted`; a lost scheduler raises :class:`SweepClusterLost` (the command line
   says how to ``--resume`` in both cases).
 """
@@ -36,16 +37,15 @@ from contrastive_bounds.properties.sweeps.cluster import (WORKER_XLA_FLAGS, Clus
                                                           SweepWorkerSetup, default_workers, open_client,
                                                           quiet_lost_connections, register_setup,
                                                           worker_environment)
+from contrastive_bounds.properties.sweeps.cost import COST_LIMIT_CORE_HOURS, CostEstimate, estimate_cost
 from contrastive_bounds.properties.sweeps.kinds import VERDICTS, TaskOutput, get_kind
+from contrastive_bounds.properties.sweeps.losses import METADATA_KEY, ClusterLosses, collect_losses, losses_from_metadata
 from contrastive_bounds.properties.sweeps.spec import SweepSpec, Task
 from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema, to_json_text
 
 __all__ = ["run_sweep", "execute_task", "open_client", "SweepResult", "SweepInterrupted", "SweepClusterLost",
            "SweepWorkerSetup", "WORKER_XLA_FLAGS", "default_workers", "worker_environment", "make_row", "validate_row",
            "estimate_cost", "CostEstimate", "COST_LIMIT_CORE_HOURS"]
-
-#: Estimated cost above which the command line asks for --yes (core-hours).
-COST_LIMIT_CORE_HOURS = 1.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,8 +61,11 @@ def validate_row(row: dict[str, Any], kind: Any) -> None:
     Raises:
       ValueError: naming the column: an unknown verdict, a non-finite float (vacuous or beyond
         float64 must be None with ``bound_log10`` / ``reason``), an interval that does not contain
-        its estimate, a probability outside [0, 1].
+        its estimate, a probability outside [0, 1], a ``summary`` printing an inequality its own
+        numbers contradict (:func:`~contrastive_bounds.properties.statements.contradictions`).
     """
+    from contrastive_bounds.properties.statements import contradictions
+
     if row["verdict"] not in VERDICTS:
         raise ValueError(f"verdict={row['verdict']!r} is not one of {VERDICTS}")
     for k, v in row.items():
@@ -74,6 +77,9 @@ def validate_row(row: dict[str, Any], kind: Any) -> None:
     for k in ("p_value", "false_alarm"):
         if row[k] is not None and not 0.0 <= row[k] <= 1.0:
             raise ValueError(f"{k}={row[k]!r} is outside [0, 1]")
+    false = contradictions(row["summary"] or "")
+    if false:
+        raise ValueError(f"summary prints a false inequality: {'; '.join(map(str, false))}")
 
 
 def make_row(task: Task, kind: Any, out: TaskOutput, wall_time: float, error: str | None = None) -> dict[str, Any]:
@@ -123,41 +129,6 @@ def error_row(task: Task, kind: Any, error: str, wall_time: float = 0.0) -> dict
     return make_row(task, kind, TaskOutput("error", error.splitlines()[0][:500]), wall_time, error)
 
 
-@dataclass
-class CostEstimate:
-    """Estimated cost of the pending tasks: core-seconds, and wall seconds on ``workers``."""
-
-    tasks: int
-    core_seconds: float
-    workers: int
-
-    @property
-    def wall_seconds(self) -> float:
-        return self.core_seconds / max(1, self.workers)
-
-    @property
-    def over_limit(self) -> bool:
-        return self.core_seconds > COST_LIMIT_CORE_HOURS * 3600
-
-    def describe(self) -> str:
-        return (f"{self.tasks} tasks, about {_fmt_duration(self.core_seconds)} of one core, "
-                f"{_fmt_duration(self.wall_seconds)} on {self.workers} worker(s)")
-
-
-def _fmt_duration(s: float) -> str:
-    if s < 120:
-        return f"{s:.0f} s"
-    if s < 7200:
-        return f"{s / 60:.0f} min"
-    return f"{s / 3600:.1f} h"
-
-
-def estimate_cost(spec: SweepSpec, tasks: list[Task] | None = None, workers: int | None = None) -> CostEstimate:
-    """The kind's cost model summed over ``tasks`` (default: all of the spec's)."""
-    tasks = spec.tasks if tasks is None else tasks
-    return CostEstimate(len(tasks), float(sum(spec.kind.cost(t.params) for t in tasks)), workers or default_workers())
-
-
 class SweepInterrupted(Exception):
     """Ctrl-C during a sweep: ``done`` of ``total`` rows are on disk; rerun with --resume."""
 
@@ -178,7 +149,9 @@ class SweepClusterLost(Exception):
 
 @dataclass
 class SweepResult:
-    """What :func:`run_sweep` did: the table, how many rows were computed / reused / recomputed."""
+    """What :func:`run_sweep` did: the table, how many rows were computed / reused / recomputed, and what
+    the cluster lost (``losses``: worker processes lost and tasks run again in this run;
+    ``earlier_losses``: those of the earlier runs of a resumed sweep, kept in ``results.parquet``)."""
 
     spec: SweepSpec
     out_dir: Path
@@ -188,6 +161,8 @@ class SweepResult:
     recomputed: dict[str, str] = field(default_factory=dict)
     wall_seconds: float = 0.0
     workers: int = 0
+    losses: ClusterLosses = field(default_factory=ClusterLosses)
+    earlier_losses: list[ClusterLosses] = field(default_factory=list)
 
     def verdict_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -221,15 +196,16 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = N
     """
     if retries < 0:
         raise ValueError(f"retries={retries} must be >= 0")
-    started = time.perf_counter()
+    started, since = time.perf_counter(), time.time()
     store = ResultsStore(out_dir, row_schema(spec.kind))
     store.start(spec, resume=resume)
     keys = [t.key for t in spec.tasks]
     valid, invalid = store.scan(keys) if resume else ({}, {})
     pending = [t for t in spec.tasks if t.key not in valid]
+    earlier = _earlier_losses(store, resume)
     with _ctrl_c_raises():
         return _run_pending(spec, store, keys, pending, valid, invalid, started, scheduler, workers, retries, client,
-                            on_row, progress, setup)
+                            on_row, progress, setup, earlier, since)
 
 
 @contextlib.contextmanager
@@ -249,38 +225,70 @@ def _ctrl_c_raises():
             signal.signal(signal.SIGINT, previous)
 
 
+def _earlier_losses(store: ResultsStore, resume: bool) -> list[ClusterLosses]:
+    """The losses of the earlier runs of a resumed sweep, from the metadata of its ``results.parquet``."""
+    if not resume or not store.table.is_file():
+        return []
+    try:
+        import pyarrow.parquet as pq
+
+        return losses_from_metadata(pq.read_schema(store.table).metadata)
+    except (OSError, ValueError):
+        return []
+
+
 def _run_pending(spec: Any, store: Any, keys: list, pending: list, valid: dict, invalid: dict, started: float,
                  scheduler: Any, workers: Any, retries: int, client: Any, on_row: Any, progress: bool,
-                 setup: Any) -> "SweepResult":
-    n_workers = 0
+                 setup: Any, earlier: list[ClusterLosses] | None = None, since: float = 0.0) -> "SweepResult":
+    n_workers, losses = 0, ClusterLosses()
+    earlier = list(earlier or [])
     try:
         if pending:
             with quiet_lost_connections() as quiet:
                 if client is not None:
                     register_setup(client, setup or SweepWorkerSetup())
-                    n_workers = _submit_all(client, pending, store, retries, on_row, progress, spec.name)
+                    n_workers, losses = _submit_all(client, pending, store, retries, on_row, progress, spec.name, since)
                 else:
                     with open_client(scheduler, workers, retries, setup) as own:
                         try:
-                            n_workers = _submit_all(own, pending, store, retries, on_row, progress, spec.name)
+                            n_workers, losses = _submit_all(own, pending, store, retries, on_row, progress, spec.name,
+                                                            since)
                         finally:
                             quiet.closing = True  # the sweep has stopped: what dask logs while it closes is noise
+        runs = earlier + ([losses] if pending else [])
         table = store.consolidate(keys, {"contrastive_bounds.sweep": to_json_text({"name": spec.name, **spec.normalised}),
-                                         "contrastive_bounds.fingerprint": spec.fingerprint})
+                                         "contrastive_bounds.fingerprint": spec.fingerprint,
+                                         METADATA_KEY: to_json_text([r.to_dict() for r in runs])})
     except KeyboardInterrupt:  # after the last row (closing the cluster, writing the table): every row is on disk
         raise SweepInterrupted(len(store.scan(keys)[0]), len(keys), store.out) from None
     except (SchedulerLost, ClusterStartError) as exc:
         raise SweepClusterLost(len(store.scan(keys)[0]), len(keys), store.out, str(exc)) from None
-    return SweepResult(spec, store.out, table, len(pending), len(valid), invalid, time.perf_counter() - started, n_workers)
+    return SweepResult(spec, store.out, table, len(pending), len(valid), invalid, time.perf_counter() - started, n_workers,
+                       losses, earlier)
+
+
+def _worker_count(client: Any, attempts: int = 5) -> int:
+    """``len(client.nthreads())``, asked again when the call times out on a loaded machine."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return len(client.nthreads())
+        except (OSError, TimeoutError):
+            if client.status != "running":
+                raise SchedulerLost("the connection to the scheduler was lost") from None
+            if attempt == attempts:
+                raise
+            time.sleep(min(10.0, 0.5 * 2 ** attempt))
+    return 0  # pragma: no cover
 
 
 def _submit_all(client: Any, pending: list[Task], store: ResultsStore, retries: int,
-                on_row: Callable[[dict[str, Any], int, int], None] | None, progress: bool, name: str) -> int:
+                on_row: Callable[[dict[str, Any], int, int], None] | None, progress: bool,
+                name: str, since: float) -> tuple[int, ClusterLosses]:
     from distributed import as_completed
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    n_workers = len(client.nthreads())
+    n_workers = _worker_count(client)
     by_key: dict[str, Task] = {}
     resubmitted: dict[str, int] = {}
     run_id = uuid.uuid4().hex[:8]  # a fresh dask key per run: a resumed sweep never meets its cancelled futures
@@ -338,7 +346,7 @@ def _submit_all(client: Any, pending: list[Task], store: ResultsStore, retries: 
     finally:
         if bar is not None:
             bar.close()
-    return n_workers
+    return n_workers, collect_losses(client, since, [t.key for t in pending], {t.key: t.index for t in pending})
 
 
 def _kind(task: Task) -> Any:

@@ -40,11 +40,12 @@ from contrastive_bounds.properties.checks.framework import PlotSpec, Series
 from contrastive_bounds.properties.report import fmt_value, render_figure
 from contrastive_bounds.properties.runner import atomic_write_bytes, atomic_write_text
 from contrastive_bounds.properties.stats import DEFAULT_SUITE_ALPHA, holm
+from contrastive_bounds.properties.sweeps.losses import describe_losses, losses_from_metadata
 from contrastive_bounds.properties.sweeps.report_table import (INTERVAL, MAX_TABLE_ROWS, TABLE_STYLE, rows_table,
                                                                varying_parameters)
 
-__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "check_report_settings",
-           "MAX_TABLE_ROWS", "describe_column", "COLUMN_MEANINGS"]
+__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "violations_that_stand",
+           "check_report_settings", "MAX_TABLE_ROWS", "describe_column", "COLUMN_MEANINGS"]
 
 #: What the results columns mean, for axis labels and captions.
 COLUMN_MEANINGS = {
@@ -329,6 +330,10 @@ def write_sweep_report(table: Any, out_dir: str | Path, report: dict[str, Any] |
                + (f". Rows with a p-value: {tested}; violated after Holm's correction at family-wise "
                   f"alpha {alpha:g}: {surviving}" if tested else ""))
     parts = [f"<h1>Sweep {esc(title)}</h1>", f"<p>{esc(description)}</p>" if description else "", f"<p>{esc(summary)}</p>"]
+    runs = losses_from_metadata(table.schema.metadata)
+    if runs:
+        over = "this run" if len(runs) == 1 else f"the {len(runs)} runs of this sweep (it was resumed)"
+        parts.append(f"<p>Cluster, over {esc(over)}: {esc(describe_losses(runs, limit=50))}.</p>")
     for entry in _entries(cfg.get("medians")):
         parts.append(_medians(rows, entry, columns))
     for k, (name, png, caption) in enumerate(figures, 1):
@@ -347,10 +352,15 @@ def write_sweep_report(table: Any, out_dir: str | Path, report: dict[str, Any] |
     return {"html": html_path, **paths}
 
 
-def significant_violations(rows: list[dict[str, Any]], alpha: float = DEFAULT_SUITE_ALPHA) -> int:
-    """Violated rows that stand: deterministic ones (no p-value) and stochastic ones that Holm's
-    step-down procedure rejects at family-wise level ``alpha`` across every row with a p-value."""
+def violations_that_stand(rows: list[dict[str, Any]], alpha: float = DEFAULT_SUITE_ALPHA) -> list[dict[str, Any]]:
+    """The violated rows that stand, in table order: deterministic ones (no p-value) and stochastic ones that
+    Holm's step-down procedure rejects at family-wise level ``alpha`` across every row with a p-value."""
     tested = [r for r in rows if r.get("p_value") is not None]
     rejected = holm([min(max(r["p_value"], 0.0), 1.0) for r in tested], alpha) if tested else []
-    stochastic = sum(1 for r, rej in zip(tested, rejected) if rej and r["verdict"] == "violated")
-    return stochastic + sum(1 for r in rows if r.get("p_value") is None and r["verdict"] == "violated")
+    stand = {id(r) for r, rej in zip(tested, rejected) if rej and r["verdict"] == "violated"}
+    return [r for r in rows if r["verdict"] == "violated" and (id(r) in stand or r.get("p_value") is None)]
+
+
+def significant_violations(rows: list[dict[str, Any]], alpha: float = DEFAULT_SUITE_ALPHA) -> int:
+    """How many violated rows stand (:func:`violations_that_stand`)."""
+    return len(violations_that_stand(rows, alpha))

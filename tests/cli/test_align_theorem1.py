@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from contrastive_bounds.properties.statements import contradictions
+
 from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
 from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
 from contrastive_bounds.properties.cli.app import app
@@ -179,6 +181,12 @@ def test_a_violated_link_exits_1_and_names_the_step(tmp_path):
     out = json.loads(res.stdout)
     assert out["holds"]["L2_step"] is False and out["first_violation"]["L2_step"] == 1
     assert out["holds"]["theorem1"] is False and out["first_violation"]["theorem1"] == 1
+    text = runner.invoke(app, ["align", "theorem1", path])
+    assert text.exit_code == 1
+    last = text.output.strip().splitlines()[-1]  # the table's False alone once said what failed
+    assert last.startswith("theorem1 failed: link L2 per step (from the measured d_t) fails at step 1 (d_t = 10^"), last
+    assert "Theorem 1's bound fails at step 1 (d_t = 10^" in last and " > bound 10^" in last
+    assert contradictions(last) == []
 
 
 @pytest.mark.slow

@@ -51,3 +51,13 @@ def test_titles_with_square_brackets_are_printed_as_text_not_markup():
 
     res = CliRunner().invoke(app, ["list"])
     assert res.exit_code == 0 and "over [t_start, t_start + duration] under" in res.output
+
+
+def test_a_non_integer_for_an_integer_parameter_is_echoed_as_typed():
+    """batch_size is an integer parameter of alignment.frobenius; `batch_size=2.5` was echoed as the exact fraction
+    the parser made of it (`batch_size=5/2`)."""
+    assert registry.get("alignment.frobenius").param("batch_size").integer
+    base = ["bound", "alignment.frobenius", "num_classes=10", "delta=0.05", "eta_sum=10", "tau=0.5"]
+    for typed in ("batch_size=2.5", "batch_size=2.5e0", "batch_size=5/2"):
+        res = CliRunner().invoke(app, [*base, "steps=100", typed])
+        assert res.exit_code == 2 and res.output == f"error: {typed} must be an integer\n", res.output

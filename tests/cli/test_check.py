@@ -197,14 +197,16 @@ def test_read_only_out_folder_is_refused(tmp_path, monkeypatch):
     and leaves the folder empty."""
     out = tmp_path / "ro"
     out.mkdir()
-    real_mkstemp = runner_mod.tempfile.mkstemp
+    import tempfile
+
+    real_mkstemp = tempfile.mkstemp
 
     def failing_mkstemp(*a, **k):  # noqa: ANN002, ANN003
         if Path(k.get("dir", "")) == out:
             raise PermissionError(errno.EACCES, "Permission denied")
         return real_mkstemp(*a, **k)
 
-    monkeypatch.setattr(runner_mod.tempfile, "mkstemp", failing_mkstemp)
+    monkeypatch.setattr(tempfile, "mkstemp", failing_mkstemp)
     res = runner.invoke(app, ["check", "--scenarios", str(_plain_scenarios(tmp_path)), "--out", str(out)])
     assert res.exit_code == 2
     assert res.output.strip() == f"error: --out={out} is not writable (Permission denied)"

@@ -30,6 +30,8 @@ def test_a_certification_that_gave_up_fails_the_command(monkeypatch):
     monkeypatch.setattr(type(claim), "run", lambda self, certify=False: Verdict("supported", "sampled 100 points"))
     res = runner.invoke(app, ["claims", "--only", NAME, "--certify"], env={"COLUMNS": "300"})
     assert res.exit_code == 1 and "DISAGREES (certification gave up)" in res.output, res.output
+    assert res.output.strip().splitlines()[-1] == (f"claims failed: 1 verdict contradicts what the toolkit asserts: "
+                                                   f"{NAME} (the toolkit asserts it holds; verdict supported)")
     res = runner.invoke(app, ["claims", "--only", NAME, "--certify", "--json"])
     out = json.loads(res.stdout)
     assert res.exit_code == 1 and out["disagreements"] == [NAME] and out["claims"][0]["agrees"] is False

@@ -104,6 +104,7 @@ def test_quick_seed_table_on_two_workers_writes_the_table_and_the_report(tmp_pat
     summary = json.loads(stdout)
     table = pq.read_table(out / "results.parquet")
     assert table.num_rows == summary["tasks"] == 24 and summary["workers"] == 2
+    assert summary["cluster_losses"]["workers_lost"] == 1, summary["cluster_losses"]  # the killed one, said
     rows = table.to_pylist()
     assert len({r["task_key"] for r in rows}) == 24
     assert {(r["H"], r["schedule"]) for r in rows} == {(h, s) for h in (1.0, 5.0, 10.0)
@@ -286,7 +287,9 @@ def test_a_task_error_is_reported_on_stderr_and_exits_1(tmp_path):
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert res.exit_code == 1, res.output
-    failed = [ln for ln in res.output.splitlines() if " failed: " in ln]
+    failed = [ln for ln in res.output.splitlines() if ln.startswith("task ") and " failed: " in ln]
     assert len(failed) == 2 and failed[1].startswith("task 1 (") and failed[1].endswith(
         "failed: RuntimeError: the numerics refused x=2.0"), res.output
+    last = res.output.strip().splitlines()[-1]  # the command's last line says what failed
+    assert last.startswith("sweep failed: 2 task(s) failed: task 0 (") and "the numerics refused x=2.0" in last, last
     assert "Traceback" not in res.output and "2 rows (2 error)" in res.output

@@ -4,8 +4,12 @@ Rules (the page author's side is described in docs/tutorial.md):
 
 - A fenced block with ``title="NAME"`` is a file: the blocks with the same title are concatenated, in
   page order, into ``NAME`` in a fresh temporary folder before anything runs.
-- Every other ```` ```python ```` block runs, in page order, in one namespace per page, with the
-  temporary folder as working directory and on ``sys.path`` (as for a user who starts Python there).
+- Every other ```` ```python ```` block runs as written: in page order, in one namespace per page, in a
+  fresh Python interpreter (``python`` started in the temporary folder, as a user would, with none of
+  the test suite's set-up: no float64 mode switched on for it, no registries loaded), with the
+  temporary folder as working directory and on ``sys.path``. A page whose blocks need JAX's float64 mode
+  must switch it on visibly (``enable_x64()``); once both blocks of docs/alignment-numerics.md failed
+  with ``X64DisabledError`` for a reader while passing here, where the suite had switched it on.
 - ```` ```bash ```` blocks run (each line, in that folder, with this venv's scripts first on PATH)
   only on pages marked ``<!-- docs-test: run-shell -->``; other pages show shell commands whose
   output they describe in prose (``check`` takes minutes), and their commands are exercised by the
@@ -13,8 +17,7 @@ Rules (the page author's side is described in docs/tutorial.md):
 - ``<!-- docs-test: skip-python -->`` opts a page out of running its python blocks; allowed only on
   pages that show shell output (checked below), none uses it today.
 
-Registrations made by a page (checks, bounds, claims) are undone afterwards so other tests see the
-package's own registries.
+A page's registrations (checks, bounds, claims) stay in its own interpreter.
 """
 
 from __future__ import annotations
@@ -52,31 +55,9 @@ def test_fence_parser_sees_the_tutorial_files() -> None:
     assert titles == {"my_checks.py", "test_my_checks.py", "scenarios.toml"}
 
 
-@pytest.fixture
-def isolated_registries():
-    from contrastive_bounds.properties.checks import framework as check_mod
-    from contrastive_bounds.properties.checks.registry import registered_checks
-    from contrastive_bounds.theory import registry
-
-    registered_checks()  # import the package's checks first, so only the page's are removed
-    registry.load_all()
-    checks, objs = dict(check_mod._CHECKS), dict(registry._REGISTRY)
-    modules = set(sys.modules)
-    yield
-    check_mod._CHECKS.clear()
-    check_mod._CHECKS.update(checks)
-    registry._REGISTRY.clear()
-    registry._REGISTRY.update(objs)
-    for name in set(sys.modules) - modules:
-        mod = sys.modules.get(name)
-        if mod is not None and not getattr(mod, "__name__", "").startswith(("contrastive_bounds", "jax", "numpy")):
-            if str(getattr(mod, "__file__", "") or "").startswith(os.environ.get("DOCS_TMP", "\0")):
-                del sys.modules[name]
-
-
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 @pytest.mark.slow
-def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_registries) -> None:
+def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every code block of a docs page runs (Python blocks in one namespace, titled files written, shell steps
     run) in a fresh folder."""
     text = page.read_text()
@@ -90,13 +71,9 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     for name, body in files.items():
         (tmp_path / name).write_text(body)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("DOCS_TMP", str(tmp_path))
-    namespace: dict = {"__name__": f"docs_{page.stem}"}
-    if SKIP_PYTHON not in text:
-        for i, (lang, title, body) in enumerate(found):
-            if lang == "python" and title is None:
-                exec(compile(body, f"{page.name}[python block {i}]", "exec"), namespace)  # noqa: S102
+    python = [(i, body) for i, (lang, title, body) in enumerate(found) if lang == "python" and title is None]
+    if SKIP_PYTHON not in text and python:
+        _run_python_blocks(page, python, tmp_path)
     if RUN_SHELL in text:
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
                "COLUMNS": "120"}
@@ -111,6 +88,43 @@ def test_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
                                       timeout=300)
                 assert proc.returncode == 0, f"{page.name} bash block {i}: `{line}` exited {proc.returncode}\n" \
                                              f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+
+#: Runs a page's python blocks in one namespace, in a fresh interpreter; a traceback names the block.
+_RUNNER = """\
+import json
+import sys
+
+if __name__ == "__main__":  # spawned worker processes (the sweeps page's cluster) import this file: nothing to do
+    namespace = {"__name__": "__main__"}
+    for index, source in json.load(open(sys.argv[1])):
+        exec(compile(source, f"{sys.argv[2]}[python block {index}]", "exec"), namespace)
+"""
+
+
+def _run_python_blocks(page: Path, python: list[tuple[int, str]], folder: Path) -> None:
+    """The page's python blocks as a reader runs them: ``python`` in ``folder``, a fresh interpreter, the
+    environment of this session minus anything that would switch JAX's float64 mode on for the page."""
+    import json
+
+    (folder / "_docs_blocks.json").write_text(json.dumps(python))
+    (folder / "_docs_runner.py").write_text(_RUNNER)
+    env = {k: v for k, v in os.environ.items() if k not in ("JAX_ENABLE_X64", "PYTEST_ADDOPTS", "PYTHONPATH")}
+    proc = subprocess.run([sys.executable, "_docs_runner.py", "_docs_blocks.json", page.name], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"{page.name}: its python blocks, run as written, failed:\n{proc.stderr[-4000:]}"
+
+
+def test_the_python_blocks_run_in_a_fresh_interpreter_without_float64(tmp_path: Path) -> None:
+    """A block that needs float64 and does not switch it on fails as it would for a reader (the suite's own
+    conftest switches float64 on in this process; the page's blocks never see that)."""
+    import jax
+
+    assert jax.config.jax_enable_x64  # this process: the suite's set-up
+    probe = [(0, "import jax\nassert not jax.config.jax_enable_x64, 'float64 leaked into the page'")]
+    _run_python_blocks(DOCS / "index.md", probe, tmp_path)
+    with pytest.raises(AssertionError, match=r"index\.md\[python block 3\]"):
+        _run_python_blocks(DOCS / "index.md", [(3, "raise ValueError('x')")], tmp_path)
 
 
 @pytest.mark.slow

@@ -174,3 +174,19 @@ def test_ablation_rows_refuses_a_folder_without_the_ablation(tmp_path):
         ablation_rows("dimension", "quick", folder)
     with pytest.raises(ValueError, match="ablation="):
         ablation_rows("width", "quick")
+
+
+def test_quick_ablation_verdicts_name_their_grid_and_point_to_the_full_one():
+    """The quick A8.6-A8.8 read 'SUPPORTED on this grid' while the full grid reads mixed: a verdict now names the
+    grid it is from, and a reduced grid's points to the full grid and to docs/annealing.md."""
+    from contrastive_bounds.properties.checks.landscape_ablations import FULL_GRID_COMMAND, _outcome, grid_text
+
+    grid, caveat = grid_text({"profile": "quick", "sweep": ""})
+    assert grid == "the 'quick' grid of sweep spec 'ablations' (a reduced grid)"
+    assert FULL_GRID_COMMAND in caveat and "docs/annealing.md" in caveat
+    assert grid_text({"profile": "thorough", "sweep": ""}) == ("the 'thorough' grid of sweep spec 'ablations' "
+                                                               "(the full grid)", "")
+    assert grid_text({"profile": "quick", "sweep": "abl"}) == ("the grid of the sweep in 'abl'", "")
+    o = _outcome("c", [], {"s": ("supported", "falls")}, [], [], [], "", {}, params={"profile": "quick", "sweep": ""})
+    assert o.summary.startswith(f"claim 'c': SUPPORTED on {grid}, 0 landscapes{caveat}. s: supported (falls)")
+    assert o.details["grid"] == grid

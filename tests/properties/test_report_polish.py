@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _suite() -> SuiteResult:
-    o = Outcome("holds", "c = 2 > H* = 1.53 and H* < c_max; a_b_c | pipe <tag>", bound=0.5, empirical=0.4,
+    o = Outcome("holds", "c = 2 > H* = 1.53 and H* < c_max; a_b_c | pipe <tag> &amp; 0.4 <= 0.5", bound=0.5, empirical=0.4,
                 interval=(0.38, 0.42), false_alarm=1e-3, p_value=0.25, samples=400, reason="HKS: T = c/log(t)",
                 details={"holm_rejected": False, "suite_alpha": 1e-3})
     r = CheckResult("A4.x", "HKS with H*", "T = c/log(t+t0) with c > H*", "builtin", {"c": 2}, 0, o, 0.1, {}, "quick")
@@ -28,10 +28,11 @@ def test_markdown_is_escaped_h_star_is_not_italics(tmp_path):
     """H* ... H* used to render as italics, a_b_c as emphasis and | as a table break."""
     paths = write_report(_suite(), tmp_path)
     md = paths["markdown"].read_text()
-    assert "H\\* = 1.53" in md and "a\\_b\\_c" in md and "\\| pipe &lt;tag&gt;" in md
+    assert "H\\* = 1.53" in md and "a\\_b\\_c" in md and "\\| pipe &lt;tag> &amp;amp; 0.4 <= 0.5" in md
+    assert "c = 2 > H\\*" in md and "&lt;=" not in md and "&gt;" not in md  # comparisons read as typed in the file
     rendered = markdown.markdown(md, extensions=["tables"])
     assert rendered.count("<em>") == 1 and "<em>HKS with H*</em>" in rendered  # the theorem line only
-    assert "H* = 1.53" in rendered and "&lt;tag&gt;" in rendered
+    assert "H* = 1.53" in rendered and "&lt;tag&gt;" in rendered and "&amp;amp; 0.4 &lt;= 0.5" in rendered
     assert md_escape("2*3_4") == "2\\*3\\_4"
 
 

@@ -56,6 +56,42 @@ def test_interval_promised_by_a_legend_is_drawn_and_integer_x_gets_integer_ticks
         plt.close(fig)
 
 
+def test_a_one_point_axis_spans_a_unit_around_its_value_and_a_short_log_axis_is_ticked_at_its_values():
+    """A one-point A8.7 panel (N = 4) spanned 3.8-4.2 with ticks at 3.8, 3.9, ...; the B10 batch-size axis (log,
+    16..256) labelled its minor ticks, which ran together. Now: N = 4 spans 3..5 with one tick, 4; the log axis has
+    one plain label per batch size and no minor labels; a one-point log axis spans a factor of 2 either side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from contrastive_bounds.properties.checks.outcome import PlotSpec, Series
+    from contrastive_bounds.properties.figures import draw_figure
+
+    def drawn(spec):
+        fig, ax = plt.subplots()
+        draw_figure(ax, spec)
+        fig.canvas.draw()
+        try:
+            labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+            minor = [t.get_text() for t in ax.get_xticklabels(minor=True) if t.get_text()]
+            return ax.get_xlim(), list(ax.get_xticks()), labels, minor
+        finally:
+            plt.close(fig)
+
+    lim, ticks, labels, _ = drawn(PlotSpec("A8.7", "N", "barrier", [Series("x", [4.0], [0.29], style="o")]))
+    assert lim == (3.0, 5.0) and ticks == [4.0] and labels == ["4"]
+    lim, ticks, labels, _ = drawn(PlotSpec("t", "tau", "y", [Series("x", [0.25], [1.0], style="o")]))
+    assert lim == (-0.25, 0.75) and labels == ["0.25"]
+    sizes = [16.0, 32.0, 64.0, 128.0, 256.0]
+    lim, ticks, labels, minor = drawn(PlotSpec("B10", "batch size", "slope", [Series("s", sizes, [1, 2, 3, 4, 5])],
+                                               logx=True))
+    assert labels == ["16", "32", "64", "128", "256"] and minor == []
+    lim, _, labels, minor = drawn(PlotSpec("B10", "batch size", "slope", [Series("s", [64.0], [1.0], style="o")],
+                                           logx=True))
+    assert lim == (32.0, 128.0) and labels == ["64"] and minor == []
+
+
 def test_report_first_line_counts_checks_that_could_not_have_failed_and_lists_failed_conditions(tmp_path):
     """A holds, an uninformative, an inconclusive at power < 1/2 and a violated by a failed reference condition: the
     first line says 2 of 4 could not have failed; the section of the violated one names the failed condition."""

@@ -39,3 +39,14 @@ def test_atomic_write_honours_the_umask(tmp_path):
         assert p.read_text() == "again" and _mode(p) == expected, (oct(mask), oct(_mode(p)))
     assert not [q for q in tmp_path.iterdir() if q.name.startswith(".")]  # no temp files left
 
+
+
+def test_every_atomic_write_of_properties_and_alignment_goes_through_one_helper():
+    """The report writer, the sweep store, the --plot writer and the alignment checkpoints each had their own temp file
+    + os.replace; numerics.filemode.write_atomically is the one helper (mode, cleanup on failure, in one place)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    own = [p for folder in ("properties", "numerics/alignment") for p in (root / folder).rglob("*.py")]
+    direct = [str(p.relative_to(root)) for p in own if "os.replace(" in p.read_text() or "mkstemp(" in p.read_text()]
+    assert direct == []

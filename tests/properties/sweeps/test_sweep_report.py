@@ -120,3 +120,19 @@ def test_rows_table_shows_varying_parameters_and_results_wrapped_in_pages(tmp_pa
     assert "<th>trapped</th>" in html and "<th>summary</th>" not in html
     with pytest.raises(ValueError, match=r"report.table.columns: 'nope' is not a column"):
         write_sweep_report(big, tmp_path, {"table": {"columns": ["nope"]}})
+
+
+def test_the_report_says_what_the_cluster_lost_over_every_run(tmp_path):
+    """The losses kept in results.parquet's metadata (one record per run of a resumed sweep) are said in report.html;
+    a table without them (an older sweep) says nothing about the cluster."""
+    import json
+
+    from contrastive_bounds.properties.sweeps.losses import METADATA_KEY, ClusterLosses
+
+    key = "0123456789abcdef01234567"
+    runs = [ClusterLosses(1, 1), ClusterLosses(2, 0, {key: 1}, {key: 4})]
+    table = _table().replace_schema_metadata({METADATA_KEY: json.dumps([r.to_dict() for r in runs])})
+    html = write_sweep_report(table, tmp_path, title="t")["html"].read_text()
+    assert ("Cluster, over the 2 runs of this sweep (it was resumed): 3 worker processes lost (1 while starting, "
+            f"before registering with the scheduler); 1 task ran again: task 4 ({key}).") in html
+    assert "Cluster" not in write_sweep_report(_table(), tmp_path / "old", title="t")["html"].read_text()

@@ -1,15 +1,12 @@
 """A sweep survives losing a worker at any moment (properties/sweeps/cluster.py, engine.py), on a REAL embedded
-LocalCluster of worker processes: killed (SIGKILL) before it registers with the scheduler, during the worker set-up
-plugin, while a row is written. The set-up plugin's ``hold`` folder makes the start-up window deterministic: each
-worker announces itself in its set-up and waits there until the test has killed the one it wants.
+LocalCluster of worker processes: killed (SIGKILL) while a row is written, a close whose killed worker is not reaped in
+time. Kills at start-up, in the set-up plugin and mid-task with every core busy are in test_sweep_under_stress.py.
 
 Tasks are pure-theory ``bound`` rows (milliseconds each), so the time is the cluster's start-up; the rows must equal
 a serial in-process run: nothing lost, nothing doubled, no error row."""
 
 import os
 import signal
-import threading
-import time
 
 import psutil
 import pytest
@@ -66,41 +63,30 @@ def _whole(res, spec, serial):
 
 
 @pytest.mark.slow
-def test_workers_killed_before_registration_and_during_the_setup_plugin_are_replaced(spec, serial, tmp_path):
-    """Embedded cluster of 2: the first worker process is killed as soon as it exists (importing, long before it
-    registers), then a worker is killed inside the set-up plugin (it has not registered either). Both are started
-    again by their nannies; the sweep ends with 2 workers and every row, equal to a serial run."""
-    hold = tmp_path / "hold"
-    before = set(_worker_processes())
-    killed = []
+def test_a_close_whose_killed_worker_is_not_reaped_in_time_does_not_fail_the_sweep(spec, serial, tmp_path, monkeypatch):
+    """dask's nanny kills a worker process that does not stop within 4 s at close, then waits 5 s for it to be reaped
+    and raises asyncio's TimeoutError when it is not (a loaded machine: seen as a sweep ending in exit 1 with that
+    traceback after every row was saved). Here every such wait times out: the sweep still returns its whole table,
+    and the nannies' processes are gone."""
+    import asyncio
 
-    def killer():
-        deadline = time.monotonic() + 240
-        while not killed and time.monotonic() < deadline:  # 1. the first worker process that appears
-            new = _worker_processes(before)
-            if new:
-                _kill(new[0])
-                killed.append(new[0])
-            time.sleep(0.01)
-        while len(killed) < 2 and time.monotonic() < deadline:  # 2. a worker waiting in its set-up
-            marks = [int(p.name.split("-")[1]) for p in hold.glob("setup-*")] if hold.exists() else []
-            marks = [m for m in marks if m not in killed]
-            if marks:
-                _kill(marks[0])
-                killed.append(marks[0])
-            time.sleep(0.01)
-        hold.mkdir(parents=True, exist_ok=True)
-        (hold / "release").write_text("")
+    from distributed.nanny import WorkerProcess
 
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    res = run_sweep(spec, tmp_path / "out", workers=2, setup=SweepWorkerSetup(hold=hold))
-    thread.join(timeout=10)
-    assert len(killed) == 2 and not any(psutil.pid_exists(p) and psutil.Process(p).status() != "zombie" for p in killed)
-    assert res.workers == 2 and res.computed == len(spec.tasks)
-    started = {int(p.name.split("-")[1]) for p in hold.glob("setup-*")}
-    assert killed[1] in started and len(started - set(killed)) >= 2  # two more workers got through the set-up
+    original = WorkerProcess.kill
+    timed_out = []
+
+    async def kill_then_time_out(self, *args, **kwargs):
+        pid = self.process.pid if self.process is not None else None
+        await original(self, *args, **kwargs)
+        timed_out.append(pid)
+        raise asyncio.TimeoutError()
+
+    monkeypatch.setattr(WorkerProcess, "kill", kill_then_time_out)
+    res = run_sweep(spec, tmp_path / "out", workers=2)
+    assert len(timed_out) == 2
     _whole(res, spec, serial)
+    assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != "zombie" for p in timed_out if p)
+    assert res.losses.workers_lost == 0 and not res.losses.rerun  # closing is not losing
 
 
 @pytest.mark.slow
