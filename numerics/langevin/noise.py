@@ -1,6 +1,6 @@
 """The noise of the simulator: which generator draws step k's normals, and how a loop of steps draws them.
 
-Two families (``prng_impl``):
+Two families (``prng_impl``, :data:`.config.PRNG_IMPLS`):
 
 * ``jax.random`` key implementations (``"threefry2x32"``, ``"rbg"``, ``"unsafe_rbg"``): the noise of
   step k for all chains is ``normal(fold_in(key(seed), k), shape)``, drawn inside the step;
@@ -21,11 +21,11 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
+from contrastive_bounds.numerics.langevin.config import PRNG_IMPLS
 from contrastive_bounds.numerics.langevin.fused_rng import fused_normal_pairs, fused_normals
 
-__all__ = ["PRNG_IMPLS", "FUSED", "noise_key", "steps_loop"]
+__all__ = ["FUSED", "noise_key", "steps_loop"]
 
-PRNG_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "fused-threefry")
 FUSED = "fused-threefry"
 _PAIR_BLOCK = 16  # at most this many Box–Muller pairs (32 steps) drawn ahead ...
 _PAIR_BLOCK_ELEMENTS = 1 << 15  # ... and at most this many complex numbers (256 KB in complex64)
@@ -36,7 +36,7 @@ def noise_key(seed: int, prng_impl: str) -> jax.Array:
     ``"fused-threefry"`` the uint32 (2,) key data of ``jax.random.key(seed)`` (Threefry's 64-bit key).
 
     Raises:
-      ValueError: ``prng_impl`` not in :data:`PRNG_IMPLS`.
+      ValueError: ``prng_impl`` not in :data:`.config.PRNG_IMPLS`.
     """
     if prng_impl not in PRNG_IMPLS:
         raise ValueError(f"prng_impl={prng_impl!r} is not one of {PRNG_IMPLS}")

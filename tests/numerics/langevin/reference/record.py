@@ -1,81 +1,111 @@
-"""Record the reference runs of cases.py (run from the repository root, x64 on):
+"""Record the reference runs of cases.py (run from the repository root):
 
     JAX_PLATFORMS=cpu python tests/numerics/langevin/reference/record.py tests/numerics/langevin/reference/runs.npz
-    XLA_FLAGS=--xla_force_host_platform_device_count=2 JAX_PLATFORMS=cpu \
+    XLA_FLAGS=--xla_force_host_platform_device_count=2 JAX_PLATFORMS=cpu \\
         python tests/numerics/langevin/reference/record.py tests/numerics/langevin/reference/sharded.npz sharded
 
 Writes the arrays (``<case>/<field>``), the runs' configurations (``.json`` beside) and, in the first
 form, ``checkpoint_half.npz``. The stored files were recorded before the simulator's step paths became
-separate step functions; test_reference_runs.py holds the current code to them.
+separate step functions (commit 65da986, with the same runs written against its keyword-argument
+``simulate``); test_reference_runs.py holds the current code to them. The functions here are the runs
+the test replays.
 """
-import json, math, sys, os
-import numpy as np
-import jax
-jax.config.update("jax_enable_x64", True)
-import jax.numpy as jnp
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cases import CASES, KERNEL_CASES, landscape_of, temperature_of, positions_of, target_of, basins_of, SHARDED_CASES, CHECKPOINT_CASE
-from contrastive_bounds.numerics.langevin import simulate
-from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 
-OUT = sys.argv[1]
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def _load_cases():
+    spec = importlib.util.spec_from_file_location("langevin_reference_cases", Path(__file__).with_name("cases.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+cases = _load_cases()
+CASES, CHECKPOINT_CASE, KERNEL_CASES, SHARDED_CASES = cases.CASES, cases.CHECKPOINT_CASE, cases.KERNEL_CASES, \
+    cases.SHARDED_CASES
+basins_of, landscape_of, positions_of, target_of, temperature_of = cases.basins_of, cases.landscape_of, \
+    cases.positions_of, cases.target_of, cases.temperature_of
+
 FIELDS = ("positions", "potential", "running_min", "hit_time", "occupancy", "final_basin", "escapes", "energy_trace")
 
-def kernel_of(c):
-    land = landscape_of(c)
-    if c.get("explicit_grad"):
-        return langevin_kernel(land.potential, grad=land.grad, temperature=temperature_of(c), step_size=c["h"],
-                               integrator=c.get("integrator", "euler"), anisotropy=c.get("anisotropy"))
-    if c.get("plain_callable"):
-        return langevin_kernel(land.potential, temperature=temperature_of(c), step_size=c["h"],
-                               integrator=c.get("integrator", "euler"), anisotropy=c.get("anisotropy"))
-    return langevin_kernel(land, temperature=temperature_of(c), step_size=c["h"], integrator=c.get("integrator", "euler"),
-                           anisotropy=c.get("anisotropy"))
 
-def run(c, **extra):
-    k = kernel_of(c)
-    kw = dict(num_steps=c["steps"], seed=c["seed"], record_every=c.get("record_every"), chunk_steps=c.get("chunk_steps"),
-              target=target_of(c), basins=basins_of(c), prng_impl=c.get("prng"), unroll=c.get("unroll", 1),
-              t_start=c.get("t_start", 0.0), shard_chains=c.get("shard_chains"))
-    kw.update(extra)
-    return simulate(k, positions_of(c), **kw)
+def kernel_of(case: dict):
+    """The case's :class:`LangevinKernel` (a landscape, or its potential with/without its gradient)."""
+    from contrastive_bounds.numerics.langevin import langevin_kernel
 
-def main():
+    land = landscape_of(case)
+    kw = dict(temperature=temperature_of(case), step_size=case["h"], integrator=case.get("integrator", "euler"),
+              anisotropy=case.get("anisotropy"))
+    if case.get("explicit_grad"):
+        return langevin_kernel(land.potential, grad=land.grad, **kw)
+    if case.get("plain_callable"):
+        return langevin_kernel(land.potential, **kw)
+    return langevin_kernel(land, **kw)
+
+
+def run(case: dict, **options):
+    """The case's run: ``simulate`` with its configuration (``options``: more DriverOptions fields)."""
+    from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, simulate
+
+    config = SimulationConfig(num_steps=case["steps"], seed=case["seed"], t_start=case.get("t_start", 0.0),
+                              record_every=case.get("record_every"), target=target_of(case), basins=basins_of(case))
+    opts = DriverOptions(prng_impl=case.get("prng"), unroll=case.get("unroll", 1), chunk_steps=case.get("chunk_steps"),
+                         shard_chains=case.get("shard_chains"), **options)
+    return simulate(kernel_of(case), positions_of(case), config, opts)
+
+
+def kernel_steps(case: dict):
+    """``case["steps"]`` steps of ``jax.jit(jax.vmap(kernel.step))`` from the case's positions: chain i's key at
+    step k is ``fold_in`` of its previous key and k (the first: ``split(key(seed), chains)[i]``)."""
+    import jax
+    import jax.numpy as jnp
+
+    kernel = kernel_of(case)
+    pos = jnp.asarray(positions_of(case))
+    states = jax.vmap(kernel.init)(pos)
+    keys = jax.random.split(jax.random.key(case["seed"]), pos.shape[0])
+    step = jax.jit(jax.vmap(kernel.step, in_axes=(0, 0, None)))
+    for k in range(case["steps"]):
+        keys = jax.vmap(lambda key: jax.random.fold_in(key, k))(keys)
+        states = step(keys, states, jnp.asarray(case.get("t_start", 0.0) + k * case["h"], pos.dtype))
+    return states
+
+
+def main(out: str, mode: str = "single") -> None:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
     arrays, configs = {}, {}
-    mode = sys.argv[2] if len(sys.argv) > 2 else "single"
-    cases = SHARDED_CASES if mode == "sharded" else CASES
-    for name, c in cases.items():
-        res = run(c)
-        for f in FIELDS:
-            arrays[f"{name}/{f}"] = getattr(res, f)
+    for name, case in (SHARDED_CASES if mode == "sharded" else CASES).items():
+        res = run(case)
+        arrays.update({f"{name}/{f}": getattr(res, f) for f in FIELDS})
         configs[name] = res.config
-        print(name, res.config.get("prng_impl"), res.dtype, flush=True)
+        print(name, res.prng_impl, res.dtype, res.step_path, flush=True)
     if mode == "single":
-        for name, c in KERNEL_CASES.items():
-            k = kernel_of(c)
-            pos = jnp.asarray(positions_of(c))
-            states = jax.vmap(k.init)(pos)
-            keys = jax.random.split(jax.random.key(c["seed"]), pos.shape[0])
-            step = jax.jit(jax.vmap(k.step, in_axes=(0, 0, None)))
-            for s in range(c["steps"]):
-                keys = jax.vmap(lambda kk: jax.random.fold_in(kk, s))(keys)
-                states = step(keys, states, jnp.asarray(c.get("t_start", 0.0) + s * c["h"], pos.dtype))
-            for f in ("position", "potential", "grad"):
-                arrays[f"kernel:{name}/{f}"] = np.asarray(getattr(states, f))
-            print("kernel", name, flush=True)
-        # checkpoint: stop half way, keep the file
-        c = CHECKPOINT_CASE
-        ck = os.path.join(os.path.dirname(OUT), "checkpoint_half.npz")
+        for name, case in KERNEL_CASES.items():
+            states = kernel_steps(case)
+            arrays.update({f"kernel:{name}/{f}": np.asarray(getattr(states, f)) for f in ("position", "potential", "grad")})
+        ck = os.path.join(os.path.dirname(out), "checkpoint_half.npz")
         if os.path.exists(ck):
             os.unlink(ck)
-        part = run(c, checkpoint=ck, stop_after_steps=c["steps"] // 2)
+        part = run(CHECKPOINT_CASE, checkpoint=ck, stop_after_steps=CHECKPOINT_CASE["steps"] // 2)
         assert not part.complete
-        full = run(c)
-        for f in FIELDS:
-            arrays[f"checkpoint_full/{f}"] = getattr(full, f)
+        full = run(CHECKPOINT_CASE)
+        arrays.update({f"checkpoint_full/{f}": getattr(full, f) for f in FIELDS})
         configs["checkpoint_full"] = full.config
-    np.savez_compressed(OUT, **arrays)
-    with open(OUT.replace(".npz", ".json"), "w") as fh:
+    np.savez_compressed(out, **arrays)
+    with open(out.replace(".npz", ".json"), "w") as fh:
         json.dump(configs, fh, indent=1, sort_keys=True)
 
-main()
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
