@@ -176,6 +176,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("langevin.time_index", "driver-wiring", "the schedule evaluated at the step index k instead of t = k h",
           (Substitution(f"{CB}.numerics.langevin.experiments:langevin_kernel", mk.kernel_temperature(mk.time_index), scope="here"),),
           ("A1.replay_langevin", "A4.trapping")),
+    Fault("langevin.path_step_size", "driver-wiring", "the compiled chunk binds its step path (circle, chains-last or "
+          "vmap step) with 1.05 h while its clock advances by h", (Substitution(
+              f"{CB}.numerics.langevin.chunk:step_path", mk.path_step_size(1.05), scope="here"),),
+          ("A1.replay_langevin",)),
     # --------------------------------------------------------------------------- simulator O(h)
     Fault("integrator.noise_variance", "simulator-O(h)", "noise sqrt(2 T h (1 + h)) for sqrt(2 T h): an effective "
           "temperature T(1 + h)", (Substitution(f"{CB}.numerics.langevin.increments:noise_scale",
