@@ -23,7 +23,6 @@ when there are enough of them, the fastest step path; the result says which ran
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import threading

@@ -19,8 +19,8 @@ import pytest
 from scipy import stats
 
 from contrastive_bounds.numerics.landscapes.circle import FourierSeries
-from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, LangevinState, SimulationConfig,
-                                                  langevin_kernel, simulate)
+from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel,
+                                                  simulate)
 from contrastive_bounds.numerics.langevin.fused_rng import fused_normal_pairs, fused_normals, threefry2x32
 from contrastive_bounds.numerics.landscapes.infonce import (
     hardest_negative_potential,
