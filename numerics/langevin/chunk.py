@@ -99,10 +99,9 @@ def _build_chunk(base: LangevinKernel, path_name: str, target: Any, basins: tupl
     label_v = jax.vmap(lambda p, v: basin_label(basins, p, v), in_axes=(-1, -1))
     target_v = None if target is None else jax.vmap(target, in_axes=(-1, -1))
 
-    def observe(carry: Carry, k: jax.Array, t_new: jax.Array) -> Carry:
-        """Observables after step k (carry.state holds the new state): running min, hit time, basin
-        occupancy and escapes; targets and basins see the positions (N, d, chains) and V (chains,)."""
-        potential = carry.state.potential
+    def observe(carry: Carry, potential: jax.Array, k: jax.Array, t_new: jax.Array) -> Carry:
+        """Observables after step k (carry.state holds the new state, ``potential`` its V (chains,)): running
+        min, hit time, basin occupancy and escapes; targets and basins see the positions (N, d, chains) and V."""
         running_min = jnp.minimum(carry.running_min, potential)
         hit_time = carry.hit_time
         if target_v is not None:
@@ -124,12 +123,12 @@ def _build_chunk(base: LangevinKernel, path_name: str, target: Any, basins: tupl
 
         def advance(carry: Carry, noise: jax.Array, t_start: jax.Array) -> Carry:
             """One step of all chains with the given standard normal ``noise`` (``path.noise_shape``)."""
-            dtype = carry.state.potential.dtype
+            dtype = carry.running_min.dtype
             h = jnp.asarray(kernel.step_size, dtype)
             k = carry.step
             temperature = kernel.temperature.at(t_start + k.astype(dtype) * h, dtype)
-            new = path.step(carry.state, noise, temperature)
-            return observe(carry._replace(state=new), k, t_start + (k + 1).astype(dtype) * h)
+            new, potential = path.step(carry.state, noise, temperature)
+            return observe(carry._replace(state=new), potential, k, t_start + (k + 1).astype(dtype) * h)
 
         return steps_loop(advance, lambda carry: path.noise_shape(carry.state), fused=fused, num_shards=num_shards,
                           unroll=unroll)
@@ -138,14 +137,14 @@ def _build_chunk(base: LangevinKernel, path_name: str, target: Any, basins: tupl
         kernel = base if base.temperature.program is None else base.with_temperature_data(temperature_values)
         run_steps = steps_with(kernel)
         carry = carry._replace(state=path.enter(carry.state))
-        buf = jnp.zeros((max_units,) + carry.state.potential.shape, carry.state.potential.dtype)
+        buf = jnp.zeros((max_units,) + carry.running_min.shape, carry.running_min.dtype)
         if num_shards > 1:  # each shard writes its own chains: the buffer varies over the mesh axis
             buf = jax.lax.pcast(buf, ("chains",), to="varying")
 
         def unit(u, cb):
             c, b = cb
             c = run_steps(c, key, t_start, unit_steps)
-            return c, jax.lax.dynamic_update_index_in_dim(b, c.state.potential, u, 0)
+            return c, jax.lax.dynamic_update_index_in_dim(b, path.potential(c.state), u, 0)
 
         carry, buf = jax.lax.fori_loop(0, n_units, unit, (carry, buf))
         return carry._replace(state=path.leave(carry.state)), buf

@@ -54,7 +54,8 @@ def steps_loop(advance: Callable, noise_shape_of: Callable, *, fused: bool, num_
 
     Args:
       advance: ``(carry, noise, t_start) -> carry``, one step given standard normals of shape
-        ``noise_shape_of(carry)``; the carry has an int32 ``step`` field (steps done so far).
+        ``noise_shape_of(carry)``; the carry has an int32 ``step`` field (steps done so far) and a
+        ``running_min`` of the run's float dtype (the dtype of the normals).
       noise_shape_of: ``carry -> shape`` of one step's noise for all chains (of this shard).
       fused: draw with the ``"fused-threefry"`` generator (``key`` is then its uint32 (2,) seed
         words), else with ``jax.random.normal`` (``key`` a typed key).
@@ -76,7 +77,7 @@ def steps_loop(advance: Callable, noise_shape_of: Callable, *, fused: bool, num_
             step_key = jax.random.fold_in(key, c.step)
             if num_shards > 1:
                 step_key = jax.random.fold_in(step_key, jax.lax.axis_index("chains"))
-            noise = jax.random.normal(step_key, noise_shape_of(c), c.state.potential.dtype)
+            noise = jax.random.normal(step_key, noise_shape_of(c), c.running_min.dtype)
             return advance(c, noise, t_start), None
 
         carry, _ = jax.lax.scan(body, carry, None, length=n, unroll=max(1, min(unroll, n)))
@@ -84,13 +85,13 @@ def steps_loop(advance: Callable, noise_shape_of: Callable, *, fused: bool, num_
 
     def fused_single(carry, key, t_start):
         shape = noise_shape_of(carry)
-        noise = fused_normals(key, carry.step.astype(jnp.uint32), shape, carry.state.potential.dtype, offset(shape))
+        noise = fused_normals(key, carry.step.astype(jnp.uint32), shape, carry.running_min.dtype, offset(shape))
         return advance(carry, noise, t_start)
 
     def fused_pairs(carry, key, t_start, npairs: int):
         """2·npairs steps from an even step index."""
         shape = noise_shape_of(carry)
-        dtype = carry.state.potential.dtype
+        dtype = carry.running_min.dtype
         block = max(1, min(npairs, _PAIR_BLOCK, _PAIR_BLOCK_ELEMENTS // max(1, math.prod(shape))))
         n_blocks, rest = divmod(npairs, block)
 

@@ -42,8 +42,10 @@ class StepPath(NamedTuple):
     Attributes:
       name: one of :data:`.config.STEP_PATHS`.
       enter: chains-first :class:`.steps.sphere.LangevinState` (position ``(chains, N, d)``) -> the path's state.
-      step: ``(state, noise, temperature) -> state``: one step of all chains; ``temperature`` is T at the
-        step's start time, a scalar of the run's dtype.
+      step: ``(state, noise, temperature) -> (state, potential)``: one step of all chains and V ``(chains,)``
+        at the new positions; ``temperature`` is T at the step's start time, a scalar of the run's dtype.
+      potential: ``state -> (chains,)``: V at the state's positions (read from the state, or evaluated where
+        the state does not carry it).
       noise_shape: ``state -> shape`` of one step's standard normals for all chains.
       positions: ``state -> (N, d, chains)``: the positions as targets and basins see them.
       leave: the path's state -> chains-first :class:`.steps.sphere.LangevinState`.
@@ -51,7 +53,8 @@ class StepPath(NamedTuple):
 
     name: str
     enter: Callable[[LangevinState], Any]
-    step: Callable[[Any, jax.Array, jax.Array], Any]
+    step: Callable[[Any, jax.Array, jax.Array], tuple[Any, jax.Array]]
+    potential: Callable[[Any], jax.Array]
     noise_shape: Callable[[Any], tuple[int, ...]]
     positions: Callable[[Any], jax.Array]
     leave: Callable[[Any], LangevinState]
@@ -102,15 +105,16 @@ def step_path(kernel: LangevinKernel, name: str) -> StepPath:
     h = kernel.step_size
     if name == "circle":
         vd = kernel.potential.circle_value_and_derivative
-        return StepPath(name, functools.partial(circle.from_chains_first, value_and_derivative=vd),
+        return StepPath(name, circle.from_chains_first,
                         functools.partial(circle.step, step_size=h, value_and_derivative=vd),
+                        functools.partial(circle.potential, value_and_derivative=vd),
                         lambda state: state.position.shape, circle.real_positions,
                         functools.partial(circle.to_chains_first, value_and_derivative=vd))
     if name == "chains-last":
         return StepPath(name, chains_last.from_chains_first,
-                        functools.partial(chains_last.step, step_size=h,
-                                          value_and_grad=kernel.potential.batched_value_and_grad),
-                        lambda state: chains_last.noise_shape(state.position.shape), _position,
+                        _with_potential(functools.partial(chains_last.step, step_size=h,
+                                                          value_and_grad=kernel.potential.batched_value_and_grad)),
+                        _potential, lambda state: chains_last.noise_shape(state.position.shape), _position,
                         chains_last.to_chains_first)
     one_chain = functools.partial(sphere.step, step_size=h, value_and_grad=kernel.potential.value_and_grad,
                                   integrator=kernel.integrator, noise_sqrt=kernel.noise_sqrt)
@@ -123,7 +127,20 @@ def step_path(kernel: LangevinKernel, name: str) -> StepPath:
         n, d, chains = state.position.shape
         return kernel.noise_shape((n, d)) + (chains,)
 
-    return StepPath(name, chains_last.from_chains_first, vmapped, noise_shape, _position, chains_last.to_chains_first)
+    return StepPath(name, chains_last.from_chains_first, _with_potential(vmapped), _potential, noise_shape, _position,
+                    chains_last.to_chains_first)
+
+
+def _with_potential(step: Callable[..., Any]) -> Callable[..., tuple[Any, jax.Array]]:
+    """A step whose state carries V as a step returning ``(state, V)``."""
+    def stepped(state: Any, noise: jax.Array, temperature: jax.Array) -> tuple[Any, jax.Array]:
+        new = step(state, noise, temperature)
+        return new, new.potential
+    return stepped
+
+
+def _potential(state: Any) -> jax.Array:
+    return state.potential
 
 
 def _position(state: Any) -> jax.Array:

@@ -12,7 +12,8 @@ A1), equal up to floating-point rounding where they overlap:
 * :mod:`.chains_last` — all chains at once in the chains-last layout (``(N, d, chains)``), for landscapes
   whose value-and-gradient takes trailing batch axes (U0); Euler, isotropic noise.
 * :mod:`.circle` — all chains of an S¹ Fourier landscape as complex numbers ``z₀ + i·z₁``; Euler,
-  isotropic noise.
+  isotropic noise. Its state is the positions alone (one array read and written per step), so its step
+  returns V at the new positions beside the state, as BlackJAX steps return ``(state, info)``.
 
 Which one a run uses is the driver's choice (:mod:`..paths`: the fastest the kernel supports unless
 asked otherwise).

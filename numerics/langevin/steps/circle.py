@@ -7,8 +7,10 @@ z ← (z + a·t(z))/|z + a·t(z)| — the same Markov kernel as :func:`.sphere.s
 integrator on S¹, equal up to rounding (tests/numerics/langevin/test_fastpath.py). The landscape gives V and
 V'(θ) in z-coordinates (:meth:`~contrastive_bounds.numerics.landscapes.circle.FourierSeries.value_and_derivative_z`).
 
-The state carried from step to step is the positions and their energies: V'(θ) is evaluated inside the
-step from the positions (so no third array is carried), V after it; the normalisation uses
+The state carried from step to step is the positions alone, so that a step of all chains reads and
+writes one array: V'(θ) is evaluated inside the step from the positions, and the step returns V at the
+new positions beside the new state (BlackJAX's ``(state, info)``), for the observables; :func:`potential`
+evaluates V of a state when it is needed again. The normalisation uses
 :func:`~contrastive_bounds.numerics.fastmath.rsqrt`. Source of the scheme: as :mod:`.sphere`.
 """
 
@@ -23,33 +25,32 @@ from contrastive_bounds.numerics.fastmath import rsqrt
 from contrastive_bounds.numerics.langevin.increments import noise_scale
 from contrastive_bounds.numerics.langevin.steps.sphere import LangevinState
 
-__all__ = ["CircleState", "init", "from_chains_first", "to_chains_first", "real_positions", "step"]
+__all__ = ["CircleState", "init", "from_chains_first", "to_chains_first", "real_positions", "potential", "step"]
 
 ValueAndDerivative = Callable[[Any, Any], tuple[Any, Any]]
 
 
 class CircleState(NamedTuple):
-    """All chains of a run on S¹.
-
-    Attributes:
-      position: ``w = z₀ + i·z₁``, complex64/complex128 of shape ``(chains,)``, |w| = 1.
-      potential: ``(chains,)`` V(w), real, the matching float dtype.
-    """
+    """All chains of a run on S¹: their positions ``w = z₀ + i·z₁``, complex64/complex128 of shape ``(chains,)``,
+    |w| = 1 (V and V'(θ) are functions of them, evaluated when needed)."""
 
     position: jax.Array
-    potential: jax.Array
 
 
-def init(positions: jax.Array, value_and_derivative: ValueAndDerivative) -> CircleState:
-    """The state at complex positions ``w`` (any shape); ``value_and_derivative(x, y) -> (V, V'(θ))``."""
-    value, _ = value_and_derivative(positions.real, positions.imag)
-    return CircleState(positions, value)
+def init(positions: jax.Array) -> CircleState:
+    """The state at complex positions ``w`` (any shape, |w| = 1)."""
+    return CircleState(positions)
 
 
-def from_chains_first(state: LangevinState, value_and_derivative: ValueAndDerivative) -> CircleState:
-    """The state of a batched :class:`.sphere.LangevinState` on S¹ (position ``(chains, 1, 2)``); V is
-    re-evaluated from the positions."""
-    return init(jax.lax.complex(state.position[:, 0, 0], state.position[:, 0, 1]), value_and_derivative)
+def from_chains_first(state: LangevinState) -> CircleState:
+    """The state of a batched :class:`.sphere.LangevinState` on S¹ (position ``(chains, 1, 2)``)."""
+    return init(jax.lax.complex(state.position[:, 0, 0], state.position[:, 0, 1]))
+
+
+def potential(state: CircleState, value_and_derivative: ValueAndDerivative) -> jax.Array:
+    """V at the state's positions, real, shape of ``state.position``."""
+    value, _ = value_and_derivative(state.position.real, state.position.imag)
+    return value
 
 
 def to_chains_first(state: CircleState, value_and_derivative: ValueAndDerivative) -> LangevinState:
@@ -69,7 +70,7 @@ def real_positions(state: CircleState) -> jax.Array:
 
 
 def step(state: CircleState, noise: jax.Array, temperature: jax.Array, *, step_size: float,
-         value_and_derivative: ValueAndDerivative) -> CircleState:
+         value_and_derivative: ValueAndDerivative) -> tuple[CircleState, jax.Array]:
     """One step of all chains (pure).
 
     Args:
@@ -77,7 +78,7 @@ def step(state: CircleState, noise: jax.Array, temperature: jax.Array, *, step_s
       temperature: T at the step's start time, a real scalar of the positions' float dtype.
       step_size: h > 0. value_and_derivative: ``(x, y) -> (V, V'(θ))``, elementwise.
     Returns:
-      The next :class:`CircleState`.
+      ``(next state, V at its positions)`` (V real, the shape of the positions).
     """
     x, y = state.position.real, state.position.imag
     dtype = x.dtype
@@ -90,4 +91,4 @@ def step(state: CircleState, noise: jax.Array, temperature: jax.Array, *, step_s
     w = jax.lax.complex(nx * r, ny * r)
     w = jax.lax.optimization_barrier(w)  # V below reads the new positions instead of redoing the step
     value, _ = value_and_derivative(w.real, w.imag)
-    return CircleState(w, value)
+    return CircleState(w), value

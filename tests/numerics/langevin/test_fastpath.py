@@ -179,8 +179,8 @@ def test_chains_last_step_equals_vmapped_generic_step(name):
 @pytest.mark.parametrize("land", _circle_landscapes(), ids=lambda l: l.name)
 def test_circle_step_equals_vmapped_generic_step(land):
     """The complex S¹ step is the same Markov kernel: with the same noise, one step of steps.circle.step equals
-    vmap(kernel.step_with_noise) to float64 rounding, and its state converted back gives V and
-    ∇V = V'(θ)(−z₁, z₀)."""
+    vmap(kernel.step_with_noise) to float64 rounding, returns V at the new positions, and its state converted
+    back gives V and ∇V = V'(θ)(−z₁, z₀)."""
     kernel = langevin_kernel(land, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.03)
     assert supported_step_paths(kernel) == ("circle", "chains-last", "vmap")
     z = _unit(5, (40, 1, 2))
@@ -189,13 +189,14 @@ def test_circle_step_equals_vmapped_generic_step(land):
     t = jnp.asarray(0.7)
     ref = jax.vmap(kernel.step_with_noise, in_axes=(0, 0, None))(state, noise, t)
     vd = kernel.potential.circle_value_and_derivative
-    new = circle.step(circle.from_chains_first(state, vd), noise[:, 0, 0], kernel.temperature.at(t, jnp.float64),
-                      step_size=kernel.step_size, value_and_derivative=vd)
-    assert new.position.dtype == jnp.complex128
+    new, value = circle.step(circle.from_chains_first(state), noise[:, 0, 0], kernel.temperature.at(t, jnp.float64),
+                             step_size=kernel.step_size, value_and_derivative=vd)
+    assert new.position.dtype == jnp.complex128 and value.dtype == jnp.float64
     out = circle.to_chains_first(new, vd)
     np.testing.assert_allclose(np.asarray(out.position), np.asarray(ref.position), atol=1e-14)
-    np.testing.assert_allclose(np.asarray(new.potential), np.asarray(ref.potential), atol=1e-13)
-    np.testing.assert_allclose(np.asarray(out.potential), np.asarray(new.potential), atol=0)
+    np.testing.assert_allclose(np.asarray(value), np.asarray(ref.potential), atol=1e-13)
+    np.testing.assert_array_equal(np.asarray(out.potential), np.asarray(value))
+    np.testing.assert_array_equal(np.asarray(circle.potential(new, vd)), np.asarray(value))
     np.testing.assert_allclose(np.asarray(out.grad), np.asarray(ref.grad), atol=1e-12)
 
 
