@@ -50,7 +50,7 @@ TEMP, H = 0.3, 0.01
 
 
 # ----------------------------------------------------------------------------- numpy baselines
-# Same formulas as the JAX fast path (LangevinKernel.step_chains_last + the landscapes' fused
+# Same formulas as the JAX fast path (numerics.langevin.steps.chains_last.step + the landscapes' fused
 # value_and_grad), vectorised over chains in the same chains-last layout (arrays (N, d, chains)).
 def numpy_double_well(z: np.ndarray, steps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """z: (chains, 1, 2) float32. Returns final z and the running min of V.
@@ -212,16 +212,17 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
     import jax.numpy as jnp
 
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin import langevin_kernel, simulate
+    from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
     from contrastive_bounds.numerics.sphere import uniform
 
     land = get_landscape(landscape)
     kernel = langevin_kernel(land, temperature=TEMP, step_size=H)
     z0 = np.asarray(uniform(jax.random.key(0), (chains, land.num_points, land.dim), dtype=np.float32))
-    extra = {} if prng is None else {"prng_impl": prng}
+    config = SimulationConfig(num_steps=steps, seed=1, record_every=steps)
+    options = DriverOptions(unroll=unroll, prng_impl=prng)
 
     def jax_run():
-        return simulate(kernel, z0, num_steps=steps, seed=1, record_every=steps, unroll=unroll, **extra)
+        return simulate(kernel, z0, config, options)
 
     first = jax_run()  # compile
     rng = np.random.default_rng(1)
@@ -255,7 +256,7 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
             times[k].append(_timed(fn))
     rates = {k: chains * runs[k][1] / statistics.median(v) for k, v in times.items()}
     print(f"[{name}] {landscape}, {chains} chains, float32; simulate ran prng={first.prng_impl}, "
-          f"devices={first.devices}, unroll={unroll}")
+          f"devices={first.devices}, step path={first.step_path}, unroll={unroll}")
     for k, r in rates.items():
         print(f"  {k:24s}: {r:14,.0f} chain-steps/s  (median of {repeats}, {runs[k][1]} steps)")
     return {"numpy": rates["JAX simulate (defaults)"] / rates["numpy"],

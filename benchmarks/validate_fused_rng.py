@@ -35,7 +35,7 @@ def simulated_laws(chains: int, seed: int) -> list:
     import jax
 
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin import Arc, langevin_kernel, simulate
+    from contrastive_bounds.numerics.langevin import Arc, DriverOptions, SimulationConfig, langevin_kernel, simulate
     from contrastive_bounds.numerics.langevin.noise_validation import NormalTest
     from contrastive_bounds.numerics.sphere import uniform
 
@@ -45,7 +45,7 @@ def simulated_laws(chains: int, seed: int) -> list:
     z0 = np.asarray(uniform(jax.random.key(seed), (chains, 1, 3), dtype=np.float32))
     means = {}
     for impl, s in (("fused-threefry", seed + 1), ("threefry2x32", seed + 2)):
-        res = simulate(kernel, z0, num_steps=3000, seed=s, record_every=10, prng_impl=impl)
+        res = simulate(kernel, z0, SimulationConfig(num_steps=3000, seed=s, record_every=10), DriverOptions(prng_impl=impl))
         keep = res.record_times >= 10.0
         per_chain = (-res.energy_trace[keep] / 2.0).astype(np.float64).mean(axis=0)
         means[impl] = (per_chain.mean(), per_chain.std(ddof=1) / math.sqrt(chains), res.wall_time)
@@ -63,7 +63,8 @@ def simulated_laws(chains: int, seed: int) -> list:
     t_end = 120.0
     for impl, s in (("fused-threefry", seed + 3), ("threefry2x32", seed + 4)):
         n = int(round(t_end / 0.01))
-        res = simulate(kernel, z0, num_steps=n, seed=s, record_every=n, target=Arc(-0.1, 0.1), prng_impl=impl)
+        res = simulate(kernel, z0, SimulationConfig(num_steps=n, seed=s, record_every=n, target=Arc(-0.1, 0.1)),
+                       DriverOptions(prng_impl=impl))
         times[impl] = np.minimum(res.hit_time, res.t_end).astype(np.float64)
         hits[impl] = int(res.hit.sum())
     a, b = times["fused-threefry"], times["threefry2x32"]

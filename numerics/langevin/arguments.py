@@ -1,23 +1,25 @@
-"""Checks a run's inputs before its first step: positions, predicates, the schedule, the step size.
+"""Checks a run's inputs before its first step: positions, Arc targets, the schedule, the step size.
 
-Everything here runs before compilation, so a bad argument is refused with a message naming it
-(a non-callable target would otherwise fail inside jit with a message that names neither argument),
-and a step size that makes the results meaningless is warned about before any time is spent.
+Everything here runs before compilation (the configuration's own fields are checked when a
+:class:`.config.SimulationConfig` or :class:`.config.DriverOptions` is built), so a bad argument is refused
+with a message naming it, and a step size that makes the results meaningless is warned about before any
+time is spent.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.langevin.config import SimulationConfig
 from contrastive_bounds.numerics.langevin.kernel import LangevinKernel
 from contrastive_bounds.numerics.langevin.observables import Arc
 from contrastive_bounds.numerics.precision import require_x64
 
-__all__ = ["check_positions", "check_predicates", "check_temperatures", "step_warnings", "raise_non_finite"]
+__all__ = ["check_positions", "check_arcs", "check_temperatures", "step_warnings", "raise_non_finite"]
 
 
 def check_positions(positions: Any) -> np.ndarray:
@@ -42,27 +44,16 @@ def check_positions(positions: Any) -> np.ndarray:
     return pos
 
 
-def check_predicates(target: Any, basins: Any, shape: tuple[int, ...]) -> tuple:
-    """Validate ``target`` (None or callable) and ``basins`` (a sequence of callables, ordered: the first
-    match wins and the order is part of the fingerprint); an :class:`.observables.Arc` needs S¹
-    (``shape[1:] == (1, 2)``). Returns ``basins`` as a tuple.
+def check_arcs(config: SimulationConfig, shape: tuple[int, ...]) -> None:
+    """An :class:`.observables.Arc` target or basin needs S¹ positions (``shape[1:] == (1, 2)``); the
+    other checks of targets and basins are :class:`.config.SimulationConfig`'s.
 
     Raises:
-      ValueError: naming ``target`` or ``basins[i]``.
+      ValueError: naming the Arc and the positions' shape.
     """
-    if target is not None and not callable(target):
-        raise ValueError(f"target={target!r} must be None or a predicate (position (N, d), potential ()) -> bool, "
-                         "e.g. EnergyBelow(level) or Arc(theta_lo, theta_hi)")
-    if callable(basins) or isinstance(basins, (str, bytes)) or not isinstance(basins, Sequence):
-        raise ValueError(f"basins={basins!r} must be a sequence (list or tuple) of predicates, e.g. [Arc(a, b), Arc(c, d)]")
-    for i, b in enumerate(basins):
-        if not callable(b):
-            raise ValueError(f"basins[{i}]={b!r} is not a predicate (position (N, d), potential ()) -> bool")
-    basins = tuple(basins)
-    for obj in ((target,) if target is not None else ()) + basins:
+    for obj in ((config.target,) if config.target is not None else ()) + tuple(config.basins):
         if isinstance(obj, Arc) and tuple(shape[1:]) != (1, 2):
             raise ValueError(f"an Arc target needs an S^1 landscape (N=1, d=2), positions have shape {tuple(shape)}")
-    return basins
 
 
 def check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dtype: Any) -> float:
@@ -73,7 +64,7 @@ def check_temperatures(kernel: LangevinKernel, t_start: float, t_end: float, dty
       ValueError: naming the first grid time with a bad temperature (or the schedule's own
         ``validate_range`` error).
     """
-    spec = kernel.temperature_spec
+    spec = kernel.temperature.spec
     validate = getattr(spec, "validate_range", None)
     if callable(validate):
         validate(t_start, t_end)

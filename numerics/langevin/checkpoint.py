@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -26,22 +25,24 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
-from contrastive_bounds.numerics.langevin.kernel import LangevinState
+from contrastive_bounds.numerics.filemode import write_atomically
 from contrastive_bounds.numerics.langevin.observables import CARRY_FIELDS, Carry
+from contrastive_bounds.numerics.langevin.steps.sphere import LangevinState
 from contrastive_bounds.numerics.fingerprints import fingerprint_difference
 
-__all__ = ["run_fingerprint", "check_checkpoint_path", "save_checkpoint", "load_checkpoint",
-           "fingerprint_difference", "CHECKPOINT_KEYS"]
+__all__ = ["run_fingerprint", "save_checkpoint", "load_checkpoint", "CHECKPOINT_KEYS"]
 
 CHECKPOINT_KEYS = ("fingerprint", "position", "potential", "grad", "step", "energy_trace") + CARRY_FIELDS
 
 
 def run_fingerprint(*, kernel_description: str, positions: np.ndarray, num_steps: int, seed: int, t_start: float,
-                    record_every: int, prng_impl: str, shards: int, target: Any, basins: tuple) -> str:
+                    record_every: int, prng_impl: str, shards: int, target: Any, basins: tuple,
+                    step_path: str | None = None) -> str:
     """The run's configuration as canonical JSON (sorted keys): what a checkpoint must match to resume.
 
-    ``shards`` appears only when > 1 (the noise stream of a sharded run depends on the device count).
+    ``shards`` appears only when > 1 (the noise stream of a sharded run depends on the device count),
+    ``step_path`` only when given (a run on a step path other than the kernel's default, whose rounding
+    differs), so that checkpoints of default runs keep their fingerprint.
     """
     return json.dumps(
         {
@@ -55,6 +56,7 @@ def run_fingerprint(*, kernel_description: str, positions: np.ndarray, num_steps
             "record_every": record_every,
             "prng_impl": prng_impl,
             **({"shards": shards} if shards > 1 else {}),
+            **({"step_path": step_path} if step_path is not None else {}),
             "target": None if target is None else getattr(target, "describe", lambda: repr(target))(),
             "basins": [getattr(b, "describe", lambda b=b: repr(b))() for b in basins],
         },
@@ -62,30 +64,9 @@ def run_fingerprint(*, kernel_description: str, positions: np.ndarray, num_steps
     )
 
 
-def check_checkpoint_path(checkpoint: Any) -> Path:
-    """Refuse, before the first step, a checkpoint path that could not be written after it.
-
-    Raises:
-      ValueError: not a str/PathLike, empty, a folder, a path whose existing ancestor is a file, or
-        a folder that cannot be created or written (named ``checkpoint``).
-    """
-    if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
-        raise ValueError(f"checkpoint={checkpoint!r} must be a file path (str or os.PathLike)")
-    path = Path(checkpoint)
-    if path.is_dir():
-        raise ValueError(f"checkpoint={str(path)!r} is a folder; give a file path such as {str(path / 'run.npz')!r}")
-    folder = next((p for p in path.parents if p.exists()), None)
-    if folder is not None and not folder.is_dir():
-        raise ValueError(f"checkpoint={str(path)!r}: its folder {str(folder)!r} is not a folder")
-    ensure_writable_parent(path, "checkpoint")
-    return path
-
-
 def save_checkpoint(path: Path, carry: Carry, trace: np.ndarray, fingerprint: str) -> None:
-    """Write the run state to ``path`` atomically (temp file in the same folder + fsync + os.replace).
-
-    The file gets ``0o666 & ~umask`` like any ``open(path, "w")``, not mkstemp's private 0600, so
-    that a checkpoint is as readable as the other files a user writes.
+    """Write the run state to ``path`` atomically (:func:`~contrastive_bounds.numerics.filemode.write_atomically`:
+    temp file in the same folder, fsync, mode ``0o666 & ~umask`` like any ``open(path, "w")``, os.replace).
 
     Raises:
       ValueError: ``path`` is a folder. OSError: the write fails (the previous file is kept).
@@ -103,18 +84,13 @@ def save_checkpoint(path: Path, carry: Carry, trace: np.ndarray, fingerprint: st
     if path.is_dir():
         raise ValueError(f"checkpoint={str(path)!r} is a folder; give a file path such as {str(path / 'run.npz')!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-            fh.flush()
-            publish_mode(tmp)
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    def write(fh: Any) -> None:
+        np.savez(fh, **arrays)
+        fh.flush()
+        os.fsync(fh.fileno())  # on disk before it replaces the previous checkpoint
+
+    write_atomically(path, write, prefix=path.name + ".", suffix=".tmp")
 
 
 def _unreadable(path: Path, reason: str) -> ValueError:

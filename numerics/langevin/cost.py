@@ -29,12 +29,12 @@ _BUFFER_BYTES = 32 << 20  # the per-unit potentials buffer of a chunk stays belo
 def initial_step_cost(kind: str, dtype_bytes: int, num_points: int, dim: int) -> float:
     """Pessimistic seconds per chain-step before anything is measured.
 
-    ``kind``: ``"circle"`` (S¹ complex fast path), ``"chains_last"`` (U0-style batched landscape) or
-    ``"generic"`` (vmapped step). Figures are about 10x the single-core costs measured on the
+    ``kind``: the step path (:mod:`.paths`): ``"circle"`` (S¹ complex step), ``"chains-last"`` (U0-style
+    batched landscape) or ``"vmap"`` (vmapped one-chain step). Figures are about 10x the single-core costs measured on the
     benchmark machine when quiet (float64: circle 1.2e-8, U0 1.3e-7, vMF S² 5e-8 s per chain-step),
     since a shared machine under load was measured 5-9x slower.
     """
-    per_factor = {"circle": 1.5e-7, "chains_last": 6e-7, "generic": 4e-7}[kind]
+    per_factor = {"circle": 1.5e-7, "chains-last": 6e-7, "vmap": 4e-7}[kind]
     scale = 1.0 if kind == "circle" else max(1.0, num_points * dim / 3.0)
     return per_factor * scale * (1.0 if dtype_bytes >= 8 else 0.6)
 

@@ -1,7 +1,9 @@
 """Many Langevin chains at once: :func:`simulate` (observables, progress, checkpoints, resume, Ctrl-C).
 
-:func:`simulate` runs ``chains × num_steps`` steps of a :class:`.kernel.LangevinKernel` in jitted
-chunks (:mod:`.chunk`; one compiled program per run, whatever the chunk lengths) and returns
+:func:`simulate` runs ``chains × num_steps`` steps of a :class:`.kernel.LangevinKernel` as configured by a
+:class:`.config.SimulationConfig` (what to simulate and record) and :class:`.config.DriverOptions` (how),
+in jitted chunks (:mod:`.chunk`; one compiled program per run, whatever the chunk lengths), stepping
+the chains with the fastest step path the kernel supports (:mod:`.paths`), and returns
 observables, not trajectories (:class:`.observables.SimulationResult`): an energy trace every
 ``record_every`` steps, the running minimum of V, the first hitting time of a target, basin
 occupancy and escapes, the final states. Between chunks it updates a rich progress bar, writes a
@@ -12,41 +14,39 @@ checkpoint atomically (:mod:`.checkpoint`) and looks at Ctrl-C: chunks last abou
 Randomness (:mod:`.noise`): the noise of step k depends only on (seed, generator, k, element, and
 the device count when the chains are split), so results do not depend on chunking or
 interruptions: a resumed run is bit-identical to an uninterrupted one on the same platform. By
-default a run uses the fastest validated configuration for its dtype (:mod:`.defaults`): the fused
+default a run uses the fastest validated configuration (:mod:`.defaults`, :mod:`.paths`): the fused
 generator in float32, ``jax.random.normal`` in float64, the chains split over the local devices
-when there are enough of them. Figures: ``benchmarks/README.md``.
+when there are enough of them, the fastest step path; the result says which ran
+(``prng_impl``, ``devices``, ``step_path``). Figures: ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
-
 from contrastive_bounds.numerics.langevin import arguments, checkpoint as ckpt_io
 from contrastive_bounds.numerics.langevin.chunk import chunk_fn, place_carry
-from contrastive_bounds.numerics.langevin.cost import CHUNK_SECONDS, ChunkPacer, buffer_units, initial_step_cost
+from contrastive_bounds.numerics.langevin.config import DriverOptions, SimulationConfig, check_checkpoint_path
+from contrastive_bounds.numerics.langevin.cost import ChunkPacer, buffer_units, initial_step_cost
 from contrastive_bounds.numerics.langevin.defaults import default_prng_impl, default_shards
 from contrastive_bounds.numerics.langevin.kernel import LangevinKernel, StepSizeWarning
-from contrastive_bounds.numerics.langevin.noise import FUSED, PRNG_IMPLS, noise_key
+from contrastive_bounds.numerics.langevin.noise import FUSED, noise_key
+from contrastive_bounds.numerics.langevin.observables import Carry, SimulationResult, final_labels, initial_carry
+from contrastive_bounds.numerics.langevin.paths import choose_step_path, default_step_path
 from contrastive_bounds.numerics.langevin.runlog import note_run
-from contrastive_bounds.numerics.langevin.observables import Arc, Carry, EnergyBelow, SimulationResult, \
-    default_record_every, final_labels, initial_carry
 
-__all__ = ["EnergyBelow", "Arc", "SimulationResult", "SimulationInterrupted", "simulate", "default_record_every",
-           "PRNG_IMPLS", "deferred_interrupts"]
+__all__ = ["SimulationInterrupted", "simulate", "deferred_interrupts"]
 
 
 class SimulationInterrupted(KeyboardInterrupt):
@@ -68,12 +68,13 @@ class SimulationInterrupted(KeyboardInterrupt):
 
     def save(self, path: str | os.PathLike) -> Path:
         """Write the interrupted state as a checkpoint at ``path`` (atomically); resume it with
-        ``simulate(..., checkpoint=path, resume=True)`` and the same arguments. Returns the path.
+        ``simulate(kernel, positions, config, DriverOptions(checkpoint=path, resume=True))`` (the same
+        kernel, positions and config). Returns the path.
 
         Raises:
-          ValueError: a bad path (see :func:`.checkpoint.check_checkpoint_path`). OSError: the write fails.
+          ValueError: a bad path (see :func:`.config.check_checkpoint_path`). OSError: the write fails.
         """
-        target = ckpt_io.check_checkpoint_path(path)
+        target = check_checkpoint_path(path)
         ckpt_io.save_checkpoint(target, *self._state)
         self.checkpoint = target
         return target
@@ -122,10 +123,6 @@ class deferred_interrupts:
             raise KeyboardInterrupt
 
 
-def _kind(kernel: LangevinKernel) -> str:
-    return "circle" if kernel.supports_circle else ("chains_last" if kernel.supports_chains_last else "generic")
-
-
 def _progress_bar(num_steps: int, done: int):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -135,74 +132,23 @@ def _progress_bar(num_steps: int, done: int):
     return bar, bar.add_task("run", total=num_steps, completed=done, rate="")
 
 
-def simulate(
-    kernel: LangevinKernel,
-    positions: Any,
-    *,
-    num_steps: int,
-    seed: int,
-    t_start: float = 0.0,
-    record_every: int | None = None,
-    chunk_steps: int | None = None,
-    target: Any = None,
-    basins: Sequence[Any] = (),
-    progress: bool = False,
-    checkpoint: str | os.PathLike | None = None,
-    resume: bool = False,
-    stop_after_steps: int | None = None,
-    prng_impl: str | None = None,
-    unroll: int = 1,
-    shard_chains: bool | None = None,
-    chunk_seconds: float = CHUNK_SECONDS,
-    checkpoint_seconds: float = 30.0,
-) -> SimulationResult:
-    """Run ``chains × num_steps`` steps of ``kernel`` and return observables.
+def simulate(kernel: LangevinKernel, positions: Any, config: SimulationConfig,
+             options: DriverOptions | None = None) -> SimulationResult:
+    """Run ``chains × config.num_steps`` steps of ``kernel`` and return observables.
 
     Args:
-      kernel: a :class:`.kernel.LangevinKernel` (reuse the same object to reuse compiled chunks).
+      kernel: a :class:`.kernel.LangevinKernel` (reuse the same object, or kernels of equal
+        ``compile_key``, to reuse compiled chunks).
       positions: initial states, shape ``(chains, N, d)``, float32 or float64, on the sphere. The
         dtype of the run is the dtype of ``positions`` (float64 requires JAX x64 on).
-      num_steps: number of steps ≥ 1; the run covers [t_start, t_start + num_steps·h].
-      seed: integer in [0, 2**32 - 1].
-      t_start: continuous time of the initial state (≥ 0); the schedule is evaluated at
-        t_start + k·h. Schedules are validated on [t_start, t_end] first (C12).
-      record_every: steps between entries of ``energy_trace`` (must divide num_steps); default
-        :func:`.observables.default_record_every` (about 100 records).
-      chunk_steps: steps per jitted chunk (≥ 1); default: chunks of about ``chunk_seconds``, sized
-        from the measured cost of the chunks before. Below ``record_every`` a chunk is a divisor of it.
-      target: ``None``, :class:`.observables.EnergyBelow`, :class:`.observables.Arc`, or any hashable
-        pure predicate ``(position (N, d), potential ()) -> bool``; its first hitting time is recorded.
-      basins: a sequence of such predicates (first match wins) for occupancy and escape counts.
-      progress: show a rich progress bar between chunks.
-      checkpoint: file path (``.npz``) written atomically (mode ``0o666 & ~umask``) at least every
-        ``checkpoint_seconds``, when the run stops and when it is interrupted.
-      resume: continue from ``checkpoint`` if it exists (its configuration must match; otherwise
-        ValueError); a missing file starts the run. The result is bit-identical to an uninterrupted
-        run. ``resume=True`` needs ``checkpoint``.
-      stop_after_steps: stop at the first chunk boundary at or after this many steps of the run (a
-        boundary is a multiple of the chunk's unit, at most ``record_every``); the result then has
-        ``complete == False`` (for time-boxed jobs, and tests).
-      prng_impl: ``None`` (default): the validated fastest generator for the dtype
-        (:func:`.defaults.default_prng_impl`: ``"fused-threefry"`` in float32, ``"threefry2x32"``
-        in float64). ``"threefry2x32"``: step k's noise is ``normal(fold_in(key(seed), k))``;
-        ``"rbg"``, ``"unsafe_rbg"``: other ``jax.random`` keys (not faster on CPU);
-        ``"fused-threefry"``: the same Threefry hash unrolled with Box–Muller, steps 2p and 2p + 1
-        using the two normals of a pair (:mod:`.fused_rng`; a different stream, same law, 23-bit
-        uniforms). The generator that ran is ``result.config["prng_impl"]``.
-      unroll: steps unrolled per scan iteration (a speed knob; does not change results beyond
-        floating-point reassociation by the compiler).
-      shard_chains: ``None`` (default): split the chains over the local devices when there are
-        several and at least :data:`.defaults.MIN_CHAINS_PER_SHARD` chains each
-        (:func:`.defaults.default_shards`); ``True``: over all ``jax.devices()`` (the chain count
-        must be divisible by the device count); ``False``: one device. The noise stream depends on
-        the device count (``result.config["shards"]``, part of the checkpoint fingerprint). On CPU
-        JAX has one device unless told otherwise before it starts:
-        :func:`contrastive_bounds.numerics.devices.use_host_devices` (the command line calls it).
-      chunk_seconds: target wall time of an automatically sized chunk (> 0): how soon Ctrl-C acts.
-      checkpoint_seconds: least time between two periodic checkpoint writes (≥ 0; 0 = every chunk).
+      config: what to simulate and record (:class:`.config.SimulationConfig`: steps, seed, start time,
+        record spacing, target, basins).
+      options: how to run it (:class:`.config.DriverOptions`: noise generator, devices, step path, chunking,
+        progress bar, checkpoint and resume, early stop); default ``DriverOptions()``: the fastest
+        validated configuration, no checkpoint.
 
     Returns:
-      :class:`.observables.SimulationResult`.
+      :class:`.observables.SimulationResult`; its ``prng_impl``, ``devices`` and ``step_path`` say how it ran.
 
     Warns:
       StepSizeWarning: ``step_size`` too large: ``h·sup|V''| > 1`` where a curvature bound is known
@@ -211,52 +157,41 @@ def simulate(
 
     Raises:
       SimulationInterrupted: Ctrl-C (SIGINT) in the main thread, taken between chunks: the state is
-        saved to ``checkpoint`` when given; the exception carries the partial result.
+        saved to ``options.checkpoint`` when given; the exception carries the partial result.
       ValueError: bad shapes (no chains), off-sphere or non-finite positions, non-positive
-        temperatures on the time span, a record_every that does not divide num_steps, a target
-        that is not None or callable, basins that are not a sequence of callables, an Arc target
-        on a landscape that is not S¹, float64 input with x64 off, an unknown ``prng_impl``, a
-        chain count not divisible by the device count with ``shard_chains=True``; ``resume=True``
-        without ``checkpoint``, a ``checkpoint`` that is a folder, whose parent is a file, or whose
-        folder cannot be created or written (checked before the first step); with ``resume``, a
-        checkpoint of another run, or a file that is not a readable checkpoint of this toolkit (not
-        an npz, empty, truncated, missing arrays, wrong shapes, NaN/inf); and during the run, a step
-        that overflowed the dtype (non-finite energies: step size or temperature far too large),
-        instead of returning NaN.
+        temperatures on the time span, an Arc target on a landscape that is not S¹, float64 input with
+        x64 off, a step path the kernel does not support, a chain count not divisible by the device
+        count with ``shard_chains=True``, ``stop_after_steps`` beyond ``num_steps``; a ``checkpoint``
+        that is a folder, whose parent is a file, or whose folder cannot be created or written (checked
+        before the first step); with ``resume``, a checkpoint of another run, or a file that is not a
+        readable checkpoint of this toolkit (not an npz, empty, truncated, missing arrays, wrong shapes,
+        NaN/inf); and during the run, a step that overflowed the dtype (non-finite energies: step size or
+        temperature far too large), instead of returning NaN.
+      TypeError: ``config`` or ``options`` of another type.
       OSError: a checkpoint write fails during the run (disk full, folder made read-only meanwhile).
     """
-    num_steps = check_int("num_steps", num_steps, 1, 2**31 - 2)
-    seed = check_seed(seed)
-    t_start = check_real("t_start", t_start, 0.0, math.inf, lo_closed=True)
-    if chunk_steps is not None:
-        chunk_steps = check_int("chunk_steps", chunk_steps, 1, None)
-    unroll = check_int("unroll", unroll, 1, 1024)
-    chunk_seconds = check_real("chunk_seconds", chunk_seconds, 0.0, math.inf)
-    checkpoint_seconds = check_real("checkpoint_seconds", checkpoint_seconds, 0.0, math.inf, lo_closed=True,
-                                    hi_closed=True, allow_inf=True)
-    if prng_impl is not None and prng_impl not in PRNG_IMPLS:
-        raise ValueError(f"prng_impl={prng_impl!r} is not one of {PRNG_IMPLS} (or None for the default)")
-    if record_every is None:
-        record_every = default_record_every(num_steps)
-    record_every = check_int("record_every", record_every, 1, num_steps)
-    if num_steps % record_every:
-        raise ValueError(f"record_every={record_every} must divide num_steps={num_steps}")
-    if stop_after_steps is not None:
-        stop_after_steps = check_int("stop_after_steps", stop_after_steps, 1, num_steps)
-    if resume and checkpoint is None:
-        raise ValueError("resume=True needs checkpoint=<file path> (the file to continue from)")
-    ckpt = ckpt_io.check_checkpoint_path(checkpoint) if checkpoint is not None else None
+    options = DriverOptions() if options is None else options
+    if not isinstance(config, SimulationConfig):
+        raise TypeError(f"config={config!r} must be a SimulationConfig(num_steps=..., seed=..., ...)")
+    if not isinstance(options, DriverOptions):
+        raise TypeError(f"options={options!r} must be a DriverOptions(...) or None")
+    num_steps, seed, t_start, record_every = config.num_steps, config.seed, config.t_start, config.record_every
+    target, basins = config.target, config.basins
+    if options.stop_after_steps is not None and options.stop_after_steps > num_steps:
+        raise ValueError(f"stop_after_steps={options.stop_after_steps} is outside its domain [1, num_steps={num_steps}]")
+    ckpt = check_checkpoint_path(options.checkpoint) if options.checkpoint is not None else None
     pos = arguments.check_positions(positions)
-    basins = arguments.check_predicates(target, basins, pos.shape)
+    arguments.check_arcs(config, pos.shape)
+    path = choose_step_path(kernel, options.step_path)
     chains = pos.shape[0]
     devices = len(jax.devices())
-    if shard_chains is None:
+    if options.shard_chains is None:
         num_shards = default_shards(chains, devices)
     else:
-        num_shards = devices if shard_chains else 1
+        num_shards = devices if options.shard_chains else 1
         if num_shards > 1 and chains % num_shards:
             raise ValueError(f"chains={chains} must be divisible by the device count {num_shards} when shard_chains=True")
-    prng = default_prng_impl(pos.dtype) if prng_impl is None else prng_impl
+    prng = default_prng_impl(pos.dtype) if options.prng_impl is None else options.prng_impl
 
     h = kernel.step_size
     t_end = t_start + num_steps * h
@@ -264,10 +199,11 @@ def simulate(
         warnings.warn(note, StepSizeWarning, stacklevel=2)
     fingerprint = ckpt_io.run_fingerprint(kernel_description=kernel.description, positions=pos, num_steps=num_steps,
                                           seed=seed, t_start=t_start, record_every=record_every, prng_impl=prng,
-                                          shards=num_shards, target=target, basins=basins)
+                                          shards=num_shards, target=target, basins=basins,
+                                          step_path=None if path == default_step_path(kernel) else path)
 
     carry, trace_parts = None, []
-    if ckpt is not None and resume and ckpt.exists():
+    if ckpt is not None and options.resume and ckpt.exists():
         carry, trace = ckpt_io.load_checkpoint(ckpt, fingerprint)
         trace_parts.append(trace)
     if carry is None:
@@ -277,16 +213,16 @@ def simulate(
     key = noise_key(seed, prng)
     t0 = jnp.asarray(t_start, pos.dtype)
     temps = jnp.asarray(kernel.temperature_data(pos.dtype))
-    stop = num_steps if stop_after_steps is None else stop_after_steps
+    stop = num_steps if options.stop_after_steps is None else options.stop_after_steps
     steps_at_start = int(carry.step)
     itemsize = pos.dtype.itemsize
-    cost0 = initial_step_cost(_kind(kernel), itemsize, pos.shape[1], pos.shape[2]) / num_shards
+    cost0 = initial_step_cost(path, itemsize, pos.shape[1], pos.shape[2]) / num_shards
     pacer = ChunkPacer(chains=chains, record_every=record_every, start_step=steps_at_start, step_cost=cost0,
-                       seconds=chunk_seconds, chunk_steps=chunk_steps)
+                       seconds=options.chunk_seconds, chunk_steps=options.chunk_steps)
 
     def compiled(unit: int):
         rows = buffer_units(-(-(stop - steps_at_start) // unit), chains, itemsize)
-        return chunk_fn(kernel, target, basins, unit, rows, unroll, prng == FUSED, num_shards), rows
+        return chunk_fn(kernel, path, target, basins, unit, rows, options.unroll, prng == FUSED, num_shards), rows
 
     fn, max_units = compiled(pacer.unit)
 
@@ -301,9 +237,9 @@ def simulate(
             record_times=t_start + h * record_every * np.arange(1, trace.shape[0] + 1, dtype=np.float64),
             steps_done=steps_done, num_steps=num_steps, step_size=h, t_start=t_start, t_end=t_start + steps_done * h,
             wall_time=wall, chain_steps_per_second=(steps_done - steps_at_start) * chains / max(wall, 1e-12),
-            dtype=str(pos.dtype), seed=seed, config=json.loads(fingerprint))
+            dtype=str(pos.dtype), seed=seed, config=json.loads(fingerprint), step_path=path)
 
-    bar, task = _progress_bar(num_steps, steps_at_start) if progress else (None, None)
+    bar, task = _progress_bar(num_steps, steps_at_start) if options.progress else (None, None)
     start = last_save = time.perf_counter()
     done, interrupted = steps_at_start, False
     try:
@@ -322,7 +258,7 @@ def simulate(
                 trace_parts.append(potentials[ends % record_every == 0])
                 done = int(ends[-1])
                 now = time.perf_counter()
-                if ckpt is not None and (done >= stop or flag.raised or now - last_save >= checkpoint_seconds):
+                if ckpt is not None and (done >= stop or flag.raised or now - last_save >= options.checkpoint_seconds):
                     ckpt_io.save_checkpoint(ckpt, carry, np.concatenate(trace_parts, axis=0), fingerprint)
                     last_save = now
                 if bar is not None:

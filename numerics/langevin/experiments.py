@@ -27,17 +27,19 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 from contrastive_bounds.theory.kramers import expected_escapes
 
-from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
 from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.langevin.annealing import START_MODES
+from contrastive_bounds.numerics.langevin.config import DriverOptions, SimulationConfig
+from contrastive_bounds.numerics.langevin.driver import simulate
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+from contrastive_bounds.numerics.langevin.observables import EnergyBelow
 from contrastive_bounds.numerics.sphere import uniform
 from contrastive_bounds.numerics.precision import require_x64
 
-__all__ = ["CircleTrap", "KramersBand", "ScheduleRun", "START_MODES", "circle_trap", "start_positions",
+__all__ = ["CircleTrap", "KramersBand", "ScheduleRun", "circle_trap", "start_positions",
            "kramers_trap_band", "misscaled_temperature", "run_schedule", "default_delta", "STEP_BIAS_PER_UNIT_H",
            "STEP_BIAS_PER_CURVATURE", "step_factor"]
 
-START_MODES = ("trap", "uniform", "global")
 #: Relative O(h) bias of projected-Euler escape times per unit step size on the double well, with
 #: margin: the measured bias is +14 % at h = 0.04 (+3.5 per unit h; tests/numerics/langevin/test_mfpt.py,
 #: T = 0.3); 5 per unit h is allowed there (check A5.kramers). It does not carry over to other
@@ -307,7 +309,7 @@ def default_delta(landscape: Landscape, trap: CircleTrap | None) -> float:
 def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: float, step_size: float, seed: int,
                  start: str = "trap", delta: float | None = None, noise_factor: float = 1.0,
                  record_every: int | None = None, anisotropy: Any = None, integrator: str = "euler",
-                 progress: bool = False, checkpoint: Any = None, resume: bool = False) -> ScheduleRun:
+                 options: DriverOptions | None = None) -> ScheduleRun:
     """Run ``chains`` annealed Langevin chains (float64) and count successes and escapes.
 
     Args:
@@ -317,8 +319,8 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
       :func:`default_delta`); noise_factor: 1 for the correct simulator, anything else injects a
       mis-scaled noise (:func:`misscaled_temperature`); record_every: energy-trace spacing in steps;
       anisotropy: passed to :func:`.langevin.langevin_kernel` (A8.5 variant); integrator: ``"euler"``
-      (projected Euler-Maruyama) or ``"geodesic"``; progress: rich progress bar between chunks;
-      checkpoint, resume: passed to :func:`.driver.simulate` (save the run / continue a saved one).
+      (projected Euler-Maruyama) or ``"geodesic"``; options: the :class:`.config.DriverOptions` of the run
+      (progress bar, checkpoint and resume, ...; default: none).
 
     Returns:
       :class:`ScheduleRun`.
@@ -348,8 +350,8 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
     kernel = langevin_kernel(landscape, temperature=temp, step_size=h, anisotropy=anisotropy, integrator=integrator)
     pos = start_positions(landscape, start, chains, seed, trap)
     target = EnergyBelow(landscape.v_min + d)
-    res = simulate(kernel, pos, num_steps=n, seed=seed, target=target, record_every=record_every, progress=progress,
-                   checkpoint=checkpoint, resume=resume)
+    res = simulate(kernel, pos, SimulationConfig(num_steps=n, seed=seed, target=target, record_every=record_every),
+                   options)
     return ScheduleRun(chains, target.level, d, int(np.sum(res.potential < target.level)), int(np.sum(res.hit)),
                        res.potential, res.hit_time, res.energy_trace, res.record_times, res.t_end, h, n, res.wall_time,
                        res.prng_impl, res.devices)

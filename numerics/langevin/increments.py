@@ -1,6 +1,7 @@
 """The Euler–Maruyama increment of one step of overdamped Langevin dynamics and its noise scale
 (docs/theorems.md A1; case C11: the noise of a step is ``sqrt(2·T·h)·ξ``, not ``sqrt(2T)·h`` nor
-``sqrt(h)``). Shared by both integrators of :mod:`.kernel` (re-exported there). Source: Kloeden &
+``sqrt(h)``). Used by every step function of :mod:`.steps` (looked up at trace time, so the self-test's
+faults on it reach every step path). Source: Kloeden &
 Platen (1992), §9.1 (the Euler–Maruyama scheme).
 """
 

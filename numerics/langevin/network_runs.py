@@ -32,7 +32,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_real, check_seed
 
-from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, simulate
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.numerics.precision import require_x64
 
@@ -69,8 +69,9 @@ def _run(spec: Any, temperature: Any, starts: np.ndarray, *, t_end: float, step_
                              integrator=integrator)
     # a checkpoint (given, or written after Ctrl-C) must name the landscape and the schedule it belongs to
     kernel = dataclasses.replace(kernel, description=run_description(kernel, spec, temperature, radius))
-    return simulate(kernel, np.asarray(starts, dtype=np.float64), num_steps=n, seed=check_seed(seed),
-                    target=EnergyBelow(float(level)), **{"record_every": n, **driver}), r2, n * h
+    return simulate(kernel, np.asarray(starts, dtype=np.float64),
+                    SimulationConfig(num_steps=n, seed=check_seed(seed), target=EnergyBelow(float(level)),
+                                     record_every=driver.pop("record_every", n)), DriverOptions(**driver)), r2, n * h
 
 
 def run_description(kernel: Any, spec: Any, temperature: Any, radius: float) -> str:

@@ -1,6 +1,6 @@
 """The noise of the simulator: which generator draws step k's normals, and how a loop of steps draws them.
 
-Two families (``prng_impl``):
+Two families (``prng_impl``, :data:`.config.PRNG_IMPLS`):
 
 * ``jax.random`` key implementations (``"threefry2x32"``, ``"rbg"``, ``"unsafe_rbg"``): the noise of
   step k for all chains is ``normal(fold_in(key(seed), k), shape)``, drawn inside the step;
@@ -21,11 +21,11 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 
+from contrastive_bounds.numerics.langevin.config import PRNG_IMPLS
 from contrastive_bounds.numerics.langevin.fused_rng import fused_normal_pairs, fused_normals
 
-__all__ = ["PRNG_IMPLS", "FUSED", "noise_key", "steps_loop"]
+__all__ = ["FUSED", "noise_key", "steps_loop"]
 
-PRNG_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "fused-threefry")
 FUSED = "fused-threefry"
 _PAIR_BLOCK = 16  # at most this many Box–Muller pairs (32 steps) drawn ahead ...
 _PAIR_BLOCK_ELEMENTS = 1 << 15  # ... and at most this many complex numbers (256 KB in complex64)
@@ -36,7 +36,7 @@ def noise_key(seed: int, prng_impl: str) -> jax.Array:
     ``"fused-threefry"`` the uint32 (2,) key data of ``jax.random.key(seed)`` (Threefry's 64-bit key).
 
     Raises:
-      ValueError: ``prng_impl`` not in :data:`PRNG_IMPLS`.
+      ValueError: ``prng_impl`` not in :data:`.config.PRNG_IMPLS`.
     """
     if prng_impl not in PRNG_IMPLS:
         raise ValueError(f"prng_impl={prng_impl!r} is not one of {PRNG_IMPLS}")
@@ -54,7 +54,8 @@ def steps_loop(advance: Callable, noise_shape_of: Callable, *, fused: bool, num_
 
     Args:
       advance: ``(carry, noise, t_start) -> carry``, one step given standard normals of shape
-        ``noise_shape_of(carry)``; the carry has an int32 ``step`` field (steps done so far).
+        ``noise_shape_of(carry)``; the carry has an int32 ``step`` field (steps done so far) and a
+        ``running_min`` of the run's float dtype (the dtype of the normals).
       noise_shape_of: ``carry -> shape`` of one step's noise for all chains (of this shard).
       fused: draw with the ``"fused-threefry"`` generator (``key`` is then its uint32 (2,) seed
         words), else with ``jax.random.normal`` (``key`` a typed key).
@@ -76,7 +77,7 @@ def steps_loop(advance: Callable, noise_shape_of: Callable, *, fused: bool, num_
             step_key = jax.random.fold_in(key, c.step)
             if num_shards > 1:
                 step_key = jax.random.fold_in(step_key, jax.lax.axis_index("chains"))
-            noise = jax.random.normal(step_key, noise_shape_of(c), c.state.potential.dtype)
+            noise = jax.random.normal(step_key, noise_shape_of(c), c.running_min.dtype)
             return advance(c, noise, t_start), None
 
         carry, _ = jax.lax.scan(body, carry, None, length=n, unroll=max(1, min(unroll, n)))
@@ -84,13 +85,13 @@ def steps_loop(advance: Callable, noise_shape_of: Callable, *, fused: bool, num_
 
     def fused_single(carry, key, t_start):
         shape = noise_shape_of(carry)
-        noise = fused_normals(key, carry.step.astype(jnp.uint32), shape, carry.state.potential.dtype, offset(shape))
+        noise = fused_normals(key, carry.step.astype(jnp.uint32), shape, carry.running_min.dtype, offset(shape))
         return advance(carry, noise, t_start)
 
     def fused_pairs(carry, key, t_start, npairs: int):
         """2·npairs steps from an even step index."""
         shape = noise_shape_of(carry)
-        dtype = carry.state.potential.dtype
+        dtype = carry.running_min.dtype
         block = max(1, min(npairs, _PAIR_BLOCK, _PAIR_BLOCK_ELEMENTS // max(1, math.prod(shape))))
         n_blocks, rest = divmod(npairs, block)
 

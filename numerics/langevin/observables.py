@@ -26,10 +26,11 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_real
 
-from contrastive_bounds.numerics.langevin.kernel import LangevinKernel, LangevinState
+from contrastive_bounds.numerics.langevin.kernel import LangevinKernel
+from contrastive_bounds.numerics.langevin.steps.sphere import LangevinState
 
-__all__ = ["EnergyBelow", "Arc", "Carry", "CARRY_FIELDS", "SimulationResult", "default_record_every",
-           "basin_label", "initial_carry", "final_labels"]
+__all__ = ["EnergyBelow", "Arc", "Carry", "CARRY_FIELDS", "SimulationResult", "basin_label", "initial_carry",
+           "final_labels"]
 
 _TWO_PI = 2.0 * math.pi
 
@@ -89,8 +90,8 @@ class Carry(NamedTuple):
     """The scan carry of a run (batched over chains).
 
     Attributes:
-      state: :class:`.kernel.LangevinState` with position ``(chains, N, d)`` (chains-first outside
-        the jitted chunk; the chunk converts to its inner layout and back).
+      state: :class:`.steps.sphere.LangevinState` with position ``(chains, N, d)`` (chains-first outside
+        the jitted chunk; inside, the state of the run's step path, :mod:`.paths`).
       step: ``()`` int32, steps done. running_min, hit_time: ``(chains,)`` (hit_time ``inf``: not yet).
       occupancy: ``(chains, num_basins)`` int32 step counts. last_basin: ``(chains,)`` int32, −1 = none
       yet. escapes: ``(chains,)`` int32.
@@ -123,7 +124,8 @@ class SimulationResult:
       wall_time: seconds spent in this call; chain_steps_per_second: throughput of this call
         (including compilation). dtype: ``"float32"``/``"float64"``. config: the run's fingerprint
         (among others ``prng_impl``, the noise generator that ran, and ``shards``, the number of
-        devices the chains were split over, when more than one).
+        devices the chains were split over, when more than one). step_path: how the chains were
+        stepped (:mod:`.paths`; part of ``config`` only when not the kernel's default).
     """
 
     positions: np.ndarray
@@ -145,6 +147,7 @@ class SimulationResult:
     dtype: str
     seed: int
     config: dict = field(default_factory=dict)
+    step_path: str = ""
 
     @property
     def complete(self) -> bool:
@@ -169,15 +172,6 @@ class SimulationResult:
     def devices(self) -> int:
         """How many devices the chains were split over (1: not sharded)."""
         return int(self.config.get("shards", 1))
-
-
-def default_record_every(num_steps: int, records: int = 100) -> int:
-    """Largest divisor of ``num_steps`` not above ``num_steps // records`` (at least 1)."""
-    target = max(1, num_steps // records)
-    for r in range(target, 0, -1):
-        if num_steps % r == 0:
-            return r
-    return 1
 
 
 def basin_label(basins: tuple, position: jax.Array, potential: jax.Array) -> jax.Array:

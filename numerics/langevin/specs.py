@@ -1,6 +1,7 @@
 """What the kernel's arguments may be, turned into the functions it uses: a temperature (fixed, a
 schedule or a callable) into ``t -> T(t)``, a potential (a landscape or a callable, with or without
-its gradient) into V, ∇V and a fused value-and-gradient, an anisotropy (SPD matrix or positive
+its gradient) into :class:`PotentialFunctions` (V, ∇V, a fused value-and-gradient and the fast forms
+the driver's step paths use), an anisotropy (SPD matrix or positive
 diagonal) into its symmetric square root. Each refuses what it cannot use with a ValueError naming
 the argument. Used by :func:`.kernel.langevin_kernel`.
 """
@@ -8,7 +9,7 @@ the argument. Used by :func:`.kernel.langevin_kernel`.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -16,7 +17,31 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_finite_array, check_real
 
-__all__ = ["as_temperature_fn", "resolve_potential", "sqrt_spd"]
+__all__ = ["PotentialFunctions", "as_temperature_fn", "resolve_potential", "sqrt_spd"]
+
+
+class PotentialFunctions(NamedTuple):
+    """A potential V on (S^{d−1})^N as the functions the kernel and its step paths call (pure JAX).
+
+    Attributes:
+      value: ``V``, ``(N, d) -> ()``. grad: ``∇V`` (Euclidean), ``(N, d) -> (N, d)``.
+      value_and_grad: ``z -> (V(z), ∇V(z))`` in one pass.
+      name: the landscape's name (or the callable's), for descriptions.
+      batched_value_and_grad: ``(N, d, *batch) -> ((*batch), (N, d, *batch))`` when the landscape evaluates
+        on trailing batch axes (U0, S¹ Fourier landscapes: the chains-last step), else ``None``.
+      circle_value_and_derivative: ``(x, y) -> (V, V'(θ))`` elementwise for a point ``x + i·y`` of S¹ (S¹
+        Fourier landscapes with N = 1, d = 2: the complex step), else ``None``.
+      curvature_bound: an upper bound of ``sup|V''(θ)|`` known in closed form (S¹ Fourier landscapes:
+        ``Σ k²(|a_k| + |b_k|)``), else ``None``.
+    """
+
+    value: Callable[[Any], Any]
+    grad: Callable[[Any], Any]
+    value_and_grad: Callable[[Any], tuple[Any, Any]]
+    name: str
+    batched_value_and_grad: Callable[[Any], tuple[Any, Any]] | None = None
+    circle_value_and_derivative: Callable[[Any, Any], tuple[Any, Any]] | None = None
+    curvature_bound: float | None = None
 
 
 def as_temperature_fn(temperature: Any) -> Callable[[jax.Array], jax.Array]:
@@ -73,25 +98,38 @@ def sqrt_spd(name: str, a: Any, d: int) -> np.ndarray:
     return (v * np.sqrt(w)) @ v.T
 
 
-def resolve_potential(potential: Any, grad: Any) -> tuple[Callable, Callable, Callable, str]:
-    """Return (V, ∇V, value_and_grad, name) for a landscape or a callable ``(N, d) -> scalar``.
+def resolve_potential(potential: Any, grad: Any) -> PotentialFunctions:
+    """The :class:`PotentialFunctions` of a landscape or of a callable ``(N, d) -> scalar``.
 
     Without an explicit ``grad``: a landscape's own fused ``value_and_grad`` (hand-written for S¹
-    Fourier landscapes and U0, else autodiff), or one ``jax.value_and_grad`` pass of a plain callable.
+    Fourier landscapes and U0, else autodiff) and its fast forms (trailing batch axes, S¹ z-coordinates,
+    the curvature bound), or one ``jax.value_and_grad`` pass of a plain callable. With ``grad`` the
+    potential is used through ``V`` and ``grad`` only (no fast forms).
 
     Raises:
       ValueError: ``potential`` is neither a landscape nor callable.
     """
+    landscape = potential
     name = getattr(potential, "__name__", "potential")
     if hasattr(potential, "potential") and callable(getattr(potential, "potential")):
         name = str(getattr(potential, "name", type(potential).__name__))
         fused = getattr(potential, "value_and_grad", None)
         if grad is None and callable(fused):
-            return potential.potential, potential.grad, fused, name
+            return PotentialFunctions(potential.potential, potential.grad, fused, name, *_fast_forms(landscape))
         potential = potential.potential
     elif not callable(potential):
         raise ValueError(f"potential={potential!r} must be a Landscape or a callable (N, d) -> scalar")
     if grad is None:
-        vg = jax.value_and_grad(potential)
-        return potential, jax.grad(potential), vg, name
-    return potential, grad, (lambda z: (potential(z), grad(z))), name
+        return PotentialFunctions(potential, jax.grad(potential), jax.value_and_grad(potential), name)
+    return PotentialFunctions(potential, grad, (lambda z: (potential(z), grad(z))), name)
+
+
+def _fast_forms(landscape: Any) -> tuple[Any, Any, float | None]:
+    """``(batched_value_and_grad, circle_value_and_derivative, curvature_bound)`` of a landscape."""
+    batched = None
+    if getattr(landscape, "trailing_batch", False) and getattr(landscape, "value_and_grad_fn", None) is not None:
+        batched = landscape.value_and_grad_fn
+    series = getattr(landscape, "fourier", None)
+    if series is None or (landscape.num_points, landscape.dim) != (1, 2):
+        return batched, None, None
+    return batched, series.value_and_derivative_z, series.derivative_bound(2)

@@ -21,9 +21,10 @@ holds the programs to the constant-compiled results on every form, dtype and ker
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -32,7 +33,10 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_real
 from contrastive_bounds.theory.schedules import Schedule
 
-__all__ = ["TRACED_PARAMETERS", "COMPILED_FORMS", "TemperatureProgram", "temperature_program"]
+from contrastive_bounds.numerics.langevin.specs import as_temperature_fn
+
+__all__ = ["TRACED_PARAMETERS", "COMPILED_FORMS", "TemperatureProgram", "temperature_program", "KernelTemperature",
+           "kernel_temperature"]
 
 #: Parameters of each schedule form that are data of the compiled chunk (the rest are constants).
 TRACED_PARAMETERS: dict[str, tuple[str, ...]] = {
@@ -180,3 +184,64 @@ class _MethodCallable:
     def __call__(self, t: Any, xp: Any) -> Any:
         return self.method(t, xp=xp)
 
+
+
+class KernelTemperature(NamedTuple):
+    """A kernel's temperature: ``fn(t) -> T(t)`` and what it was made from (:func:`kernel_temperature`).
+
+    Attributes:
+      fn: ``t -> T(t)``, pure JAX, elementwise (the compiled-in form, or the program on its data after
+        :meth:`with_data`).
+      spec: what was passed as ``temperature`` (a float, a ``Schedule`` or a callable); the driver calls its
+        ``validate_range`` over a run's span when it has one.
+      program, values: the temperature as a compiled program and the values of its traced parameters;
+        ``None`` and ``()`` for a temperature that is compiled in whole.
+      description: one line, part of the kernel's description (and so of a checkpoint's fingerprint).
+    """
+
+    fn: Callable[[Any], Any]
+    spec: Any
+    program: TemperatureProgram | None = None
+    values: tuple = ()
+    description: str = ""
+
+    def at(self, t: Any, dtype: Any) -> jax.Array:
+        """``T(t)`` as an array of ``dtype`` (``t`` converted to ``dtype`` first): what a step uses."""
+        return jnp.asarray(self.fn(jnp.asarray(t, dtype)), dtype)
+
+    def data(self, dtype: Any) -> np.ndarray:
+        """The data of the program for a run in ``dtype`` (``(0,)`` without a program)."""
+        if self.program is None:
+            return np.zeros(0, dtype)
+        return self.program.data(self.values, dtype)
+
+    def with_data(self, data: Any) -> "KernelTemperature":
+        """This temperature with ``fn`` evaluated by its program on ``data`` (from :meth:`data`; a traced
+        array inside a compiled chunk): bit for bit the values of the compiled-in ``fn``.
+
+        Raises:
+          ValueError: the temperature has no program.
+        """
+        if self.program is None:
+            raise ValueError("this temperature has no program (build it with kernel_temperature)")
+        return self._replace(fn=functools.partial(self.program, data))
+
+
+def kernel_temperature(temperature: Any) -> KernelTemperature:
+    """A kernel's ``temperature`` argument as a :class:`KernelTemperature`.
+
+    Args:
+      temperature: as :func:`temperature_program` (a positive float, a ``Schedule``, an object with a method
+        ``temperature(t, xp=...)``, or a callable ``f(t, xp)``).
+    Raises:
+      ValueError: a fixed temperature that is not finite and > 0, or an unsupported object.
+    """
+    fn = as_temperature_fn(temperature)
+    program, values = temperature_program(temperature)
+    if hasattr(temperature, "describe"):
+        description = temperature.describe()
+    elif callable(temperature):
+        description = getattr(temperature, "__qualname__", type(temperature).__name__)
+    else:
+        description = repr(float(temperature))
+    return KernelTemperature(fn, temperature, program, values, description)

@@ -56,13 +56,13 @@ def one_step_exact_sphere(kappa: float, polar: float, temperature: float, step_s
 def _one_step_sample(landscape: Any, temperature: Any, step_size: float, position: np.ndarray, chains: int, seed: int,
                      t_start: float, noise_factor: float) -> np.ndarray:
     """Positions after one step of ``chains`` copies of ``position`` through :func:`simulate` (float64)."""
-    from contrastive_bounds.numerics.langevin import langevin_kernel, simulate
+    from contrastive_bounds.numerics.langevin import SimulationConfig, langevin_kernel, simulate
     from contrastive_bounds.numerics.langevin.experiments import misscaled_temperature
 
     temp = temperature if noise_factor == 1.0 else misscaled_temperature(temperature, noise_factor)
     kernel = langevin_kernel(landscape, temperature=temp, step_size=step_size)
     pos = np.broadcast_to(position, (chains,) + position.shape).copy()
-    res = simulate(kernel, pos, num_steps=1, seed=seed, record_every=1, t_start=t_start)
+    res = simulate(kernel, pos, SimulationConfig(num_steps=1, seed=seed, record_every=1, t_start=t_start))
     return res.positions
 
 

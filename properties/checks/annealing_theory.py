@@ -86,7 +86,7 @@ def critical_height(params: Mapping[str, Any], seed: int) -> Outcome:
 def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
     import mpmath
 
-    from contrastive_bounds.numerics.langevin import Arc, langevin_kernel, simulate
+    from contrastive_bounds.numerics.langevin import Arc, DriverOptions, SimulationConfig, langevin_kernel, simulate
     from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
     from contrastive_bounds.numerics.langevin.experiments import STEP_BIAS_PER_UNIT_H, misscaled_temperature
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
@@ -113,8 +113,8 @@ def a5_kramers(params: Mapping[str, Any], seed: int) -> Outcome:
     kernel = langevin_kernel(land, temperature=temp if nf == 1.0 else misscaled_temperature(temp, nf), step_size=h)
     chains = int(params["chains"])
     n = int(round(te / h))
-    res = simulate(kernel, np.tile([[[-1.0, 0.0]]], (chains, 1, 1)), num_steps=n, seed=seed, record_every=n,
-                   chunk_steps=n, target=Arc(-eps, eps))
+    res = simulate(kernel, np.tile([[[-1.0, 0.0]]], (chains, 1, 1)),
+                   SimulationConfig(num_steps=n, seed=seed, record_every=n, target=Arc(-eps, eps)), DriverOptions(chunk_steps=n))
     hits = int(res.hit.sum())
     band = (exact, exact * (1 + STEP_BIAS_PER_UNIT_H * h))
     details = {"theory_temperatures": temps, "exact_over_kramers": ratios, "monotone_to_1": mono,

@@ -43,8 +43,10 @@ def driver_noise(kernel: Any, key: Any, step: int, chains: int, position_shape: 
     """
     import jax
 
+    from contrastive_bounds.numerics.langevin.paths import default_step_path
+
     k = jax.random.fold_in(key, step)
-    if kernel.supports_circle:
+    if default_step_path(kernel) == "circle":
         return np.asarray(jax.random.normal(k, (chains,), np.float64)).reshape(chains, 1, 1)
     shape = kernel.noise_shape(position_shape) + (chains,)
     return np.moveaxis(np.asarray(jax.random.normal(k, shape, np.float64)), -1, 0)

@@ -27,6 +27,11 @@ Cost: a run beyond :data:`MAX_CHAIN_STEPS` chain-steps or half the machine's mem
 unless ``--yes``; a big one prints its cost on stderr first. Ctrl-C stops the run within seconds,
 saves its state (to ``--checkpoint``, else to ``anneal-interrupted-<id>.ckpt.npz`` here) and prints
 the command that resumes it; exit code 130.
+
+The command parses its options into the library's configuration (:class:`~contrastive_bounds.numerics.langevin.annealing.AnnealConfig`
+and :class:`~contrastive_bounds.numerics.langevin.config.DriverOptions`), runs
+:func:`~contrastive_bounds.numerics.langevin.annealing.anneal` and prints its report. Bad options (other than
+the landscape's) are refused before JAX is imported: the modules imported here import nothing from JAX.
 """
 
 from __future__ import annotations
@@ -36,14 +41,15 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
-from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
+from contrastive_bounds.numerics.langevin.annealing import DEFAULT_STEP_SIZE, START_MODES, AnnealConfig
+from contrastive_bounds.numerics.langevin.config import DriverOptions, check_checkpoint_path
 from contrastive_bounds.theory.annealing import make_schedule
-from contrastive_bounds.theory.domains import check_int, check_seed, check_real
+from contrastive_bounds.theory.domains import check_real
 
 from contrastive_bounds.properties.cli.anneal_run import (  # noqa: F401 - MAX_CHAIN_STEPS, BIG_CHAIN_STEPS: re-exported
     BIG_CHAIN_STEPS,
@@ -55,14 +61,10 @@ from contrastive_bounds.properties.cli.anneal_run import (  # noqa: F401 - MAX_C
 )
 from contrastive_bounds.properties.cli.common import CLIError, command, console, emit_json, parse_assignments, \
     parse_number
-from contrastive_bounds.properties.cli.landscape_options import NETWORK_ONLY, LandscapeOptions
 
-START_MODES = ("trap", "uniform", "global")
 ANNEAL_LANDSCAPES = ("barrier-H", "double-well", "triple-well", "vmf", "infonce-toy", "infonce-toy-soft")
 """Built-in landscapes with a known global minimum value (success = V < V_min + delta needs it);
 ``fourier`` takes its coefficients from a file. Kept equal to the registry by a test."""
-DEFAULT_STEP_SIZE = 0.02
-"""``--step-size`` when not given (landscapes with ``--search`` may take a smaller one, see :mod:`.anneal_network`)."""
 
 
 def anneal(
@@ -106,29 +108,15 @@ def anneal(
 ) -> None:
     """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
     started = time.perf_counter()
-    params = list(params or [])
-    if landscape is not None and "=" in landscape and not Path(landscape).exists():
-        params.insert(0, landscape)  # no LANDSCAPE (the saved one): the first word is a schedule parameter
-        landscape = None
+    landscape, params = _landscape_word(landscape, params)
     sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
-    chains = check_int("chains", chains, 1, 10_000_000)
-    seed = check_seed(seed)
-    t_end = check_real("time", time_end, 0.0, math.inf)
-    if step_size is not None:
-        check_real("step-size", step_size, 0.0, math.inf)
-    try:
-        sched.validate_range(0.0, t_end)
-    except ValueError as err:  # say which range: anneal always starts at t = 0 (e.g. the generator form can't)
-        raise ValueError(f"--schedule {schedule} on anneal's range [0, --time={t_end:g}]: {err}") from None
-    if resume and checkpoint is None:
-        raise ValueError("--resume needs --checkpoint FILE (the file to continue from)")
-    if resume and not Path(checkpoint).exists():
-        raise ValueError(f"--checkpoint={checkpoint!r} does not exist: nothing to resume (check the path, or drop "
-                         "--resume to start a new run)")
-    if checkpoint is not None and not resume and Path(checkpoint).exists():
-        raise ValueError(f"--checkpoint={checkpoint!r} already holds a saved run; add --resume to continue it, or "
-                         "choose another path (delete the file to start afresh)")
-    if search is not None or landscape is None or landscape in NETWORK_ONLY:
+    circle = search is None and landscape is not None and _circle_path(landscape)
+    config = _config(sched, schedule, circle, chains=chains, t_end=time_end, step_size=step_size, seed=seed,
+                     start=start, delta=delta, integrator=integrator)
+    options = _driver_options(checkpoint, resume, progress and not as_json)
+    from contrastive_bounds.properties.cli.landscape_options import NETWORK_ONLY, LandscapeOptions
+
+    if not circle and (search is not None or landscape is None or landscape in NETWORK_ONLY):
         from contrastive_bounds.properties.cli.anneal_network import anneal_network
 
         given = None if landscape is None else LandscapeOptions(landscape, tuple(landscape_params or ()), points, dim,
@@ -137,38 +125,110 @@ def anneal(
                               or landscape_params):
             raise CLIError("--points, --dim, --tau, --pairs, --coupled, --radius and --param describe a LANDSCAPE; "
                            "give its name too (or none of them, to anneal the landscape saved in --search)")
-        anneal_network(given, search, sched, chains=chains, t_end=t_end, step_size=step_size,
-                       seed=seed, delta=delta, start=start, integrator=integrator, quench=quench,
-                       progress=progress and not as_json, checkpoint=checkpoint, resume=resume, yes=yes,
+        anneal_network(given, search, sched, chains=config.chains, t_end=config.t_end, step_size=config.step_size,
+                       seed=config.seed, delta=config.delta, start=config.start, integrator=config.integrator,
+                       quench=quench, progress=options.progress, checkpoint=checkpoint, resume=resume, yes=yes,
                        as_json=as_json, started=started)
         return
-    from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, deferred_interrupts
-    from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
-    from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
 
     extra = [opt for opt, given in (("--points", points), ("--dim", dim), ("--tau", tau), ("--pairs", pairs))
              if given is not None] + (["--coupled"] if coupled else []) + (["--radius"] if radius != 1.0 else [])
     if extra:
         raise CLIError(f"{', '.join(extra)} apply to infonce and thomson, or to any landscape with --search FOLDER "
                        f"(a saved landscape search); {landscape!r} alone takes --param key=value")
-    land = resolve_landscape(landscape, **{k: parse_number(k, v) for k, v in parse_assignments(landscape_params).items()})
-    step_size = DEFAULT_STEP_SIZE if step_size is None else step_size
-    n_steps = step_count(t_end, step_size)
+    _check_circle_options(config.start, config.t_end, config.step_size)
+    land = _landscape(landscape, landscape_params, config)
+    report, cost, notes = _run(land, config, options, yes)
+    for text in notes:
+        print(f"warning: {text}", file=sys.stderr)
+    out = _output(report, land, cost, notes, started)
+    if as_json:
+        emit_json(out)
+    else:
+        _table(report, land, started)
+
+
+def _landscape_word(landscape: str | None, params: list[str] | None) -> tuple[str | None, list[str]]:
+    """LANDSCAPE and the schedule's key=value words: with no LANDSCAPE (the saved one) the first word is a
+    schedule parameter."""
+    params = list(params or [])
+    if landscape is not None and "=" in landscape and not Path(landscape).exists():
+        params.insert(0, landscape)
+        landscape = None
+    return landscape, params
+
+
+def _config(sched: Any, form: str, circle: bool, *, t_end: float, **fields: Any) -> AnnealConfig:
+    """The experiment's :class:`AnnealConfig`, in the command's terms: a schedule invalid on anneal's range
+    [0, --time] is refused naming --schedule (anneal always starts at t = 0: e.g. the generator form cannot);
+    on a landscape that runs here (``circle``) also what it needs without --search."""
+    t_end = check_real("time", t_end, 0.0, math.inf)
+    try:
+        sched.validate_range(0.0, t_end)
+    except ValueError as err:
+        raise ValueError(f"--schedule {form} on anneal's range [0, --time={t_end:g}]: {err}") from None
+    if fields["step_size"] is not None:
+        step_count(t_end, check_real("step-size", fields["step_size"], 0.0, math.inf))
+    if circle:
+        _check_circle_options(fields["start"], t_end, fields["step_size"])
+    return AnnealConfig(sched, t_end=t_end, **fields)
+
+
+def _driver_options(checkpoint: str | None, resume: bool, progress: bool) -> DriverOptions:
+    """--checkpoint and --resume, checked before any work: a folder, a path under a file or an unwritable place
+    is refused (also with --resume), a saved run needs --resume, and --resume needs a saved run."""
+    if resume and checkpoint is None:
+        raise ValueError("--resume needs --checkpoint FILE (the file to continue from)")
+    if checkpoint is not None:
+        if resume and not Path(checkpoint).exists():  # (before check_checkpoint_path creates its folder)
+            raise ValueError(f"--checkpoint={checkpoint!r} does not exist: nothing to resume (check the path, or drop "
+                             "--resume to start a new run)")
+        path = check_checkpoint_path(checkpoint)
+        if not resume and path.exists():
+            raise ValueError(f"--checkpoint={checkpoint!r} already holds a saved run; add --resume to continue it, or "
+                             "choose another path (delete the file to start afresh)")
+    return DriverOptions(progress=progress, checkpoint=checkpoint, resume=resume)
+
+
+def _circle_path(landscape: str) -> bool:
+    """Whether LANDSCAPE alone runs here (a built-in with a known global minimum, or a Fourier file) rather than
+    from a saved search; known without importing the landscapes."""
+    path = Path(landscape)
+    return landscape in ANNEAL_LANDSCAPES or (path.suffix.lower() in (".json", ".toml") and path.is_file())
+
+
+def _check_circle_options(start: str, t_end: float, step_size: float | None) -> None:
+    """What anneal needs without --search: a start mode of its own, and --time a whole multiple of the step."""
     if start not in START_MODES:
         raise ValueError(f"start={start!r} is not one of {START_MODES} (a minimum m<id> needs --search FOLDER)")
-    if start == "trap" and circle_trap(land) is None:
+    step_count(t_end, DEFAULT_STEP_SIZE if step_size is None else step_size)
+
+
+def _landscape(name: str, params: list[str] | None, config: AnnealConfig) -> Any:
+    """The landscape LANDSCAPE (with --param) and, for --start trap, its trap."""
+    from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
+    from contrastive_bounds.numerics.langevin.experiments import circle_trap
+
+    land = resolve_landscape(name, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
+    if config.start == "trap" and circle_trap(land) is None:
         raise ValueError(f"--start=trap needs an S¹ landscape with a non-global minimum; {land.name!r} has none known; "
                          "use --start uniform, or --search FOLDER (a saved landscape search) to start at its minima")
-    cost, too_big = guard_cost(chains, n_steps, land.num_points, land.dim, yes)
+    return land
+
+
+def _run(land: Any, config: AnnealConfig, options: DriverOptions, yes: bool) -> tuple[Any, Any, list[str]]:
+    """Run the experiment (its cost refused beyond the limit unless --yes, announced when big); Ctrl-C from the
+    cost line on stops the run at a chunk boundary with its state saved (exit 130). Returns the report, the cost
+    and the step-size warnings, which go in the output."""
+    from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, anneal as run_anneal, \
+        deferred_interrupts
+
+    cost, too_big = guard_cost(config.chains, config.steps()[1], land.num_points, land.dim, yes)
     with deferred_interrupts(), warnings.catch_warnings(record=True) as caught:
-        # Ctrl-C from here on stops the run at a chunk boundary with its state saved; simulate's
-        # step-size warning goes in the output
         announce_cost(cost, too_big)
         warnings.simplefilter("always", StepSizeWarning)
         try:
-            run = run_schedule(land, sched, chains=chains, t_end=t_end, step_size=step_size, seed=seed, start=start,
-                               delta=delta, integrator=integrator, progress=progress and not as_json,
-                               checkpoint=checkpoint, resume=resume)
+            report = run_anneal(land, config, options)
         except SimulationInterrupted as stop:
             report_interrupt(stop)
             raise typer.Exit(130) from None
@@ -176,32 +236,30 @@ def anneal(
     for w in caught:
         if not issubclass(w.category, StepSizeWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    trap = circle_trap(land)
-    success = clopper_pearson(run.success, chains, 0.95)
-    hits = hitting_time_summary(run.hit_time, run.t_end, 0.95)
-    trapped = clopper_pearson(run.trapped, chains, 0.95)
-    h_star = land.critical_height
-    verdict = sched.converges(h_star) if h_star is not None else None
-    band = kramers_trap_band(land, sched, trap, 0.0, t_end, run.step_size) if (start == "trap" and trap) else None
-    predicted_trap = band.predicted if band is not None else None
-    h, num_steps, delta = run.step_size, run.num_steps, run.delta
-    out = {
+    return report, cost, notes
+
+
+def _output(report: Any, land: Any, cost: Any, notes: list[str], started: float) -> dict[str, Any]:
+    """The --json report."""
+    config, run, success, trapped, hits, verdict, band = (report.config, report.run, report.success, report.trapped,
+                                                          report.hitting_time, report.verdict, report.band)
+    return {
         "landscape": land.name,
-        "critical_height": h_star,
+        "critical_height": land.critical_height,
         "v_min": land.v_min,
-        "schedule": sched.describe(),
-        "chains": chains,
-        "time": t_end,
-        "step_size": h,
-        "num_steps": num_steps,
-        "seed": seed,
-        "start": start,
-        "integrator": integrator,
+        "schedule": config.schedule.describe(),
+        "chains": config.chains,
+        "time": config.t_end,
+        "step_size": run.step_size,
+        "num_steps": run.num_steps,
+        "seed": config.seed,
+        "start": config.start,
+        "integrator": config.integrator,
         "dtype": "float64",
         "noise_generator": run.prng_impl,
         "devices": run.devices,
         "cost": {"chain_steps": cost.chain_steps, "memory_bytes": cost.memory_bytes},
-        "delta": delta,
+        "delta": run.delta,
         "success": {"fraction": success.estimate, "ci95": [success.lo, success.hi], "method": success.method},
         "trapped": {"fraction": trapped.estimate, "ci95": [trapped.lo, trapped.hi],
                     "meaning": "never reached V < V_min + delta by T_END"},
@@ -212,34 +270,39 @@ def anneal(
             "converges": None if verdict is None else verdict.converges,
             "regime": None if verdict is None else verdict.regime,
             "reason": "H* unknown for this landscape" if verdict is None else verdict.reason,
-            "kramers_trap_probability": predicted_trap,
+            "kramers_trap_probability": None if band is None else band.predicted,
             "kramers_trap_band": None if band is None else [band.lo, band.hi],
         },
         "wall_time_s": run.wall_time,
         "total_time_s": time.perf_counter() - started,
         "warnings": notes,
     }
-    for text in notes:
-        print(f"warning: {text}", file=sys.stderr)
-    if as_json:
-        emit_json(out)
-        return
-    table = Table(title=f"anneal {land.name} ({sched.describe()}), {chains} chains to t = {t_end:g}, h = {h:g}, float64, "
-                        f"noise {run.prng_impl}, {run.devices} device{'s' if run.devices > 1 else ''}")
+
+
+def _table(report: Any, land: Any, started: float) -> None:
+    """The report as a table, the verdict's reason and the times."""
+    config, run, success, trapped, hits, verdict, band = (report.config, report.run, report.success, report.trapped,
+                                                          report.hitting_time, report.verdict, report.band)
+    h_star = land.critical_height
+    table = Table(title=f"anneal {land.name} ({config.schedule.describe()}), {config.chains} chains to t = "
+                        f"{config.t_end:g}, h = {run.step_size:g}, float64, noise {run.prng_impl}, {run.devices} "
+                        f"device{'s' if run.devices > 1 else ''}")
     table.add_column("quantity")
     table.add_column("simulation (95% CI)")
     table.add_column("theory")
     conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges} ({verdict.regime})"
     table.add_row("H*", "", "unknown" if h_star is None else f"{h_star:.6g}")
-    table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]", f"converges: {conv}")
+    table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]",
+                  f"converges: {conv}")
     table.add_row("trapped (never reached)", f"{trapped.estimate:.4f} [{trapped.lo:.4f}, {trapped.hi:.4f}]",
-                  "n/a" if band is None else f"Kramers: {predicted_trap:.4f} (band {band.lo:.4f}-{band.hi:.4f})")
+                  "n/a" if band is None else f"Kramers: {band.predicted:.4f} (band {band.lo:.4f}-{band.hi:.4f})")
     if hits.mean is not None:
-        table.add_row("hitting time (hits)", f"mean {hits.mean.mean:.4g} [{hits.mean.lo:.4g}, {hits.mean.hi:.4g}], median {hits.median:.4g}", "")
+        table.add_row("hitting time (hits)", f"mean {hits.mean.mean:.4g} [{hits.mean.lo:.4g}, {hits.mean.hi:.4g}], "
+                                             f"median {hits.median:.4g}", "")
     console.print(table)
     if verdict is not None:
         console.print(verdict.reason, highlight=False)
-    console.print(f"start: {start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
+    console.print(f"start: {config.start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
                   f"{time.perf_counter() - started:.1f} s", highlight=False)
 
 

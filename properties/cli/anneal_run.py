@@ -1,18 +1,21 @@
 """What every ``anneal`` run shares: the step count, the cost guard, and what Ctrl-C prints.
 
 Used by :mod:`.anneal` (S¹ and built-in landscapes) and :mod:`.anneal_network` (landscape specs and saved
-searches), so both refuse the same sizes and resume the same way.
+searches), so both refuse the same sizes and resume the same way. Imports nothing from JAX (the command
+refuses bad options before JAX starts).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import shlex
 import sys
 from typing import Any
+
+from contrastive_bounds.numerics.langevin.config import default_record_every, whole_steps
+from contrastive_bounds.numerics.langevin.cost import estimate_run_cost
 
 __all__ = ["MAX_CHAIN_STEPS", "BIG_CHAIN_STEPS", "step_count", "guard_cost", "announce_cost", "resume_command",
            "report_interrupt"]
@@ -33,20 +36,13 @@ def physical_memory() -> int | None:
 
 
 def step_count(t_end: float, h: float) -> int:
-    """``--time / --step-size`` as a whole number of steps in ``[1, 2^31 − 2]``.
+    """``--time / --step-size`` as a whole number of steps in ``[1, 2^31 − 2]``
+    (:func:`~contrastive_bounds.numerics.langevin.config.whole_steps` in the command's terms).
 
     Raises:
       ValueError: naming ``--time`` and ``--step-size`` (not a whole multiple, or too many steps).
     """
-    ratio = t_end / h
-    if not math.isfinite(ratio) or ratio > 2**31 - 2:
-        shown = f"{ratio:.0f}" if ratio < 1e15 else f"{ratio:.3g}"
-        raise ValueError(f"--time / --step-size = {shown} steps is outside its domain: at most {2**31 - 2} steps; "
-                         "use a shorter --time or a larger --step-size")
-    n_steps = round(ratio)
-    if n_steps < 1 or abs(n_steps * h - t_end) > 1e-9 * max(1.0, t_end):
-        raise ValueError(f"--time={t_end!r} must be a positive whole multiple of --step-size={h!r}")
-    return n_steps
+    return whole_steps(t_end, h, names=("--time", "--step-size"))
 
 
 def guard_cost(chains: int, n_steps: int, num_points: int, dim: int, yes: bool) -> tuple[Any, list[str]]:
@@ -90,7 +86,8 @@ def resume_command(checkpoint: str) -> str:
 
 
 def report_interrupt(stop: Any, time_scale: float = 1.0) -> None:
-    """Ctrl-C (a ``SimulationInterrupted``): make sure the state is saved, say where, and print the command that resumes.
+    """Ctrl-C (``stop``: the :class:`~contrastive_bounds.numerics.langevin.driver.SimulationInterrupted`):
+    make sure the state is saved, say where, and print the command that resumes.
 
     ``time_scale`` converts the driver's clock to the one reported (``R²`` for a radius-R landscape)."""
     res = stop.result

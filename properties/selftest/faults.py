@@ -176,9 +176,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("langevin.time_index", "driver-wiring", "the schedule evaluated at the step index k instead of t = k h",
           (Substitution(f"{CB}.numerics.langevin.experiments:langevin_kernel", mk.kernel_temperature(mk.time_index), scope="here"),),
           ("A1.replay_langevin", "A4.trapping")),
+    Fault("langevin.path_step_size", "driver-wiring", "the compiled chunk binds its step path (circle, chains-last or "
+          "vmap step) with 1.05 h while its clock advances by h", (Substitution(
+              f"{CB}.numerics.langevin.chunk:step_path", mk.path_step_size(1.05), scope="here"),),
+          ("A1.replay_langevin",)),
     # --------------------------------------------------------------------------- simulator O(h)
     Fault("integrator.noise_variance", "simulator-O(h)", "noise sqrt(2 T h (1 + h)) for sqrt(2 T h): an effective "
-          "temperature T(1 + h)", (Substitution(f"{CB}.numerics.langevin.kernel:noise_scale",
+          "temperature T(1 + h)", (Substitution(f"{CB}.numerics.langevin.increments:noise_scale",
                                                 lambda f: (lambda temperature, step_size: f(temperature, step_size) *
                                                            (1.0 + step_size) ** 0.5)),),
           ("A1.one_step", "A1.vmf"), ("A1.one_step",)),
@@ -186,7 +190,7 @@ FAULTS: tuple[Fault, ...] = (
           (Substitution(f"{CB}.numerics.landscapes.circle:FourierSeries.value_and_derivative_z", mk.drift_scaled),),
           ("A1.one_step", "A5.kramers", "A4.trapping"), ("A1.one_step",)),
     Fault("integrator.noise_c11", "simulator-O(h)", "noise sqrt(2T)·h for sqrt(2 T h) (docs/reference-values.md C11; an O(1) fault "
-          "for comparison)", (Substitution(f"{CB}.numerics.langevin.kernel:noise_scale",
+          "for comparison)", (Substitution(f"{CB}.numerics.langevin.increments:noise_scale",
                                            lambda f: (lambda temperature, step_size: (2.0 * temperature) ** 0.5 * step_size)),),
           ("A1.one_step", "A1.vmf", "A4.trapping", "A8.5_anisotropic")),
     # --------------------------------------------------------------------------- values at finite t

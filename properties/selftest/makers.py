@@ -102,6 +102,15 @@ def kernel_temperature(rescale: Callable[[Any, float], Any]) -> Callable[[Any], 
     return make
 
 
+def path_step_size(factor: float) -> Callable[[Any], Any]:
+    """make(step_path) -> one that binds the kernel's step function with ``factor``·h (the chunk's clock keeps h)."""
+    def make(original: Any) -> Any:
+        def step_path(kernel: Any, name: str) -> Any:
+            return original(dataclasses.replace(kernel, step_size=factor * kernel.step_size), name)
+        return step_path
+    return make
+
+
 def misscaled(temperature: Any, h: float) -> Any:
     from contrastive_bounds.numerics.langevin.experiments import misscaled_temperature
 

@@ -153,3 +153,82 @@ def test_anneal_reports_the_step_size_warning_once_in_its_output():
     out = json.loads(res.stdout)
     assert len(out["warnings"]) == 1 and "h * sup|V''| can reach" in out["warnings"][0]
 
+
+
+BAD_OPTIONS = [
+    (["--chains", "0"], "--chains=0 is outside its domain"),
+    (["--time", "-1"], "--time=-1.0 is outside its domain"),
+    (["--step-size", "0"], "--step-size=0.0 is outside its domain"),
+    (["--seed", "-1"], "--seed=-1 is outside its domain"),
+    (["--delta", "-1"], "--delta=-1.0 is outside its domain"),
+    (["--start", "bogus"], "--start='bogus' is not one of"),
+    (["--integrator", "rk4"], "--integrator='rk4' is not one of"),
+    (["--time", "1.01"], "--time=1.01 must be a positive whole multiple of --step-size=0.02"),
+    (["--time", "1e9"], "--time / --step-size = 50000000000 steps is outside its domain"),
+    (["--resume"], "--resume needs --checkpoint FILE"),
+    (["--checkpoint", "D"], "--checkpoint='D' is a folder; give a file path such as 'D/run.npz'"),
+    (["--checkpoint", "D", "--resume"], "--checkpoint='D' is a folder; give a file path such as 'D/run.npz'"),
+    (["--checkpoint", "F"], "--checkpoint='F' already holds a saved run; add --resume"),
+    (["--checkpoint", "F/run.npz"], "--checkpoint='F/run.npz': its folder 'F' is not a folder"),
+    (["--checkpoint", "F/run.npz", "--resume"], "--checkpoint='F/run.npz' does not exist: nothing to resume"),
+    (["--checkpoint", "/proc/anneal-run.npz"], "--checkpoint='/proc/anneal-run.npz': its folder '/proc' is not writable"),
+    (["--checkpoint", "missing/run.npz", "--resume"], "--checkpoint='missing/run.npz' does not exist: nothing to resume"),
+]
+
+LAZY_PROBE = """
+import json, sys
+from contrastive_bounds.properties.cli.app import main
+out = []
+for argv in json.loads(sys.argv[1]):
+    sys.argv = ["contrastive-bounds", "anneal", "double-well", "c=2", "t0=2", "--schedule", "temperature", *argv]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out.append({"code": code, "jax": "jax" in sys.modules})
+print(json.dumps(out), file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_bad_options_exit_2_with_one_line_before_jax_is_imported(tmp_path):
+    """Bad anneal options (not the landscape's) exit 2 with one line naming the option before JAX is imported
+    (they had waited for JAX's ~5 s start): ranges, the start mode, the integrator, --time against the step, and
+    --checkpoint before any computation — a folder (also with --resume), a saved run without --resume, a path
+    under a file, an unwritable place, nothing to resume (without creating its folder)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "D").mkdir()
+    (tmp_path / "F").write_text("not a checkpoint")
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    proc = subprocess.run([sys.executable, "-c", LAZY_PROBE, json.dumps([argv for argv, _ in BAD_OPTIONS])], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env=env)
+    lines = proc.stderr.strip().splitlines()
+    report = json.loads(lines[-1])
+    errors = lines[:-1]
+    assert len(errors) == len(BAD_OPTIONS), proc.stderr[-3000:]
+    for (argv, expected), line, result in zip(BAD_OPTIONS, errors, report):
+        assert result == {"code": 2, "jax": False}, (argv, line)
+        assert line.startswith("error: ") and expected in line, (argv, line)
+    assert not (tmp_path / "missing").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["D", "F"]  # nothing written
+
+
+def test_a_checkpoint_folder_is_refused_before_the_landscape_or_the_run(tmp_path, monkeypatch):
+    """--checkpoint FOLDER (with or without --resume) is refused before anything is computed: neither the landscape
+    nor the experiment is reached (it had said 'already holds a saved run' for a folder, and with --resume had failed
+    only when the simulator started)."""
+    from contrastive_bounds.numerics.langevin import annealing
+
+    calls = []
+    monkeypatch.setattr(annealing, "anneal", lambda *a, **k: calls.append("anneal"))
+    monkeypatch.setattr("contrastive_bounds.numerics.landscapes.registry.resolve_landscape",
+                        lambda *a, **k: calls.append("landscape"))
+    for extra in ([], ["--resume"]):
+        res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1", "--checkpoint",
+                   str(tmp_path), *extra)
+        assert res.exit_code == 2 and f"--checkpoint={str(tmp_path)!r} is a folder" in res.output, res.output
+    assert calls == []

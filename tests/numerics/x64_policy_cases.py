@@ -43,6 +43,12 @@ def _jax_circle() -> Any:
     return Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2) + 0.3 * z[0, 1])
 
 
+def _fixed_schedule() -> Any:
+    from contrastive_bounds.theory.schedules import make_schedule
+
+    return make_schedule("fixed", c=0.5)
+
+
 def _kernel() -> Any:
     from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 
@@ -143,8 +149,12 @@ CASES: dict[str, Callable[[], Any]] = {
         _landscape(), "global", 2, 0, None),
     "langevin.experiments.run_schedule": lambda: _m("langevin.experiments", "run_schedule")(
         _landscape(), 0.5, chains=2, t_end=0.1, step_size=0.01, seed=0),
+    "langevin.steps.sphere.init": lambda: _m("langevin.steps.sphere", "init")(
+        np.array([[1.0, 0.0]]), lambda z: (z[0, 0], z)),
+    "langevin.annealing.anneal": lambda: _m("langevin.annealing", "anneal")(
+        _landscape(), _m("langevin.annealing", "AnnealConfig")(_fixed_schedule(), chains=2, t_end=0.1, start="uniform")),
     "langevin.driver.simulate": lambda: _m("langevin.driver", "simulate")(
-        _kernel(), np.tile([[[1.0, 0.0]]], (2, 1, 1)), num_steps=1, seed=0),
+        _kernel(), np.tile([[[1.0, 0.0]]], (2, 1, 1)), _m("langevin.config", "SimulationConfig")(num_steps=1, seed=0)),
     "landscapes.barriers.circle_barrier": lambda: _m("landscapes.barriers", "circle_barrier")(_jax_circle()),
     "landscapes.barriers.torus_barrier": lambda: _m("landscapes.barriers", "torus_barrier")(_landscape()),
     "landscapes.barriers.sphere_barrier": lambda: _m("landscapes.barriers", "sphere_barrier")(_landscape("vmf")),
@@ -299,7 +309,15 @@ EXEMPT: dict[str, str] = {
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
     "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
-    "langevin.observables.default_record_every": "integer arithmetic",
+    "langevin.config.*": "configuration objects and their validation (no JAX)",
+    "langevin.paths.*": "chooses and binds the step functions (no arithmetic; run inside simulate, which is guarded)",
+    "langevin.steps.chains_last.*": "steps of simulate's compiled loop (guarded at simulate's entry)",
+    "langevin.steps.circle.*": "steps of simulate's compiled loop (guarded at simulate's entry)",
+    "langevin.steps.sphere.noise_shape": "shape arithmetic",
+    "langevin.steps.sphere.tangent_increment": "delegates to sphere.project_tangent, which refuses float64 with x64 off",
+    "langevin.steps.sphere.step": "delegates to sphere.project_tangent and retract/exp_map, which refuse float64 with x64 "
+                                  "off (its states come from init, a case above)",
+    "langevin.temperature.kernel_temperature": "factory: a temperature function and its program (no arithmetic)",
     "langevin.observables.basin_label": "step of simulate's compiled loop (its input is guarded at simulate's entry)",
     "langevin.observables.final_labels": "step of simulate's compiled loop (guarded at simulate's entry)",
     "langevin.observables.initial_carry": "state of simulate's loop (guarded at simulate's entry)",

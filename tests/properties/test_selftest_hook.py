@@ -60,14 +60,14 @@ def test_caches_are_cleared_so_jitted_code_and_lru_caches_see_the_fault():
 
     @jax.jit
     def uses_noise_scale(t):
-        from contrastive_bounds.numerics.langevin import kernel
-        return kernel.noise_scale(t, 0.5)
+        from contrastive_bounds.numerics.langevin import increments
+        return increments.noise_scale(t, 0.5)
 
     before = float(uses_noise_scale(2.0))
     alignment_descent.descent_run.cache_clear()
     alignment_descent.descent_run(20, 2, 4, 2, 0.5, 1.0, 0.05, 0)
     assert alignment_descent.descent_run.cache_info().currsize == 1
-    with substituted(Substitution("contrastive_bounds.numerics.langevin.kernel:noise_scale", lambda f: (lambda t, h: 3.0 * t))):
+    with substituted(Substitution("contrastive_bounds.numerics.langevin.increments:noise_scale", lambda f: (lambda t, h: 3.0 * t))):
         assert alignment_descent.descent_run.cache_info().currsize == 0
         assert float(uses_noise_scale(2.0)) == 6.0
     assert float(uses_noise_scale(2.0)) == before

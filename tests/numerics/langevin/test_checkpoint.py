@@ -16,8 +16,7 @@ import pytest
 
 from contrastive_bounds.numerics import filemode
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin import EnergyBelow, simulate
-from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel, simulate
 from contrastive_bounds.theory.annealing import make_schedule
 
 
@@ -35,7 +34,12 @@ def _start(chains: int = 8) -> np.ndarray:
     return pos
 
 
-KW = dict(num_steps=200, seed=5, record_every=20, chunk_steps=100)
+CONFIG = SimulationConfig(num_steps=200, seed=5, record_every=20)
+TO_EV10 = SimulationConfig(num_steps=200, seed=5, record_every=20, target=EnergyBelow(-10.0))
+
+
+def _opts(**kw) -> DriverOptions:  # noqa: ANN003
+    return DriverOptions(chunk_steps=100, **kw)
 
 
 def _mode(p: Path) -> int:
@@ -64,28 +68,28 @@ def test_unwritable_checkpoint_folder_fails_before_any_step(tmp_path, monkeypatc
     monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
     monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver.chunk_fn", lambda *a, **k: calls.append(1))
     with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
-        simulate(kernel, z, num_steps=10, seed=0, checkpoint=tmp_path / "run.npz", progress=False)
+        simulate(kernel, z, SimulationConfig(num_steps=10, seed=0), DriverOptions(checkpoint=tmp_path / "run.npz"))
     assert calls == []  # refused before anything was compiled or run
 
 
 def test_checkpoint_file_mode_honours_the_umask(tmp_path, umask_022):
     """The checkpoint is 0o644 under umask 022 (it was mkstemp's private 0600) and no temporary file is left."""
     ck = tmp_path / "ck.npz"
-    simulate(KERNEL, _start(), checkpoint=ck, **KW)
+    simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=ck))
     assert _mode(ck) == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["ck.npz"]
 
 
 def _valid_checkpoint(tmp_path: Path) -> Path:
     ck = tmp_path / "ck.npz"
-    part = simulate(KERNEL, _start(), checkpoint=ck, stop_after_steps=100, **KW)
+    part = simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=ck, stop_after_steps=100))
     assert part.steps_done == 100
     return ck
 
 
 def _assert_unreadable(ck: Path, reason: str) -> None:
     with pytest.raises(ValueError) as info:
-        simulate(KERNEL, _start(), checkpoint=ck, resume=True, **KW)
+        simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=ck, resume=True))
     msg = str(info.value)
     assert msg.startswith(f"checkpoint={str(ck)!r} is not a readable checkpoint of this toolkit"), msg
     assert reason in msg and "resume=False" in msg, msg
@@ -150,14 +154,14 @@ def test_checkpoint_with_non_finite_arrays_is_refused(tmp_path, key):
 def test_checkpoint_hit_time_may_be_inf_but_not_nan(tmp_path):
     """hit_time = inf means 'not hit' and resumes; NaN is refused."""
     ck = tmp_path / "ck.npz"
-    simulate(KERNEL, _start(), checkpoint=ck, stop_after_steps=100, target=EnergyBelow(-10.0), **KW)
+    simulate(KERNEL, _start(), TO_EV10, _opts(checkpoint=ck, stop_after_steps=100))
     with np.load(ck) as data:
         assert np.all(np.isinf(data["hit_time"]))  # nobody reaches V < -10: inf entries are legal
-    res = simulate(KERNEL, _start(), checkpoint=ck, resume=True, target=EnergyBelow(-10.0), **KW)
+    res = simulate(KERNEL, _start(), TO_EV10, _opts(checkpoint=ck, resume=True))
     assert res.complete
     _rewrite(ck, hit_time=_nan_first)
     with pytest.raises(ValueError, match=r"'hit_time' has NaN"):
-        simulate(KERNEL, _start(), checkpoint=ck, resume=True, target=EnergyBelow(-10.0), **KW)
+        simulate(KERNEL, _start(), TO_EV10, _opts(checkpoint=ck, resume=True))
 
 
 def test_checkpoint_missing_key_or_wrong_shape_is_refused(tmp_path):
@@ -177,7 +181,7 @@ def test_checkpoint_missing_key_or_wrong_shape_is_refused(tmp_path):
     _rewrite(ck, energy_trace=lambda a: a[:2])
     _assert_unreadable(ck, "energy_trace")
     ck.write_bytes(data)
-    res = simulate(KERNEL, _start(), checkpoint=ck, resume=True, **KW)  # the untouched file still resumes
+    res = simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=ck, resume=True))  # the untouched file still resumes
     assert res.complete and res.energy_trace.shape == (10, 8)
 
 
@@ -194,22 +198,22 @@ def test_checkpoint_that_is_a_folder_is_refused_up_front(tmp_path):
     IsADirectoryError or NotADirectoryError later)."""
     for resume in (False, True):
         with pytest.raises(ValueError, match=r"^checkpoint='.*' is a folder"):
-            simulate(KERNEL, _start(), checkpoint=tmp_path, resume=resume, **KW)
+            simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=tmp_path, resume=resume))
     (tmp_path / "plain").write_text("x")
     with pytest.raises(ValueError, match=r"^checkpoint='.*': its folder .* is not a folder"):
-        simulate(KERNEL, _start(), checkpoint=tmp_path / "plain" / "ck.npz", **KW)
+        simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=tmp_path / "plain" / "ck.npz"))
 
 
 def test_resume_without_checkpoint_is_refused():
-    """resume=True without checkpoint= is refused instead of being ignored silently."""
+    """resume=True without checkpoint= is refused (when the options are built) instead of being ignored silently."""
     with pytest.raises(ValueError, match=r"^resume=True needs checkpoint="):
-        simulate(KERNEL, _start(), resume=True, **KW)
+        DriverOptions(resume=True)
 
 
 def test_fingerprint_difference_names_the_settings():
     """A refused resume names the settings that differ (the first few, then a count) instead of saying only
     that the configuration differs."""
-    from contrastive_bounds.numerics.langevin.checkpoint import fingerprint_difference
+    from contrastive_bounds.numerics.fingerprints import fingerprint_difference
 
     a = '{"shards": 2, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}'
     assert fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
@@ -219,3 +223,27 @@ def test_fingerprint_difference_names_the_settings():
         many.endswith("; and 1 more")
     assert fingerprint_difference("not json", a) == "unreadable fingerprint"
 
+
+
+def test_a_checkpoint_write_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch):
+    """Checkpoints go through the one atomic-write helper (filemode.write_atomically): a write that fails midway
+    (a full disk) leaves the previous checkpoint intact and no temporary file beside it."""
+    from contrastive_bounds.numerics.langevin import checkpoint as ckpt_io
+
+    ck = _valid_checkpoint(tmp_path)
+    before = ck.read_bytes()
+    with np.load(ck) as data:
+        fingerprint = str(data["fingerprint"])
+    carry, trace = ckpt_io.load_checkpoint(ck, fingerprint)
+    written = []
+    monkeypatch.setattr(ckpt_io, "write_atomically",
+                        lambda path, write, **kw: (written.append(path), filemode.write_atomically(path, write, **kw)))
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        ckpt_io.save_checkpoint(ck, carry, trace, fingerprint)
+    assert written == [ck]
+    assert ck.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["ck.npz"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from contrastive_bounds.numerics.devices import use_host_devices
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin import langevin_kernel, simulate
+from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
 from contrastive_bounds.numerics.langevin.defaults import MIN_CHAINS_PER_SHARD, default_prng_impl, default_shards
 from contrastive_bounds.numerics.langevin.runlog import recorded_runs, summarize_runs
 import pytest
@@ -32,11 +32,12 @@ def test_generator_defaults_by_dtype_and_the_result_says_which_ran():
     explicitly wins; result.prng_impl / result.devices report what ran."""
     assert default_prng_impl(np.float32) == "fused-threefry"
     assert default_prng_impl(np.float64) == "threefry2x32"
-    r32 = simulate(KERNEL, _start(8, np.float32), num_steps=20, seed=1)
-    r64 = simulate(KERNEL, _start(8, np.float64), num_steps=20, seed=1)
+    r32 = simulate(KERNEL, _start(8, np.float32), SimulationConfig(num_steps=20, seed=1))
+    r64 = simulate(KERNEL, _start(8, np.float64), SimulationConfig(num_steps=20, seed=1))
     assert (r32.prng_impl, r64.prng_impl) == ("fused-threefry", "threefry2x32")
     assert r32.devices == r64.devices == 1
-    explicit = simulate(KERNEL, _start(8, np.float32), num_steps=20, seed=1, prng_impl="threefry2x32")
+    explicit = simulate(KERNEL, _start(8, np.float32), SimulationConfig(num_steps=20, seed=1),
+                        DriverOptions(prng_impl="threefry2x32"))
     assert explicit.prng_impl == "threefry2x32" and not np.array_equal(explicit.positions, r32.positions)
 
 
@@ -56,10 +57,10 @@ def test_automatic_split_needs_enough_chains_per_device_and_a_divisor():
 def test_runs_are_collected_for_a_checks_details():
     """recorded_runs collects every simulate call in its block (generator, devices, dtype, chain-steps);
     outside a block nothing is collected."""
-    simulate(KERNEL, _start(4, np.float64), num_steps=10, seed=0)
+    simulate(KERNEL, _start(4, np.float64), SimulationConfig(num_steps=10, seed=0))
     with recorded_runs() as runs:
-        simulate(KERNEL, _start(4, np.float64), num_steps=10, seed=0)
-        simulate(KERNEL, _start(6, np.float32), num_steps=30, seed=0)
+        simulate(KERNEL, _start(4, np.float64), SimulationConfig(num_steps=10, seed=0))
+        simulate(KERNEL, _start(6, np.float32), SimulationConfig(num_steps=30, seed=0))
     summary = summarize_runs(runs)
     assert summary == {"noise_generator": ["fused-threefry", "threefry2x32"], "devices": [1],
                        "dtype": ["float32", "float64"], "runs": 2, "chain_steps": 4 * 10 + 6 * 30}
@@ -77,11 +78,11 @@ def test_host_devices_follow_the_cores_unless_the_user_chose():
         import jax, numpy as np
         print(len(jax.devices()))
         if len(jax.devices()) == 3:
-            from contrastive_bounds.numerics.langevin import simulate, langevin_kernel
+            from contrastive_bounds.numerics.langevin import SimulationConfig, simulate, langevin_kernel
             from contrastive_bounds.numerics.landscapes.registry import get_landscape
             k = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.02)
             z = np.tile(np.array([[[-1.0, 0.0]]], np.float32), ({3 * MIN_CHAINS_PER_SHARD}, 1, 1))
-            r = simulate(k, z, num_steps=4, seed=0)
+            r = simulate(k, z, SimulationConfig(num_steps=4, seed=0))
             print(r.devices, r.prng_impl)
         """
     )

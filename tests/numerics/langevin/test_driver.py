@@ -1,5 +1,6 @@
 """Driver (numerics/langevin/driver.py): observables against the energy trace, resume/chunking identity, C12."""
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -7,9 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.langevin import Arc, EnergyBelow, default_record_every, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning, langevin_kernel
+from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, StepSizeWarning,
+                                                  default_record_every, langevin_kernel, simulate)
 from contrastive_bounds.theory.annealing import make_schedule
 
 LAND = get_landscape("double-well")
@@ -47,7 +48,8 @@ def test_observables_agree_with_the_full_energy_trace():
     n = 600
     target = EnergyBelow(-1.2)
     basins = (EnergyBelow(-1.0), EnergyAbove(-0.3))
-    res = simulate(KERNEL, _start(), num_steps=n, seed=5, record_every=1, chunk_steps=250, target=target, basins=basins)
+    res = simulate(KERNEL, _start(), SimulationConfig(num_steps=n, seed=5, record_every=1, target=target, basins=basins),
+                   DriverOptions(chunk_steps=250))
     tr = res.energy_trace  # (n, chains)
     v0 = -0.5  # V(pi)
     times = res.record_times
@@ -68,10 +70,11 @@ def test_observables_agree_with_the_full_energy_trace():
 @pytest.mark.slow
 def test_chunking_does_not_change_results():
     """The chunk length does not change a run's results (same seed, same records), and another seed does."""
-    a = simulate(KERNEL, _start(), num_steps=500, seed=9, record_every=50, chunk_steps=500, target=Arc(-0.5, 0.5))
-    b = simulate(KERNEL, _start(), num_steps=500, seed=9, record_every=50, chunk_steps=100, target=Arc(-0.5, 0.5))
+    config = SimulationConfig(num_steps=500, seed=9, record_every=50, target=Arc(-0.5, 0.5))
+    a = simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=500))
+    b = simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=100))
     _assert_same(a, b)
-    c = simulate(KERNEL, _start(), num_steps=500, seed=10, record_every=50, chunk_steps=100)
+    c = simulate(KERNEL, _start(), SimulationConfig(num_steps=500, seed=10, record_every=50), DriverOptions(chunk_steps=100))
     assert not np.array_equal(a.positions, c.positions)
 
 
@@ -79,27 +82,28 @@ def test_chunking_does_not_change_results():
 def test_resume_from_checkpoint_is_identical_to_an_uninterrupted_run(tmp_path):
     """A run stopped at a checkpoint and resumed equals the uninterrupted run bit for bit, a finished
     checkpoint resumes without stepping, and a checkpoint of another configuration is refused."""
-    kw = dict(num_steps=600, seed=4, record_every=20, chunk_steps=100, target=Arc(-0.5, 0.5), basins=(Arc(-1.6, 1.6),))
-    full = simulate(KERNEL, _start(), **kw)
+    config = SimulationConfig(num_steps=600, seed=4, record_every=20, target=Arc(-0.5, 0.5), basins=(Arc(-1.6, 1.6),))
+    full = simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=100))
     ck = tmp_path / "run.npz"
-    part = simulate(KERNEL, _start(), checkpoint=ck, stop_after_steps=300, **kw)
+    part = simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=100, checkpoint=ck, stop_after_steps=300))
     assert not part.complete and part.steps_done == 300 and ck.exists()
     assert not list(tmp_path.glob("*.tmp"))  # atomic write leaves no temp file
-    resumed = simulate(KERNEL, _start(), checkpoint=ck, resume=True, **kw)
+    resume = DriverOptions(chunk_steps=100, checkpoint=ck, resume=True)
+    resumed = simulate(KERNEL, _start(), config, resume)
     assert resumed.complete and resumed.steps_done == 600
     _assert_same(full, resumed)
     # a finished checkpoint resumes to the same result without stepping
-    again = simulate(KERNEL, _start(), checkpoint=ck, resume=True, **kw)
+    again = simulate(KERNEL, _start(), config, resume)
     _assert_same(full, again)
     # a checkpoint of another configuration is refused
     with pytest.raises(ValueError, match=r"different run \(its configuration differs: seed: 4 in the checkpoint, 5 now\)"):
-        simulate(KERNEL, _start(), checkpoint=ck, resume=True, **{**kw, "seed": 5})
+        simulate(KERNEL, _start(), dataclasses.replace(config, seed=5), resume)
 
 
 @pytest.mark.slow
 def test_float32_runs_and_reports_its_dtype():
     """A float32 run stays float32 and says so in its result."""
-    res = simulate(KERNEL, _start().astype(np.float32), num_steps=100, seed=1, record_every=100)
+    res = simulate(KERNEL, _start().astype(np.float32), SimulationConfig(num_steps=100, seed=1, record_every=100))
     assert res.dtype == "float32" and res.positions.dtype == np.float32
     assert np.max(np.abs(np.linalg.norm(res.positions, axis=-1) - 1)) < 1e-6
 
@@ -109,37 +113,38 @@ def test_C12_schedules_are_validated_over_the_time_span():
     time span, and accepted once the run starts later."""
     bad = langevin_kernel(LAND, temperature=make_schedule("temperature", c=2.0, t0=1.0), step_size=0.01)
     with pytest.raises(ValueError, match="t0"):
-        simulate(bad, _start(), num_steps=10, seed=0)
+        simulate(bad, _start(), SimulationConfig(num_steps=10, seed=0))
     # the same schedule is fine once the run starts later
-    simulate(bad, _start(), num_steps=10, seed=0, t_start=1.0)
+    simulate(bad, _start(), SimulationConfig(num_steps=10, seed=0, t_start=1.0))
     author = langevin_kernel(LAND, temperature=make_schedule("author", c=1.0), step_size=0.01)
     with pytest.raises(ValueError, match="t0"):
-        simulate(author, _start(), num_steps=10, seed=0)
+        simulate(author, _start(), SimulationConfig(num_steps=10, seed=0))
     zero_temp = langevin_kernel(LAND, temperature=lambda t, xp: 0.0 * t, step_size=0.01)
     with pytest.raises(ValueError, match="not finite and > 0"):
-        simulate(zero_temp, _start(), num_steps=10, seed=0)
+        simulate(zero_temp, _start(), SimulationConfig(num_steps=10, seed=0))
 
 
 def test_input_validation_names_the_argument():
     """Bad num_steps, record_every, off-sphere or mis-shaped positions, unknown generators, arcs on non-S¹
     landscapes, reversed arcs and zero chains are refused naming the argument."""
     with pytest.raises(ValueError, match="num_steps"):
-        simulate(KERNEL, _start(), num_steps=0, seed=0)
+        simulate(KERNEL, _start(), SimulationConfig(num_steps=0, seed=0))
     with pytest.raises(ValueError, match="record_every=7 must divide"):
-        simulate(KERNEL, _start(), num_steps=100, seed=0, record_every=7)
+        simulate(KERNEL, _start(), SimulationConfig(num_steps=100, seed=0, record_every=7))
     with pytest.raises(ValueError, match="on the sphere"):
-        simulate(KERNEL, 2 * _start(), num_steps=10, seed=0)
+        simulate(KERNEL, 2 * _start(), SimulationConfig(num_steps=10, seed=0))
     with pytest.raises(ValueError, match="shape"):
-        simulate(KERNEL, _start()[:, 0], num_steps=10, seed=0)
+        simulate(KERNEL, _start()[:, 0], SimulationConfig(num_steps=10, seed=0))
     with pytest.raises(ValueError, match="prng_impl"):
-        simulate(KERNEL, _start(), num_steps=10, seed=0, prng_impl="mt19937")
+        simulate(KERNEL, _start(), SimulationConfig(num_steps=10, seed=0), DriverOptions(prng_impl="mt19937"))
     vmf = langevin_kernel(get_landscape("vmf", kappa=1.0), temperature=1.0, step_size=0.01)
     with pytest.raises(ValueError, match="Arc"):
-        simulate(vmf, np.tile([[[0.0, 0.0, 1.0]]], (4, 1, 1)), num_steps=10, seed=0, target=Arc(0.0, 1.0))
+        simulate(vmf, np.tile([[[0.0, 0.0, 1.0]]], (4, 1, 1)),
+                 SimulationConfig(num_steps=10, seed=0, target=Arc(0.0, 1.0)))
     with pytest.raises(ValueError, match="theta_hi - theta_lo"):
         Arc(1.0, 0.5)
     with pytest.raises(ValueError, match="chains >= 1"):
-        simulate(KERNEL, np.zeros((0, 1, 2)), num_steps=10, seed=0)
+        simulate(KERNEL, np.zeros((0, 1, 2)), SimulationConfig(num_steps=10, seed=0))
 
 
 @pytest.mark.parametrize("generic", [False, True])
@@ -151,9 +156,10 @@ def test_an_overflowing_step_is_an_error_not_nan(generic):
     kernel = langevin_kernel(LAND.potential, grad=LAND.grad, **kw) if generic else langevin_kernel(LAND, **kw)
     # warned about first (noise of 1e80 rad per step; on the S¹ Fourier path also h·sup|V''|), then refused
     with pytest.raises(ValueError, match=r"step_size=1e\+160.*smaller step_size"), pytest.warns(StepSizeWarning):
-        simulate(kernel, _start(theta=2.0), num_steps=4, seed=0, target=EnergyBelow(-1.0))
+        simulate(kernel, _start(theta=2.0), SimulationConfig(num_steps=4, seed=0, target=EnergyBelow(-1.0)))
     with pytest.warns(StepSizeWarning) as rec:
-        ok = simulate(langevin_kernel(LAND, temperature=1.0, step_size=10.0), _start(theta=2.0), num_steps=4, seed=0)
+        ok = simulate(langevin_kernel(LAND, temperature=1.0, step_size=10.0), _start(theta=2.0),
+                      SimulationConfig(num_steps=4, seed=0))
     assert np.all(np.isfinite(ok.positions))  # a large but representable step is warned about, not refused
     assert {"h * sup|V''| can reach 45" in str(w.message) or "sqrt(2*T*h) = 4.47" in str(w.message) for w in rec} == {True}
 

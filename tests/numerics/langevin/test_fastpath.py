@@ -19,14 +19,16 @@ import pytest
 from scipy import stats
 
 from contrastive_bounds.numerics.landscapes.circle import FourierSeries
-from contrastive_bounds.numerics.langevin import Arc, EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel,
+                                                  simulate)
 from contrastive_bounds.numerics.langevin.fused_rng import fused_normal_pairs, fused_normals, threefry2x32
 from contrastive_bounds.numerics.landscapes.infonce import (
     hardest_negative_potential,
     hardest_negative_value_and_grad,
 )
 from contrastive_bounds.numerics.landscapes.registry import get_landscape, scaled
-from contrastive_bounds.numerics.langevin.kernel import LangevinState, langevin_kernel
+from contrastive_bounds.numerics.langevin.paths import supported_step_paths
+from contrastive_bounds.numerics.langevin.steps import chains_last, circle
 from contrastive_bounds.numerics.sphere import uniform
 from contrastive_bounds.theory.annealing import make_schedule
 
@@ -155,67 +157,78 @@ def test_u0_gradient_at_a_tie_is_the_one_sided_gradient_of_the_first_maximiser()
 @pytest.mark.parametrize("name", ["double-well", "infonce-toy"])
 @pytest.mark.slow
 def test_chains_last_step_equals_vmapped_generic_step(name):
-    """The fast path is the same Markov kernel: with the same noise, one step of step_chains_last equals
-    vmap(step_with_noise) to float64 rounding (with a schedule, t > 0)."""
+    """The chains-last step is the same Markov kernel: with the same noise, one step of steps.chains_last.step
+    equals vmap(kernel.step_with_noise) to float64 rounding (with a schedule, t > 0)."""
     land = get_landscape(name)
     kernel = langevin_kernel(land, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.03)
-    assert kernel.supports_chains_last
+    assert "chains-last" in supported_step_paths(kernel)
     chains = 40
     z = _unit(5, (chains, land.num_points, land.dim))
     state = jax.vmap(kernel.init)(z)
     noise = jax.random.normal(jax.random.key(6), (chains,) + kernel.noise_shape((land.num_points, land.dim)), jnp.float64)
     t = jnp.asarray(0.7)
     ref = jax.vmap(kernel.step_with_noise, in_axes=(0, 0, None))(state, noise, t)
-    cl = LangevinState(*(jnp.moveaxis(a, 0, -1) for a in state))
-    out = kernel.step_chains_last(cl, jnp.moveaxis(noise, 0, -1), t)
-    np.testing.assert_allclose(np.asarray(jnp.moveaxis(out.position, -1, 0)), np.asarray(ref.position), atol=1e-14)
+    out = chains_last.to_chains_first(chains_last.step(
+        chains_last.from_chains_first(state), jnp.moveaxis(noise, 0, -1), kernel.temperature.at(t, jnp.float64),
+        step_size=kernel.step_size, value_and_grad=kernel.potential.batched_value_and_grad))
+    np.testing.assert_allclose(np.asarray(out.position), np.asarray(ref.position), atol=1e-14)
     np.testing.assert_allclose(np.asarray(out.potential), np.asarray(ref.potential), atol=1e-13)
-    np.testing.assert_allclose(np.asarray(jnp.moveaxis(out.grad, -1, 0)), np.asarray(ref.grad), atol=1e-13)
+    np.testing.assert_allclose(np.asarray(out.grad), np.asarray(ref.grad), atol=1e-13)
 
 
 @pytest.mark.parametrize("land", _circle_landscapes(), ids=lambda l: l.name)
 def test_circle_step_equals_vmapped_generic_step(land):
-    """The complex S¹ path (step_circle) is the same Markov kernel: with the same noise, one step equals
-    vmap(step_with_noise) to float64 rounding, and circle_state gives V and V'(θ) = ∇V·(−z₁, z₀)."""
+    """The complex S¹ step is the same Markov kernel: with the same noise, one step of steps.circle.step equals
+    vmap(kernel.step_with_noise) to float64 rounding, returns V at the new positions, and its state converted
+    back gives V and ∇V = V'(θ)(−z₁, z₀)."""
     kernel = langevin_kernel(land, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.03)
-    assert kernel.supports_circle
+    assert supported_step_paths(kernel) == ("circle", "chains-last", "vmap")
     z = _unit(5, (40, 1, 2))
     state = jax.vmap(kernel.init)(z)
     noise = jax.random.normal(jax.random.key(6), (40, 1, 1), jnp.float64)
     t = jnp.asarray(0.7)
     ref = jax.vmap(kernel.step_with_noise, in_axes=(0, 0, None))(state, noise, t)
-    w = kernel.step_circle(jax.lax.complex(z[:, 0, 0], z[:, 0, 1]), noise[:, 0, 0], t)
-    assert w.dtype == jnp.complex128
-    np.testing.assert_allclose(np.asarray(w.real), np.asarray(ref.position[:, 0, 0]), atol=1e-14)
-    np.testing.assert_allclose(np.asarray(w.imag), np.asarray(ref.position[:, 0, 1]), atol=1e-14)
-    new = kernel.circle_state(w)
-    np.testing.assert_allclose(np.asarray(new.potential), np.asarray(ref.potential), atol=1e-13)
-    x, y = np.asarray(ref.position[:, 0, 0]), np.asarray(ref.position[:, 0, 1])
-    tangential = np.asarray(ref.grad[:, 0, 1]) * x - np.asarray(ref.grad[:, 0, 0]) * y
-    np.testing.assert_allclose(np.asarray(new.grad), tangential, atol=1e-12)
+    vd = kernel.potential.circle_value_and_derivative
+    new, value = circle.step(circle.from_chains_first(state), noise[:, 0, 0], kernel.temperature.at(t, jnp.float64),
+                             step_size=kernel.step_size, value_and_derivative=vd)
+    assert new.position.dtype == jnp.complex128 and value.dtype == jnp.float64
+    out = circle.to_chains_first(new, vd)
+    np.testing.assert_allclose(np.asarray(out.position), np.asarray(ref.position), atol=1e-14)
+    np.testing.assert_allclose(np.asarray(value), np.asarray(ref.potential), atol=1e-13)
+    np.testing.assert_array_equal(np.asarray(out.potential), np.asarray(value))
+    np.testing.assert_array_equal(np.asarray(circle.potential(new, vd)), np.asarray(value))
+    np.testing.assert_allclose(np.asarray(out.grad), np.asarray(ref.grad), atol=1e-12)
 
 
 @pytest.mark.slow
-def test_circle_driver_path_equals_the_generic_driver_path():
-    """simulate() on an S¹ Fourier landscape (complex path, potential refreshed once per record) gives
-    the observables of the generic vmapped path (same jax.random noise): positions, energies, running
-    minimum, hit times, occupancy and escapes, with a schedule, a target and two basins (float64)."""
+def test_every_step_path_gives_the_observables_of_the_others():
+    """simulate() on an S¹ Fourier landscape down each step path (complex, chains-last, vmap of the one-chain
+    step; same jax.random noise) and with a kernel given V and ∇V only (vmap, its one path) gives the same
+    positions, energies, running minimum, hit times, occupancy and escapes, with a schedule, a target and
+    two basins (float64); the result names the path and a non-default path is part of the fingerprint."""
     land = get_landscape("double-well")
     sched = make_schedule("temperature", c=2.0, t0=1.5)
     fast = langevin_kernel(land, temperature=sched, step_size=0.02)
     generic = langevin_kernel(land.potential, grad=land.grad, temperature=sched, step_size=0.02)
-    assert fast.supports_circle and not generic.supports_circle and not generic.supports_chains_last
+    assert supported_step_paths(generic) == ("vmap",)
     z0 = np.asarray(_unit(11, (64, 1, 2)))
     theta_s = math.acos(-1 / 8)
-    kw = dict(num_steps=600, seed=3, record_every=25, chunk_steps=150, target=EnergyBelow(-1.4),
-              basins=(Arc(-theta_s, theta_s), Arc(theta_s, 2 * math.pi - theta_s)), prng_impl="threefry2x32")
-    a, b = simulate(fast, z0, **kw), simulate(generic, z0, **kw)
-    for name in ("positions", "potential", "running_min", "energy_trace"):
-        np.testing.assert_allclose(getattr(a, name), getattr(b, name), atol=1e-12, err_msg=name)
-    np.testing.assert_array_equal(a.final_basin, b.final_basin)
-    np.testing.assert_array_equal(a.escapes, b.escapes)
-    np.testing.assert_allclose(a.occupancy, b.occupancy, atol=0)
-    np.testing.assert_allclose(a.hit_time, b.hit_time, atol=1e-12)
+    config = SimulationConfig(num_steps=600, seed=3, record_every=25, target=EnergyBelow(-1.4),
+                              basins=(Arc(-theta_s, theta_s), Arc(theta_s, 2 * math.pi - theta_s)))
+    runs = {path: simulate(fast, z0, config, DriverOptions(chunk_steps=150, prng_impl="threefry2x32", step_path=path))
+            for path in ("circle", "chains-last", "vmap")}
+    runs["generic"] = simulate(generic, z0, config, DriverOptions(chunk_steps=150, prng_impl="threefry2x32"))
+    a = runs["circle"]
+    assert [r.step_path for r in runs.values()] == ["circle", "chains-last", "vmap", "vmap"]
+    assert "step_path" not in a.config and runs["vmap"].config["step_path"] == "vmap"
+    assert "step_path" not in runs["generic"].config
+    for b in list(runs.values())[1:]:
+        for name in ("positions", "potential", "running_min", "energy_trace"):
+            np.testing.assert_allclose(getattr(a, name), getattr(b, name), atol=1e-12, err_msg=name)
+        np.testing.assert_array_equal(a.final_basin, b.final_basin)
+        np.testing.assert_array_equal(a.escapes, b.escapes)
+        np.testing.assert_allclose(a.occupancy, b.occupancy, atol=0)
+        np.testing.assert_allclose(a.hit_time, b.hit_time, atol=1e-12)
     assert np.isfinite(a.hit_time).sum() > 10 and a.escapes.sum() > 0  # the observables were exercised
 
 
@@ -227,10 +240,12 @@ def test_fused_noise_depends_only_on_seed_and_step(name):
     land = get_landscape(name)
     kernel = langevin_kernel(land, temperature=0.4, step_size=0.02)
     z0 = np.asarray(_unit(2, (24, land.num_points, land.dim)))
-    kw = dict(num_steps=90, seed=8, prng_impl="fused-threefry")
-    ref = simulate(kernel, z0, record_every=90, chunk_steps=90, **kw)
+    fused = "fused-threefry"
+    ref = simulate(kernel, z0, SimulationConfig(num_steps=90, seed=8, record_every=90),
+                   DriverOptions(chunk_steps=90, prng_impl=fused))
     for record_every, chunk in ((15, 45), (9, 9), (1, 30), (45, 90), (3, 90)):
-        other = simulate(kernel, z0, record_every=record_every, chunk_steps=chunk, **kw)
+        other = simulate(kernel, z0, SimulationConfig(num_steps=90, seed=8, record_every=record_every),
+                         DriverOptions(chunk_steps=chunk, prng_impl=fused))
         np.testing.assert_allclose(other.positions, ref.positions, atol=1e-13, err_msg=f"record_every={record_every}")
         np.testing.assert_allclose(other.running_min, ref.running_min, atol=1e-13)
         np.testing.assert_allclose(other.energy_trace[-1], ref.energy_trace[-1], atol=1e-13)
@@ -256,14 +271,22 @@ def test_fused_pairs_are_the_per_step_normals_and_independent():
 
 
 def test_generic_kernels_do_not_take_the_fast_path():
-    """Kernels the fast path does not cover (geodesic integrator, non-S¹ landscapes) do not claim it and
-    refuse step_chains_last."""
+    """Kernels the fast steps do not cover (geodesic integrator, anisotropic noise, non-S¹ landscapes without a
+    batched form) support only the vmap path, and a run asked for another path is refused naming step_path."""
     land = get_landscape("double-well")
-    assert not langevin_kernel(land, temperature=0.3, step_size=0.01, integrator="geodesic").supports_chains_last
-    assert not langevin_kernel(get_landscape("vmf", kappa=1.0), temperature=0.3, step_size=0.01).supports_chains_last
-    with pytest.raises(ValueError, match="step_chains_last"):
-        k = langevin_kernel(land, temperature=0.3, step_size=0.01, integrator="geodesic")
-        k.step_chains_last(None, None, 0.0)
+    geodesic = langevin_kernel(land, temperature=0.3, step_size=0.01, integrator="geodesic")
+    assert supported_step_paths(geodesic) == ("vmap",)
+    assert supported_step_paths(langevin_kernel(get_landscape("vmf", kappa=1.0), temperature=0.3,
+                                                step_size=0.01)) == ("vmap",)
+    assert supported_step_paths(langevin_kernel(land, temperature=0.3, step_size=0.01,
+                                                anisotropy=[1.0, 2.0])) == ("vmap",)
+    assert supported_step_paths(langevin_kernel(get_landscape("infonce-toy"), temperature=0.3,
+                                                step_size=0.01)) == ("chains-last", "vmap")
+    with pytest.raises(ValueError, match=r"^step_path='circle' is not supported by this kernel .* \('vmap',\)"):
+        simulate(geodesic, np.tile([[[1.0, 0.0]]], (2, 1, 1)), SimulationConfig(num_steps=2, seed=0),
+                 DriverOptions(step_path="circle"))
+    with pytest.raises(ValueError, match=r"^step_path='fast' is not one of"):
+        DriverOptions(step_path="fast")
 
 
 def test_threefry_known_answers():
@@ -307,15 +330,17 @@ def test_fused_generator_runs_are_reproducible_and_chunking_free():
     land = get_landscape("double-well")
     kernel = langevin_kernel(land, temperature=0.3, step_size=0.02)
     z0 = np.asarray(_unit(9, (32, 1, 2)))
-    kw = dict(num_steps=300, seed=4, record_every=30, prng_impl="fused-threefry")
-    a = simulate(kernel, z0, chunk_steps=300, **kw)
-    b = simulate(kernel, z0, chunk_steps=60, **kw)
+    config = SimulationConfig(num_steps=300, seed=4, record_every=30)
+    a = simulate(kernel, z0, config, DriverOptions(chunk_steps=300, prng_impl="fused-threefry"))
+    b = simulate(kernel, z0, config, DriverOptions(chunk_steps=60, prng_impl="fused-threefry"))
     for name in ("positions", "potential", "running_min", "energy_trace"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-    c = simulate(kernel, z0, chunk_steps=300, **{**kw, "seed": 5})
+    c = simulate(kernel, z0, SimulationConfig(num_steps=300, seed=5, record_every=30),
+                 DriverOptions(chunk_steps=300, prng_impl="fused-threefry"))
     assert not np.array_equal(a.positions, c.positions)
     assert np.max(np.abs(np.linalg.norm(a.positions, axis=-1) - 1)) < 1e-12
-    assert simulate(kernel, z0, shard_chains=True, chunk_steps=300, **kw).config == a.config  # 1 device: no-op
+    one_device = DriverOptions(shard_chains=True, chunk_steps=300, prng_impl="fused-threefry")
+    assert simulate(kernel, z0, config, one_device).config == a.config  # 1 device: no-op
 
 
 @pytest.mark.slow
@@ -326,9 +351,8 @@ def test_sharded_run_on_two_host_devices():
         """
         import numpy as np, jax
         jax.config.update("jax_enable_x64", True)
-        from contrastive_bounds.numerics.langevin import simulate
+        from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
         from contrastive_bounds.numerics.landscapes.registry import get_landscape
-        from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
         from contrastive_bounds.numerics.sphere import uniform
         assert len(jax.devices()) == 2
         for name in ("double-well", "infonce-toy"):
@@ -336,14 +360,15 @@ def test_sharded_run_on_two_host_devices():
             k = langevin_kernel(land, temperature=0.3, step_size=0.02)
             z0 = np.asarray(uniform(jax.random.key(0), (16, land.num_points, land.dim)))
             for impl in ("fused-threefry", "threefry2x32"):
-                kw = dict(num_steps=40, seed=1, record_every=10, prng_impl=impl, shard_chains=True)
-                a, b = simulate(k, z0, **kw), simulate(k, z0, **kw)
+                config = SimulationConfig(num_steps=40, seed=1, record_every=10)
+                options = DriverOptions(prng_impl=impl, shard_chains=True)
+                a, b = simulate(k, z0, config, options), simulate(k, z0, config, options)
                 assert np.array_equal(a.positions, b.positions) and a.config["shards"] == 2
                 assert np.max(np.abs(np.linalg.norm(a.positions, axis=-1) - 1)) < 1e-12
                 half = a.positions.shape[0] // 2
                 assert not np.allclose(a.positions[:half] - z0[:half], a.positions[half:] - z0[half:])
         try:
-            simulate(k, z0[:15], num_steps=10, seed=1, shard_chains=True)
+            simulate(k, z0[:15], SimulationConfig(num_steps=10, seed=1), DriverOptions(shard_chains=True))
         except ValueError as e:
             assert "divisible" in str(e)
         else:

@@ -13,7 +13,8 @@ import pytest
 
 import contrastive_bounds.numerics.langevin.cost as cost
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin import Arc, SimulationInterrupted, langevin_kernel, simulate
+from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, SimulationConfig, SimulationInterrupted,
+                                                  langevin_kernel, simulate)
 from contrastive_bounds.numerics.langevin.cost import ChunkPacer, buffer_units, choose_unit_steps, estimate_run_cost
 
 KERNEL = langevin_kernel(get_landscape("double-well"), temperature=0.5, step_size=0.02)
@@ -35,9 +36,9 @@ def test_sigint_between_chunks_saves_the_state_and_resume_is_bit_identical(tmp_p
     """SIGINT during a run: simulate finishes the chunk in flight, writes the checkpoint, restores the
     previous SIGINT handler and raises SimulationInterrupted (a KeyboardInterrupt) with the partial
     result; resuming from the checkpoint gives exactly the uninterrupted run."""
-    kw = dict(num_steps=1200, seed=3, record_every=60, chunk_steps=120, target=Arc(-0.3, 0.3),
-              basins=[Arc(-1.0, 1.0), Arc(2.0, 4.0)])
-    full = simulate(KERNEL, _start(), **kw)
+    config = SimulationConfig(num_steps=1200, seed=3, record_every=60, target=Arc(-0.3, 0.3),
+                              basins=[Arc(-1.0, 1.0), Arc(2.0, 4.0)])
+    full = simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=120))
     calls = []
     original = ChunkPacer.record
 
@@ -51,7 +52,7 @@ def test_sigint_between_chunks_saves_the_state_and_resume_is_bit_identical(tmp_p
     before = signal.getsignal(signal.SIGINT)
     ck = tmp_path / "run.npz"
     with pytest.raises(SimulationInterrupted) as info:
-        simulate(KERNEL, _start(), checkpoint=ck, checkpoint_seconds=float("inf"), **kw)
+        simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=120, checkpoint=ck, checkpoint_seconds=float("inf")))
     assert signal.getsignal(signal.SIGINT) is before
     assert isinstance(info.value, KeyboardInterrupt)
     part = info.value.result
@@ -61,7 +62,7 @@ def test_sigint_between_chunks_saves_the_state_and_resume_is_bit_identical(tmp_p
     monkeypatch.setattr(cost.ChunkPacer, "record", original)
     again = info.value.save(tmp_path / "copy.npz")  # the CLI saves here when no checkpoint was given
     for path in (ck, again):
-        _same(simulate(KERNEL, _start(), checkpoint=path, resume=True, **kw), full)
+        _same(simulate(KERNEL, _start(), config, DriverOptions(chunk_steps=120, checkpoint=path, resume=True)), full)
 
 
 @pytest.mark.parametrize("prng, dtype", [("fused-threefry", np.float32), ("threefry2x32", np.float64)])
@@ -70,17 +71,17 @@ def test_chunks_below_a_record_and_odd_starts_change_nothing(tmp_path, prng, dty
     """Units shorter than a record (chunk_steps 3 and 4 with record_every 12), a stop at an odd step and
     a resume from it (the fused generator then starts mid-pair), and automatic pacing all give the
     results of one chunk, bit for bit."""
-    kw = dict(num_steps=240, seed=5, record_every=12, prng_impl=prng, target=Arc(-0.3, 0.3))
+    config = SimulationConfig(num_steps=240, seed=5, record_every=12, target=Arc(-0.3, 0.3))
     z = _start(32, dtype)
-    ref = simulate(KERNEL, z, chunk_steps=240, **kw)
+    ref = simulate(KERNEL, z, config, DriverOptions(prng_impl=prng, chunk_steps=240))
     assert ref.config["prng_impl"] == prng
     for chunk in (3, 4, None):
-        _same(simulate(KERNEL, z, chunk_steps=chunk, **kw), ref)
+        _same(simulate(KERNEL, z, config, DriverOptions(prng_impl=prng, chunk_steps=chunk)), ref)
     ck = tmp_path / f"{prng}.npz"
-    part = simulate(KERNEL, z, chunk_steps=3, stop_after_steps=31, checkpoint=ck, **kw)
+    part = simulate(KERNEL, z, config, DriverOptions(prng_impl=prng, chunk_steps=3, stop_after_steps=31, checkpoint=ck))
     assert part.steps_done == 33 and part.energy_trace.shape == (2, 32)
-    _same(simulate(KERNEL, z, chunk_steps=12, checkpoint=ck, resume=True, **kw), ref)
-    _same(simulate(KERNEL, z, checkpoint=ck, resume=True, **kw), ref)
+    _same(simulate(KERNEL, z, config, DriverOptions(prng_impl=prng, chunk_steps=12, checkpoint=ck, resume=True)), ref)
+    _same(simulate(KERNEL, z, config, DriverOptions(prng_impl=prng, checkpoint=ck, resume=True)), ref)
 
 
 def test_unit_choice_divides_the_record_and_the_start():

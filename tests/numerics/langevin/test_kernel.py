@@ -14,13 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin import simulate
-from contrastive_bounds.numerics.langevin.kernel import (
-    LangevinState,
-    euler_maruyama_increment,
-    langevin_kernel,
-    noise_scale,
-)
+from contrastive_bounds.numerics.langevin import DriverOptions, LangevinState, SimulationConfig, langevin_kernel, simulate
+from contrastive_bounds.numerics.langevin.increments import euler_maruyama_increment, noise_scale
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.sphere import on_sphere_error, uniform
 
@@ -47,7 +42,7 @@ def test_uniform_law_at_zero_drift(d):
     kernel = langevin_kernel(_zero, temperature=1.0, step_size=0.01)
     pos = np.zeros((n, 1, d))
     pos[:, 0, -1] = 1.0
-    res = simulate(kernel, pos, num_steps=400, seed=11, record_every=400)
+    res = simulate(kernel, pos, SimulationConfig(num_steps=400, seed=11, record_every=400))
     x = res.positions[:, 0, :]
     var_x2 = 3 / (d * (d + 2)) - 1 / d**2
     zcrit = stats.norm.ppf(1 - ALPHA / (2 * d))
@@ -61,7 +56,7 @@ def _vmf_chain_means(kernel, h, chains, seed, burn=3.0, window=15.0):
     steps = steps_burn + int(round(window / h))
     rec = int(round(0.1 / h))
     pos = np.asarray(uniform(jax.random.key(seed), (chains, 1, 3)))
-    res = simulate(kernel, pos, num_steps=steps, seed=seed, record_every=rec)
+    res = simulate(kernel, pos, SimulationConfig(num_steps=steps, seed=seed, record_every=rec))
     keep = res.record_times > burn + 1e-9
     z3 = -res.energy_trace[keep] / 2.0  # V = -kappa z3, kappa = 2
     per_chain = z3.mean(axis=0)
@@ -172,7 +167,8 @@ def test_norm_is_preserved_to_1e_12_after_long_runs_float64(integrator):
     land = get_landscape("infonce-toy-soft")
     kernel = langevin_kernel(land, temperature=0.2, step_size=0.01, integrator=integrator)
     pos = np.asarray(uniform(jax.random.key(2), (16, 4, 3)))
-    res = simulate(kernel, pos, num_steps=50_000, seed=3, record_every=50_000, chunk_steps=50_000)
+    res = simulate(kernel, pos, SimulationConfig(num_steps=50_000, seed=3, record_every=50_000),
+                   DriverOptions(chunk_steps=50_000))
     assert res.positions.dtype == np.float64
     assert np.max(np.abs(np.linalg.norm(res.positions, axis=-1) - 1.0)) <= 1e-12
 

@@ -19,9 +19,8 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin import Arc, simulate
+from contrastive_bounds.numerics.langevin import Arc, DriverOptions, SimulationConfig, langevin_kernel, simulate
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.theory.kramers import exact_mfpt_interval
 import pytest
 
@@ -72,7 +71,8 @@ def _mfpt(h, seed):
     kernel = langevin_kernel(_v_sphere, temperature=T, step_size=h)
     pos = np.tile([[[-1.0, 0.0]]], (CHAINS, 1, 1))
     n = int(round(HORIZON / h))
-    res = simulate(kernel, pos, num_steps=n, seed=seed, record_every=n, chunk_steps=n, target=Arc(-EPS, EPS))
+    res = simulate(kernel, pos, SimulationConfig(num_steps=n, seed=seed, record_every=n, target=Arc(-EPS, EPS)),
+                   DriverOptions(chunk_steps=n))
     tau = np.minimum(res.hit_time, res.t_end)
     hits = int(res.hit.sum())
     assert hits >= 0.95 * CHAINS

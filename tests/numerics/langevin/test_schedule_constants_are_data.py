@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.driver import EnergyBelow, simulate
+from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel, simulate
 from contrastive_bounds.numerics.langevin.experiments import run_schedule
-from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
 from contrastive_bounds.theory.schedules import make_schedule
 
 #: One schedule of every form, with constants whose reciprocals round (1/1.7, 2/2.9, 1/1.3, 1/3), an
@@ -41,15 +40,15 @@ class compile_count:
         jax.monitoring.unregister_event_duration_listener(self._listen)
 
 
-def _run(kernel, positions, **kw):
-    res = simulate(kernel, positions, num_steps=60, seed=7, record_every=20, chunk_steps=60, t_start=0.5,
-                   target=EnergyBelow(-1.0), **kw)
+def _run(kernel, positions):
+    res = simulate(kernel, positions, SimulationConfig(num_steps=60, seed=7, record_every=20, t_start=0.5,
+                                                       target=EnergyBelow(-1.0)), DriverOptions(chunk_steps=60))
     return res.energy_trace, res.positions, res.hit_time, res.running_min
 
 
 def _compiled_in(kernel):
     """The same kernel with its temperature compiled in as constants (how every run compiled before)."""
-    return dataclasses.replace(kernel, temperature_program=None, compile_key=None)
+    return dataclasses.replace(kernel, temperature=kernel.temperature._replace(program=None), compile_key=None)
 
 
 @pytest.mark.slow
@@ -105,7 +104,7 @@ def test_programs_evaluate_the_schedules_definitions(dtype):
         kernel = langevin_kernel(get_landscape("double-well"), temperature=make_schedule(form, **params), step_size=0.01)
         data = kernel.temperature_data(dtype)
         assert data.dtype == dtype
-        got = np.asarray(kernel.temperature_program(jnp.asarray(data), jnp.asarray(t)))
+        got = np.asarray(kernel.temperature.program(jnp.asarray(data), jnp.asarray(t)))
         want = make_schedule(form, **params).temperature(t.astype(np.float64))
         assert got.dtype == dtype
         assert np.all(np.isfinite(want)) and np.all(want > 0)
