@@ -24,6 +24,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "contrastive_bounds.properties.checks.annealing_seed",
     "contrastive_bounds.properties.checks.landscape_schedule",
     "contrastive_bounds.properties.checks.landscape_ablations",
+    "contrastive_bounds.properties.checks.landscape_trap_network",
     "contrastive_bounds.properties.checks.replay",
 )
 

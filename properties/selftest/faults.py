@@ -43,6 +43,7 @@ KINDS = {
 
 CB = "contrastive_bounds"
 ALIGN = f"{CB}.theory.alignment"
+NET = f"{CB}.numerics.landscapes.network"
 LN10 = math.log(10.0)
 
 
@@ -240,6 +241,17 @@ FAULTS: tuple[Fault, ...] = (
     Fault("infonce.radius", "landscape", "the radius-R potential with similarities R cos for R^2 cos",
           (Substitution(f"{CB}.numerics.landscapes.network.spec:_scaled", mk.radius_linear),),
           ("A8.8_curvature",)),
+    Fault("network.closure_one_sign", "landscape", "eigenvector following from each minimum along +v only (the signs (1, -1) "
+          "reduced to (1,)) while the closure still claims both signs",
+          (Substitution(f"{NET}.following:connect_candidates", mk.follow_one_sign, scope="here"),),
+          ("A9.s2_trap_network",)),
+    Fault("network.index_two_saddles", "landscape", "saddles of index 2 verified as transition states (index == 1 written as "
+          "index in (1, 2))", (Substitution(f"{NET}.verify:_classify_one", mk.index_two_accepted),),
+          ("A9.s2_trap_network",)),
+    Fault("network.saddle_copies_inverted", "landscape", "network Eyring-Kramers prefactor with the saddle-copy count "
+          "inverted: n_s = mult(x)/(mult(s) e_s) for mult(s) e_s/mult(x)",
+          (Substitution(f"{CB}.numerics.landscapes.network_kramers:network_trap", mk.saddle_copies_inverted),),
+          ("A9.s2_trap_network",)),
 )
 
 

@@ -16,7 +16,8 @@ import numpy as np
 __all__ = ["kw", "bound_times", "shift_log10", "uncentred_cka", "schedule_shift", "program_shift",
            "exponential_half_rate", "trap_prefactor", "kernel_temperature", "misscaled", "time_index", "mfpt_scaled",
            "drift_scaled", "unrefined_barrier", "network_prefactor_doubled", "u0_positive_as_negative",
-           "infonce_tau_scaled", "radius_linear", "block_gradients_over_tau", "sgd_learning_rate", "losses_swapped",
+           "infonce_tau_scaled", "radius_linear", "follow_one_sign", "index_two_accepted", "saddle_copies_inverted",
+           "block_gradients_over_tau", "sgd_learning_rate", "losses_swapped",
            "batch_duplicates",
            "certification_gives_up", "mp_confirms_everything"]
 
@@ -177,6 +178,44 @@ def radius_linear(original: Any) -> Any:
     def _scaled(potential: Callable, r: float) -> Callable:
         return potential if r == 1.0 else (lambda z: potential(math.sqrt(r) * z))
     return _scaled
+
+
+def follow_one_sign(original: Any) -> Any:
+    """connect_candidates as eigenvector following calls it, given only the ``+v`` start of each direction (the
+    loop over the signs ``(1, -1)`` reduced to ``(1,)``): of two starts whose directions are opposite, the second
+    is dropped. The following step still logs both signs as searched."""
+    def connect_candidates(spec: Any, settings: Any, store: Any, rng: Any, candidates: Any, **kwargs: Any) -> Any:
+        kept: list[Any] = []
+        for c in candidates:
+            if not any(np.allclose(c.mode, -k.mode, rtol=0.0, atol=1e-12) for k in kept):
+                kept.append(c)
+        return original(spec, settings, store, rng, kept, **kwargs)
+    return connect_candidates
+
+
+def index_two_accepted(original: Any) -> Any:
+    """_classify_one verifying a transition state of index 1 or 2 (``index != expect`` written as
+    ``index not in (expect, expect + 1)``): an index-2 saddle with no other defect is accepted."""
+    def _classify_one(spec: Any, z: Any, v: Any, g_t: Any, h_t: Any, w: Any, q: Any, gtol: float, etol: float,
+                      expect: int | None) -> Any:
+        cp = original(spec, z, v, g_t, h_t, w, q, gtol, etol, expect)
+        if expect == 1 and cp.index == 2 and not original(spec, z, v, g_t, h_t, w, q, gtol, etol, None).reason:
+            cp = dataclasses.replace(cp, verified=True, reason="")
+        return cp
+    return _classify_one
+
+
+def saddle_copies_inverted(original: Any) -> Any:
+    """network_trap counting the copies of an escape saddle per trap configuration as mult(x)/(mult(s) e_s) for
+    mult(s) e_s/mult(x) (the count and the log prefactor it enters)."""
+    def network_trap(result: Any, spec: Any) -> Any:
+        trap = original(result, spec)
+        if trap is None:
+            return trap
+        saddles = tuple(dataclasses.replace(s, count=1.0 / s.count, log_prefactor=None if s.log_prefactor is None
+                                            else s.log_prefactor - 2.0 * math.log(s.count)) for s in trap.saddles)
+        return dataclasses.replace(trap, saddles=saddles)
+    return network_trap
 
 
 def block_gradients_over_tau(original: Any) -> Any:
