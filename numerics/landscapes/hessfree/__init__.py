@@ -11,12 +11,33 @@ analytically), :mod:`.lanczos` (thick-restart Lanczos with full reorthogonalisat
 :mod:`.complement` (L-BFGS in the complement of a mode), :mod:`.eigenvector_following` (hybrid
 eigenvector following, batched), :mod:`.transition_states` (searches from minima along their softest
 modes, certified), :mod:`.simplex` (the closed-form InfoNCE global minimum).
+
+Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the collapsed simplex):
+
+>>> from contrastive_bounds.numerics.precision import enable_x64; enable_x64()
+>>> from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+>>> from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum, verify_point
+>>> z, energy = infonce_simplex_minimum(6, 3, 0.1)
+>>> cert = verify_point(infonce_potential(6, [(0, 1), (2, 3), (4, 5)], 0.1), z, expect=0)
+>>> cert.verified, cert.kind, round(cert.energy - energy, 12)
+(True, 'minimum', 0.0)
 """
 
+from contrastive_bounds.numerics.landscapes.hessfree.certify import (  # noqa: F401
+    Certificate,
+    certify_spectrum,
+    verify_batch,
+    verify_point,
+)
 from contrastive_bounds.numerics.landscapes.hessfree.operators import (  # noqa: F401
     hessian_vector_product,
     riemannian_gradient,
 )
+from contrastive_bounds.numerics.landscapes.hessfree.simplex import (  # noqa: F401
+    infonce_simplex_energy,
+    infonce_simplex_minimum,
+)
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import Spectrum, softest_modes  # noqa: F401
 
-__all__ = ["hessian_vector_product", "riemannian_gradient", "softest_modes", "Spectrum"]
+__all__ = ["hessian_vector_product", "riemannian_gradient", "softest_modes", "Spectrum", "Certificate",
+           "certify_spectrum", "verify_point", "verify_batch", "infonce_simplex_energy", "infonce_simplex_minimum"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 
 import jax
@@ -86,3 +87,16 @@ def ref():
     return types.SimpleNamespace(unit_rows=unit_rows, default_pairs=default_pairs, infonce=infonce,
                                  generic_potential=generic_potential, dense_riemannian_hessian=dense_riemannian_hessian,
                                  rotation_generators=rotation_generators, deflated_dense_spectrum=deflated_dense_spectrum)
+
+
+@functools.lru_cache(maxsize=None)
+def _dense_network(n: int, d: int, tau: float):
+    from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
+
+    return landscape_network(infonce_spec(n, d, tau), seed=0)
+
+
+@pytest.fixture(scope="session")
+def dense_network():
+    """``dense_network(n, d, tau)``: the repository's dense default search (seed 0), once per session."""
+    return _dense_network
