@@ -29,6 +29,10 @@ from contrastive_bounds.numerics.landscapes.hessfree.certify import (  # noqa: F
     verify_batch,
     verify_point,
 )
+from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import (  # noqa: F401
+    HEFSettings,
+    hef_searcher,
+)
 from contrastive_bounds.numerics.landscapes.hessfree.operators import (  # noqa: F401
     hessian_vector_product,
     riemannian_gradient,
@@ -38,6 +42,12 @@ from contrastive_bounds.numerics.landscapes.hessfree.simplex import (  # noqa: F
     infonce_simplex_minimum,
 )
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import Spectrum, softest_modes  # noqa: F401
+from contrastive_bounds.numerics.landscapes.hessfree.transition_states import (  # noqa: F401
+    TransitionStateSearch,
+    follow_modes,
+    search_transition_states,
+)
 
 __all__ = ["hessian_vector_product", "riemannian_gradient", "softest_modes", "Spectrum", "Certificate",
-           "certify_spectrum", "verify_point", "verify_batch", "infonce_simplex_energy", "infonce_simplex_minimum"]
+           "certify_spectrum", "verify_point", "verify_batch", "HEFSettings", "hef_searcher",
+           "search_transition_states", "follow_modes", "TransitionStateSearch", "infonce_simplex_energy", "infonce_simplex_minimum"]
