@@ -43,7 +43,12 @@ class ComplementMemory(NamedTuple):
 
 
 def empty_memory(memory: int, shape: tuple[int, int], dtype: jnp.dtype) -> ComplementMemory:
-    """An empty memory of ``memory`` pairs for configurations of ``shape`` ``(N, d)`` (pure JAX)."""
+    """An empty memory of ``memory`` pairs for configurations of ``shape`` ``(N, d)`` (pure JAX).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off and ``dtype`` is float64.
+    """
+    require_x64(dtype, what="landscapes.hessfree.complement.empty_memory")
     return ComplementMemory(jnp.zeros((memory, *shape), dtype), jnp.zeros((memory, *shape), dtype),
                             jnp.zeros((memory,), dtype), jnp.zeros((), jnp.int32))
 

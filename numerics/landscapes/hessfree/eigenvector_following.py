@@ -23,8 +23,9 @@ One search (:func:`hef_single`) repeats, inside one ``lax.while_loop``:
    mode often holds the way down to a deeper basin).
 
 Defaults: steps of a few hundredths of a radian (2-norm over all ``N·d`` coordinates), chosen on the
-small InfoNCE networks (N = 4, 6 at τ = 0.1, where larger steps slid into other basins) and checked at
-N·d = 512 (where they cost no more iterations than steps four times larger).
+small InfoNCE networks (N = 4, 6 at τ = 0.1, where transverse steps of 0.2 slid into other basins) and
+tuned at N·d = 512 and 2 048 (eight searches each: a Lanczos basis of 8 with 2 restarts and an uphill
+trust radius from 0.05 up to 0.2 took the fewest products; ``benchmarks/hessfree.py``).
 
 Every step is retracted to the product of spheres (``z ↦ normalize(z + u)``). A search ends converged,
 at ``max_iter``, on a non-finite value, or when the lowest eigenvalue stayed ``>= 0`` for
@@ -74,14 +75,14 @@ class HEFSettings(NamedTuple):
 
     max_iter: int = 400
     gtol: float = 1e-9
-    mode_krylov: int = 10
-    mode_restarts: int = 3
+    mode_krylov: int = 8
+    mode_restarts: int = 2
     mode_tol: float = 1e-4
     tangent_steps: int = 3
     tangent_steps_converged: int = 30
     memory: int = 6
-    max_uphill: float = 0.1
-    uphill_initial: float = 0.02
+    max_uphill: float = 0.2
+    uphill_initial: float = 0.05
     min_uphill: float = 0.01
     max_tangent_step: float = 0.05
     trust_ratio: float = 2.0
@@ -150,7 +151,7 @@ def hef_single(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0
         noise = op.project(jax.random.normal(k_noise, z.shape, dtype))
         start = _unit(op.project(v)) + 1e-3 * _unit(noise)
         lz = lanczos_lowest(op.matvec, op.project, start, k_mode, k=2, krylov_dim=s.mode_krylov,
-                            max_restarts=s.mode_restarts, tol=s.mode_tol)
+                            max_restarts=s.mode_restarts, tol=s.mode_tol, converge=1, residuals=False)
         # follow the negative-curvature Ritz vector that overlaps most with the previous mode (the lowest
         # one unless the two lowest are both negative): a near-degenerate pair must not swap the mode
         overlaps = jnp.abs(jnp.sum(lz.eigenvectors * v[None], axis=(1, 2)))

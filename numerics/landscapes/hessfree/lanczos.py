@@ -67,9 +67,9 @@ def _keep(k: int, krylov_dim: int) -> int:
     return min(krylov_dim - 2, max(k + 1, krylov_dim // 2))
 
 
-def lanczos_matvecs(k: int, krylov_dim: int, restarts: int) -> int:
+def lanczos_matvecs(k: int, krylov_dim: int, restarts: int, residuals: bool = True) -> int:
     """Products with ``A`` used by :func:`lanczos_lowest` after ``restarts`` restarts (for budgets)."""
-    return krylov_dim + restarts * (krylov_dim - _keep(k, krylov_dim)) + k
+    return krylov_dim + restarts * (krylov_dim - _keep(k, krylov_dim)) + (k if residuals else 0)
 
 
 def _dot(basis: jax.Array, w: jax.Array) -> jax.Array:
@@ -88,7 +88,8 @@ def _orthogonalise(basis: jax.Array, w: jax.Array) -> tuple[jax.Array, jax.Array
 
 
 def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.Array, *, k: int,
-                   krylov_dim: int = 24, max_restarts: int = 30, tol: float = 1e-10) -> LanczosResult:
+                   krylov_dim: int = 24, max_restarts: int = 30, tol: float = 1e-10, converge: int | None = None,
+                   residuals: bool = True) -> LanczosResult:
     """The ``k`` lowest eigenpairs of ``A`` on the range of the projector ``D`` (module docstring).
 
     Args:
@@ -99,6 +100,9 @@ def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.
       k: eigenpairs wanted, ``1 <= k <= krylov_dim − 3``. krylov_dim: basis size per cycle (static).
       max_restarts: restarts at most (static bound of the loop). tol: relative tolerance on the
         Lanczos residual estimates (the explicit residuals are returned for the certificate).
+      converge: how many of the lowest pairs must meet ``tol`` (default ``k``; eigenvector following
+        converges the followed mode only). residuals: compute the explicit residual norms (``k`` more
+        products); False returns the Lanczos estimates ``|β s_{m,i}|`` instead (for inner loops).
 
     Returns:
       :class:`LanczosResult`. Source: Wu & Simon (2000); Parlett, The Symmetric Eigenvalue Problem (1998),
@@ -113,6 +117,9 @@ def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.
     if not 1 <= int(k) <= m - 3:
         raise ValueError(f"k={k} must be in [1, krylov_dim − 3 = {m - 3}] (krylov_dim={krylov_dim})")
     k = int(k)
+    kc = k if converge is None else int(converge)
+    if not 1 <= kc <= k:
+        raise ValueError(f"converge={converge} must be in [1, k = {k}]")
     p = _keep(k, m)
     dtype = v0.dtype
     shape = v0.shape
@@ -160,12 +167,12 @@ def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.
         return theta, s, jnp.sum(lv)
 
     def cycle(state: tuple) -> tuple:
-        basis, t, live, j0, restarts, _, _ = state
+        basis, t, live, j0, restarts, _, _, _ = state
         basis, t, live, beta, _ = jax.lax.fori_loop(j0, m, step, (basis, t, live, jnp.zeros((), dtype), restarts))
         theta, s, nlive = ritz(t, live)
         scale = jnp.maximum(1.0, jnp.max(jnp.abs(jnp.where(jnp.arange(m) < nlive, theta, 0.0))))
-        est = jnp.abs(beta * s[m - 1, :k])
-        converged = jnp.all((est <= tol * scale) | (jnp.arange(k) >= nlive))
+        est = jnp.abs(beta * s[m - 1, :kc])
+        converged = jnp.all((est <= tol * scale) | (jnp.arange(kc) >= nlive))
         # restart: the p lowest Ritz vectors, then the last Lanczos vector
         kept = _combine(s[:, :p], basis[:m])
         new_basis = jnp.zeros_like(basis).at[:p].set(kept).at[p].set(basis[m])
@@ -175,21 +182,24 @@ def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.
         out_basis = jnp.where(done, basis, new_basis)
         out_t = jnp.where(done, t, new_t)
         out_live = jnp.where(done, live, new_live)
-        return (out_basis, out_t, out_live, jnp.asarray(p), restarts + jnp.where(done, 0, 1), converged, done)
+        return (out_basis, out_t, out_live, jnp.asarray(p), restarts + jnp.where(done, 0, 1), converged, done, beta)
 
     state = (basis0, jnp.zeros((m, m), dtype), live0, jnp.asarray(0), jnp.asarray(0), jnp.asarray(False),
-             jnp.asarray(False))
-    basis, t, live, _, restarts, converged, _ = jax.lax.while_loop(lambda st: ~st[6], cycle, state)
+             jnp.asarray(False), jnp.zeros((), dtype))
+    basis, t, live, _, restarts, converged, _, beta = jax.lax.while_loop(lambda st: ~st[6], cycle, state)
     theta, s, nlive = ritz(t, live)
     vecs = _combine(s[:, :k], basis[:m])
     vecs = jax.vmap(project)(vecs)
     norms = jnp.linalg.norm(vecs.reshape(k, -1), axis=1)
     vecs = vecs / jnp.maximum(norms, 1e-300)[:, None, None]
-    av = jax.vmap(lambda y: project(matvec(y)))(vecs)
     lam = theta[:k]
-    res = jnp.linalg.norm((av - lam[:, None, None] * vecs).reshape(k, -1), axis=1)
+    if residuals:
+        av = jax.vmap(lambda y: project(matvec(y)))(vecs)
+        res = jnp.linalg.norm((av - lam[:, None, None] * vecs).reshape(k, -1), axis=1)
+    else:
+        res = jnp.abs(beta * s[m - 1, :k])
     valid = jnp.arange(k) < nlive
     top = jnp.max(jnp.where(jnp.arange(m) < nlive, theta, -jnp.inf))
-    matvecs = (m + restarts * (m - p) + k).astype(jnp.int32)
+    matvecs = (m + restarts * (m - p) + (k if residuals else 0)).astype(jnp.int32)
     return LanczosResult(jnp.where(valid, lam, jnp.inf), vecs * valid[:, None, None], jnp.where(valid, res, 0.0),
                          valid, top, matvecs, restarts.astype(jnp.int32), converged)
