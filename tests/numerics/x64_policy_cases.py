@@ -269,6 +269,16 @@ CASES: dict[str, Callable[[], Any]] = {
         "landscapes.hessfree.eigenvector_following", "hef_single")(_spec().potential, Z3, Z3, _key()),
     "landscapes.hessfree.eigenvector_following.hef_searcher": lambda: _m(
         "landscapes.hessfree.eigenvector_following", "hef_searcher")(_spec().potential),
+    "landscapes.hessfree.eigenvector_following.hef_init": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_init")(_spec().potential, Z3, Z3, _key()),
+    "landscapes.hessfree.eigenvector_following.hef_step": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_step")(_spec().potential, _m(
+            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 13))),
+    "landscapes.hessfree.eigenvector_following.hef_result": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_result")(_m(
+            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 13))),
+    "landscapes.hessfree.batched.queue_searcher": lambda: _m("landscapes.hessfree.batched", "queue_searcher")(
+        _spec().potential, slots=2),
     "landscapes.hessfree.transition_states.search_transition_states": lambda: _m(
         "landscapes.hessfree.transition_states", "search_transition_states")(_spec().potential, Z3[None], Z3[None]),
     "landscapes.hessfree.transition_states.follow_modes": lambda: _m(
@@ -282,6 +292,7 @@ CASES: dict[str, Callable[[], Any]] = {
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
 EXEMPT: dict[str, str] = {
     "landscapes.hessfree.lanczos.lanczos_matvecs": "integer arithmetic",
+    "landscapes.hessfree.transition_states.default_slots": "integer choice from the backend's name",
     "landscapes.hessfree.certify.certify_spectrum": "numpy float64 bounds on given Ritz values (no JAX)",
     "landscapes.hessfree.simplex.simplex_vertices": "numpy float64 (no JAX)",
     "landscapes.hessfree.simplex.infonce_simplex_energy": "scalar arithmetic (math)",

@@ -9,8 +9,9 @@ analytically), :mod:`.lanczos` (thick-restart Lanczos with full reorthogonalisat
 :mod:`.spectrum` (the deflated Hessian as an operator; its softest modes), :mod:`.certify`
 (minimum / transition-state certificates from the lowest eigenvalues with residual bounds),
 :mod:`.complement` (L-BFGS in the complement of a mode), :mod:`.eigenvector_following` (hybrid
-eigenvector following, batched), :mod:`.transition_states` (searches from minima along their softest
-modes, certified), :mod:`.simplex` (the closed-form InfoNCE global minimum).
+eigenvector following: init/step kernels, one search, vmapped searches), :mod:`.batched` (many searches in
+refilled vmapped lanes), :mod:`.transition_states` (searches from minima along their softest modes,
+certified), :mod:`.simplex` (the closed-form InfoNCE global minimum).
 
 Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the collapsed simplex):
 
@@ -23,6 +24,7 @@ Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the co
 (True, 'minimum', 0.0)
 """
 
+from contrastive_bounds.numerics.landscapes.hessfree.batched import queue_searcher  # noqa: F401
 from contrastive_bounds.numerics.landscapes.hessfree.certify import (  # noqa: F401
     Certificate,
     certify_spectrum,
@@ -49,5 +51,5 @@ from contrastive_bounds.numerics.landscapes.hessfree.transition_states import ( 
 )
 
 __all__ = ["hessian_vector_product", "riemannian_gradient", "softest_modes", "Spectrum", "Certificate",
-           "certify_spectrum", "verify_point", "verify_batch", "HEFSettings", "hef_searcher",
+           "certify_spectrum", "verify_point", "verify_batch", "HEFSettings", "hef_searcher", "queue_searcher",
            "search_transition_states", "follow_modes", "TransitionStateSearch", "infonce_simplex_energy", "infonce_simplex_minimum"]

@@ -50,8 +50,8 @@ from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_he
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.sphere import project_tangent, retract
 
-__all__ = ["HEFSettings", "HEFResult", "hef_single", "hef_searcher", "RUNNING", "CONVERGED", "MAX_ITER",
-           "NON_FINITE", "NO_NEGATIVE_MODE", "STATUS_TEXT"]
+__all__ = ["HEFSettings", "HEFResult", "HEFState", "hef_init", "hef_step", "hef_result", "hef_single", "hef_searcher",
+           "RUNNING", "CONVERGED", "MAX_ITER", "NON_FINITE", "NO_NEGATIVE_MODE", "STATUS_TEXT"]
 
 RUNNING, CONVERGED, MAX_ITER, NON_FINITE, NO_NEGATIVE_MODE = 0, 1, 2, 3, 4
 #: words for the status codes of :class:`HEFResult`
@@ -115,6 +115,119 @@ def _unit(u: jax.Array) -> jax.Array:
     return u / jnp.maximum(jnp.linalg.norm(u), 1e-300)
 
 
+class HEFState(NamedTuple):
+    """State of one search between iterations (pure JAX; from :func:`hef_init`, advanced by :func:`hef_step`).
+
+    Attributes:
+      z, value, grad: point, ``V`` and Riemannian gradient. v: followed unit mode. theta: its last
+      eigenvalue estimate. up: uphill trust radius. mem: the transverse L-BFGS memory. it: iterations done.
+      status: a code of :data:`STATUS_TEXT`. positive: consecutive iterations with ``θ >= 0``. evals, hvps:
+      gradient evaluations and Hessian–vector products so far. key: PRNG key.
+    """
+
+    z: jax.Array
+    value: jax.Array
+    grad: jax.Array
+    v: jax.Array
+    theta: jax.Array
+    up: jax.Array
+    mem: Any
+    it: jax.Array
+    status: jax.Array
+    positive: jax.Array
+    evals: jax.Array
+    hvps: jax.Array
+    key: jax.Array
+
+
+def hef_init(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0: jax.Array, key: jax.Array, *,
+             settings: HEFSettings = HEFSettings()) -> HEFState:
+    """The state before the first iteration at ``z0`` with the initial direction ``mode0`` (projected, unit).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off and ``z0`` is float64.
+    """
+    require_x64(z0, mode0, what="landscapes.hessfree.eigenvector_following.hef_init")
+    dtype = z0.dtype
+    value0, grad0 = riemannian_gradient(potential, z0)
+    i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
+    return HEFState(z0, value0, grad0, _unit(project_tangent(z0, mode0)), jnp.asarray(0.0, dtype),
+                    jnp.asarray(settings.uphill_initial, dtype), empty_memory(settings.memory, z0.shape, dtype), i32(0),
+                    i32(RUNNING), i32(0), i32(1), i32(0), key)
+
+
+def hef_step(potential: Callable[[jax.Array], jax.Array], st: HEFState, *, orthogonal: bool = True,
+             settings: HEFSettings = HEFSettings()) -> HEFState:
+    """One iteration (mode, uphill step, transverse minimisation; module docstring); a state whose status is
+    not running is returned unchanged.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off and the state is float64.
+    """
+    require_x64(st.z, what="landscapes.hessfree.eigenvector_following.hef_step")
+    s = settings
+    value_and_grad = lambda z: riemannian_gradient(potential, z)  # noqa: E731
+    z, v, dtype = st.z, st.v, st.z.dtype
+    key, k_mode, k_noise = jax.random.split(st.key, 3)
+    op = deflated_hessian(potential, z, orthogonal)
+    noise = op.project(jax.random.normal(k_noise, z.shape, dtype))
+    start = _unit(op.project(v)) + 1e-3 * _unit(noise)
+    lz = lanczos_lowest(op.matvec, op.project, start, k_mode, k=2, krylov_dim=s.mode_krylov,
+                        max_restarts=s.mode_restarts, tol=s.mode_tol, converge=1, residuals=False)
+    # follow the negative-curvature Ritz vector that overlaps most with the previous mode (the lowest
+    # one unless the two lowest are both negative): a near-degenerate pair must not swap the mode
+    overlaps = jnp.abs(jnp.sum(lz.eigenvectors * v[None], axis=(1, 2)))
+    pick = jnp.where((lz.eigenvalues[1] < 0) & lz.valid[1] & (overlaps[1] > overlaps[0]), 1, 0)
+    theta = lz.eigenvalues[pick]
+    w = lz.eigenvectors[pick]
+    overlap = jnp.sum(w * v)
+    w = jnp.where(overlap < 0, -w, w)
+    grad, value = op.gradient, op.value
+    gnorm = jnp.linalg.norm(grad)
+    finite = jnp.isfinite(value) & jnp.isfinite(gnorm) & jnp.isfinite(theta)
+    done = (gnorm <= s.gtol) & (theta < 0)
+    # uphill step along the mode
+    f = jnp.sum(grad * w)
+    h_ef = 2.0 * f / jnp.maximum(jnp.abs(theta) + jnp.sqrt(theta * theta + 4.0 * f * f), 1e-300)
+    sign = jnp.where(f >= 0, 1.0, -1.0)
+    h = jnp.where(theta < 0, jnp.clip(h_ef, -st.up, st.up), sign * s.max_uphill)
+    z1 = retract(z, h * w)
+    value1, grad1 = value_and_grad(z1)
+    w1 = _unit(project_tangent(z1, w))
+    f1 = jnp.sum(grad1 * w1)
+    denom = jnp.where(h * theta != 0, h * theta, 1.0)
+    eper = jnp.minimum(jnp.abs(1.0 - (f1 - f) / denom), jnp.abs(1.0 - (-f1 - f) / denom))
+    grow = jnp.minimum(st.up * 1.1, s.max_uphill)
+    shrink = jnp.maximum(st.up / 1.1, s.min_uphill)
+    up = jnp.where(theta < 0, jnp.where(eper > s.trust_ratio, shrink, grow), st.up)
+    # transverse minimisation
+    steps = jnp.where(jnp.abs(overlap) > 0.999, s.tangent_steps_converged, s.tangent_steps)
+    z2, value2, grad2, w2, mem, evals = complement_minimize(
+        value_and_grad, z1, value1, grad1, w1, st.mem, steps=steps, gtol=s.gtol / 2.0,
+        max_step=s.max_tangent_step, max_travel=s.travel_factor * jnp.maximum(jnp.abs(h), up))
+    it = st.it + 1
+    positive = jnp.where(theta >= 0, st.positive + 1, 0)
+    status = jnp.where(~finite, NON_FINITE, jnp.where(done, CONVERGED, jnp.where(
+        positive > s.max_positive, NO_NEGATIVE_MODE, jnp.where(it >= s.max_iter, MAX_ITER, RUNNING))))
+    moved = finite & ~done  # the last step of a search stopped by max_iter is kept (its V, gradient are known)
+    keep = lambda a, b: jnp.where(moved, a, b)  # noqa: E731
+    new = HEFState(keep(z2, z), keep(value2, value), keep(grad2, grad), keep(w2, w), theta, up,
+                   jax.tree_util.tree_map(keep, mem, st.mem), it, status.astype(jnp.int32),
+                   positive.astype(jnp.int32), st.evals + 2 + evals, st.hvps + lz.matvecs, key)
+    running = st.status == RUNNING
+    return jax.tree_util.tree_map(lambda a, b: jnp.where(running, a, b), new, st)
+
+
+def hef_result(st: HEFState) -> HEFResult:
+    """The :class:`HEFResult` of a state (pure JAX).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off and the state is float64.
+    """
+    require_x64(st.z, what="landscapes.hessfree.eigenvector_following.hef_result")
+    return HEFResult(st.z, st.value, jnp.linalg.norm(st.grad), st.v, st.theta, st.it, st.status, st.evals, st.hvps)
+
+
 def hef_single(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0: jax.Array, key: jax.Array, *,
                orthogonal: bool = True, settings: HEFSettings = HEFSettings()) -> HEFResult:
     """One hybrid eigenvector-following search from ``z0`` along ``mode0`` (module docstring).
@@ -131,72 +244,10 @@ def hef_single(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0
       X64DisabledError: JAX's x64 mode is off and ``z0`` is float64.
     """
     require_x64(z0, mode0, what="landscapes.hessfree.eigenvector_following.hef_single")
-    s = settings
-    value_and_grad = lambda z: riemannian_gradient(potential, z)  # noqa: E731
-    dtype = z0.dtype
-    v0 = _unit(project_tangent(z0, mode0))
-    value0, grad0 = value_and_grad(z0)
-    i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
-    state = dict(z=z0, value=value0, grad=grad0, v=v0, theta=jnp.asarray(0.0, dtype),
-                 up=jnp.asarray(s.uphill_initial, dtype), mem=empty_memory(s.memory, z0.shape, dtype), it=i32(0),
-                 status=i32(RUNNING), positive=i32(0), evals=i32(1), hvps=i32(0), key=key)
-
-    def cond(st: dict) -> jax.Array:
-        return st["status"] == RUNNING
-
-    def body(st: dict) -> dict:
-        z, v = st["z"], st["v"]
-        key, k_mode, k_noise = jax.random.split(st["key"], 3)
-        op = deflated_hessian(potential, z, orthogonal)
-        noise = op.project(jax.random.normal(k_noise, z.shape, dtype))
-        start = _unit(op.project(v)) + 1e-3 * _unit(noise)
-        lz = lanczos_lowest(op.matvec, op.project, start, k_mode, k=2, krylov_dim=s.mode_krylov,
-                            max_restarts=s.mode_restarts, tol=s.mode_tol, converge=1, residuals=False)
-        # follow the negative-curvature Ritz vector that overlaps most with the previous mode (the lowest
-        # one unless the two lowest are both negative): a near-degenerate pair must not swap the mode
-        overlaps = jnp.abs(jnp.sum(lz.eigenvectors * v[None], axis=(1, 2)))
-        pick = jnp.where((lz.eigenvalues[1] < 0) & lz.valid[1] & (overlaps[1] > overlaps[0]), 1, 0)
-        theta = lz.eigenvalues[pick]
-        w = lz.eigenvectors[pick]
-        overlap = jnp.sum(w * v)
-        w = jnp.where(overlap < 0, -w, w)
-        grad, value = op.gradient, op.value
-        gnorm = jnp.linalg.norm(grad)
-        finite = jnp.isfinite(value) & jnp.isfinite(gnorm) & jnp.isfinite(theta)
-        done = (gnorm <= s.gtol) & (theta < 0)
-        # uphill step along the mode
-        f = jnp.sum(grad * w)
-        h_ef = 2.0 * f / jnp.maximum(jnp.abs(theta) + jnp.sqrt(theta * theta + 4.0 * f * f), 1e-300)
-        sign = jnp.where(f >= 0, 1.0, -1.0)
-        h = jnp.where(theta < 0, jnp.clip(h_ef, -st["up"], st["up"]), sign * s.max_uphill)
-        z1 = retract(z, h * w)
-        value1, grad1 = value_and_grad(z1)
-        w1 = _unit(project_tangent(z1, w))
-        f1 = jnp.sum(grad1 * w1)
-        denom = jnp.where(h * theta != 0, h * theta, 1.0)
-        eper = jnp.minimum(jnp.abs(1.0 - (f1 - f) / denom), jnp.abs(1.0 - (-f1 - f) / denom))
-        grow = jnp.minimum(st["up"] * 1.1, s.max_uphill)
-        shrink = jnp.maximum(st["up"] / 1.1, s.min_uphill)
-        up = jnp.where(theta < 0, jnp.where(eper > s.trust_ratio, shrink, grow), st["up"])
-        # transverse minimisation
-        steps = jnp.where(jnp.abs(overlap) > 0.999, s.tangent_steps_converged, s.tangent_steps)
-        z2, value2, grad2, w2, mem, evals = complement_minimize(
-            value_and_grad, z1, value1, grad1, w1, st["mem"], steps=steps, gtol=s.gtol / 2.0,
-            max_step=s.max_tangent_step, max_travel=s.travel_factor * jnp.maximum(jnp.abs(h), up))
-        it = st["it"] + 1
-        positive = jnp.where(theta >= 0, st["positive"] + 1, 0)
-        status = jnp.where(~finite, NON_FINITE, jnp.where(done, CONVERGED, jnp.where(
-            positive > s.max_positive, NO_NEGATIVE_MODE, jnp.where(it >= s.max_iter, MAX_ITER, RUNNING))))
-        moved = finite & ~done  # the last step of a search stopped by max_iter is kept (its V, gradient are known)
-        keep = lambda a, b: jnp.where(moved, a, b)  # noqa: E731
-        return dict(z=keep(z2, z), value=keep(value2, value), grad=keep(grad2, grad), v=keep(w2, w),
-                    theta=theta, up=up, mem=jax.tree_util.tree_map(keep, mem, st["mem"]), it=it,
-                    status=status.astype(jnp.int32), positive=positive.astype(jnp.int32),
-                    evals=st["evals"] + 2 + evals, hvps=st["hvps"] + lz.matvecs, key=key)
-
-    out = jax.lax.while_loop(cond, body, state)
-    return HEFResult(out["z"], out["value"], jnp.linalg.norm(out["grad"]), out["v"], out["theta"], out["it"],
-                     out["status"], out["evals"], out["hvps"])
+    state = hef_init(potential, z0, mode0, key, settings=settings)
+    state = jax.lax.while_loop(lambda st: st.status == RUNNING,
+                               lambda st: hef_step(potential, st, orthogonal=orthogonal, settings=settings), state)
+    return hef_result(state)
 
 
 def hef_searcher(potential: Callable[[jax.Array], jax.Array], *, orthogonal: bool = True,

@@ -1,7 +1,7 @@
 """Transition-state searches from minima along their softest modes, each certified (A9).
 
-:func:`search_transition_states` runs batched hybrid eigenvector following
-(:func:`~.eigenvector_following.hef_searcher`) from given starts and directions and certifies every end
+:func:`search_transition_states` runs batched hybrid eigenvector following (the refilled lanes of
+:func:`~.batched.queue_searcher`) from given starts and directions and certifies every end
 point as an index-1 saddle or not (:func:`~.certify.verify_batch`, ``expect=1``).
 :func:`follow_modes` is the single-ended step of a landscape network at scale: from each minimum, its
 ``modes`` softest Hessian modes off the symmetry (:func:`~.spectrum.softest_modes`), both signs, a kick
@@ -9,8 +9,8 @@ of ``kick`` radians along the mode (the network's ``EF_KICK``), then the searche
 say which searches converged, which end points are verified transition states, and why the others
 are not; nothing is dropped.
 
-Compiled functions are cached per (potential, symmetry flag, settings, batch size), so repeated calls
-with the same potential compile once.
+Compiled functions are cached per (potential, symmetry flag, settings, lanes) and compile once per number
+of starts (the escape rounds reuse it, padded), so repeated calls with the same potential compile once.
 """
 
 from __future__ import annotations
@@ -30,17 +30,13 @@ from contrastive_bounds.numerics.landscapes.hessfree.certify import (
     verifier,
     verify_batch,
 )
-from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import (
-    CONVERGED,
-    STATUS_TEXT,
-    HEFSettings,
-    hef_searcher,
-)
+from contrastive_bounds.numerics.landscapes.hessfree.batched import queue_searcher
+from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import CONVERGED, STATUS_TEXT, HEFSettings
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import softest_modes
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.sphere import retract
 
-__all__ = ["TransitionStateSearch", "search_transition_states", "follow_modes", "KICK"]
+__all__ = ["TransitionStateSearch", "search_transition_states", "follow_modes", "default_slots", "KICK"]
 
 #: displacement along a mode at the start of a search (radians; the network's EF_KICK)
 KICK = 0.05
@@ -79,8 +75,17 @@ class TransitionStateSearch:
 
 
 @functools.lru_cache(maxsize=16)
-def _searcher(potential: Callable, orthogonal: bool, settings: HEFSettings) -> Callable:
-    return hef_searcher(potential, orthogonal=orthogonal, settings=settings)
+def _searcher(potential: Callable, orthogonal: bool, settings: HEFSettings, slots: int) -> Callable:
+    return queue_searcher(potential, slots=slots, orthogonal=orthogonal, settings=settings)
+
+
+def default_slots(searches: int) -> int:
+    """Lanes for ``searches`` searches: 2 on CPU (measured: vmapped lanes cost about a single search each there,
+    so more lanes only lengthen the tail; ``benchmarks/hessfree.py``), all of them (at most 256) on an
+    accelerator (not measured here)."""
+    if jax.default_backend() == "cpu":
+        return max(1, min(2, searches))
+    return max(1, min(256, searches))
 
 
 @functools.lru_cache(maxsize=16)
@@ -93,14 +98,9 @@ def _modes_fn(potential: Callable, orthogonal: bool, k: int) -> Callable:
     return jax.jit(jax.vmap(lambda z, key: softest_modes(potential, z, key, k=k, orthogonal=orthogonal)))
 
 
-def _padded(arrays: Sequence[np.ndarray], size: int) -> list[np.ndarray]:
-    b = arrays[0].shape[0]
-    return [np.concatenate([a, np.repeat(a[:1], size - b, axis=0)]) if size > b else a for a in arrays]
-
-
 def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts: Any, directions: Any, *,
                              orthogonal: bool = True, settings: HEFSettings = HEFSettings(), seed: int = 0,
-                             batch: int | None = None, gradient_tol: float = GRADIENT_TOL,
+                             slots: int | None = None, gradient_tol: float = GRADIENT_TOL,
                              eigenvalue_tol: float = EIGENVALUE_TOL, labels: Sequence[tuple[int, int, int]] | None = None,
                              escapes: int = 2, escape_step: float = KICK) -> list[TransitionStateSearch]:
     """Hybrid eigenvector following from each start along its direction, then certification.
@@ -109,8 +109,8 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
       potential: pure JAX ``V``, ``(N, d) -> ()``. starts: ``(B, N, d)`` float64 unit rows.
       directions: ``(B, N, d)`` initial modes. orthogonal: ``V`` is ``O(d)``-invariant.
       settings: :class:`~.eigenvector_following.HEFSettings`. seed: PRNG seed (Lanczos starts).
-      batch: searches per compiled call (padded; default all at once). gradient_tol, eigenvalue_tol: the
-      certificate's tolerances. labels: ``(start, mode, sign)`` per search (default ``(b, −1, 1)``).
+      slots: vmapped lanes of the compiled queue (:mod:`.batched`; default :func:`default_slots`).
+      gradient_tol, eigenvalue_tol: the certificate's tolerances. labels: ``(start, mode, sign)`` per search (default ``(b, −1, 1)``).
       escapes: times a search that converged to a saddle of index >= 2 is restarted from it, kicked by
         ``escape_step`` radians downhill along its second mode (pele's additional-mode screen does the same).
 
@@ -119,7 +119,7 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
-      ValueError: shapes that differ or are not ``(B, N, d)``; ``batch < 1`` (named).
+      ValueError: shapes that differ or are not ``(B, N, d)``; ``slots < 1`` (named).
     """
     require_x64(np.float64, what="landscapes.hessfree.transition_states.search_transition_states")
     z0 = np.array(starts, dtype=np.float64)
@@ -127,12 +127,12 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
     if z0.ndim != 3 or z0.shape != m0.shape:
         raise ValueError(f"starts {z0.shape} and directions {m0.shape} must both have shape (B, N, d)")
     b = z0.shape[0]
-    size = max(b, 1) if batch is None else int(batch)
-    if size < 1:
-        raise ValueError(f"batch={batch!r} must be an integer >= 1")
+    lanes = default_slots(b) if slots is None else int(slots)
+    if lanes < 1:
+        raise ValueError(f"slots={slots!r} must be an integer >= 1")
     if b == 0:
         return []
-    fn = _searcher(potential, bool(orthogonal), settings)
+    fn = _searcher(potential, bool(orthogonal), settings, lanes)
     check = _verifier(potential, bool(orthogonal))
     labels = list(labels) if labels is not None else [(i, -1, 1) for i in range(b)]
     results: list[TransitionStateSearch | None] = [None] * b
@@ -142,9 +142,10 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
     for attempt in range(int(escapes) + 1):
         if pending.size == 0:
             break
-        res = _run(fn, z0[pending], m0[pending], seed + 7919 * attempt, size)
-        certs = verify_batch(potential, res["z"], expect=1, orthogonal=orthogonal, seed=seed + 1 + attempt,
-                             gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol, check=check)
+        res = _run(fn, z0, m0, pending, seed + 7919 * attempt)
+        padded = np.concatenate([res["z"], np.repeat(res["z"][:1], b - pending.size, axis=0)])  # one compiled size
+        certs = verify_batch(potential, padded, expect=1, orthogonal=orthogonal, seed=seed + 1 + attempt,
+                             gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol, check=check)[: pending.size]
         retry = []
         for j, i in enumerate(pending):
             for key in work:
@@ -164,23 +165,20 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
     return [r for r in results if r is not None]
 
 
-def _run(fn: Callable, z0: np.ndarray, m0: np.ndarray, seed: int, size: int) -> dict[str, np.ndarray]:
-    """The compiled searches on padded chunks of ``size``; numpy arrays of the real rows."""
+def _run(fn: Callable, z0: np.ndarray, m0: np.ndarray, pending: np.ndarray, seed: int) -> dict[str, np.ndarray]:
+    """The queue on all ``B`` rows (one compiled length), the ``pending`` ones active, their results in order."""
     b = z0.shape[0]
-    keys = np.asarray(jax.random.key_data(jax.random.split(jax.random.key(seed), b)))
-    rows: dict[str, list] = {}
-    for lo in range(0, b, size):
-        part = _padded([z0[lo:lo + size], m0[lo:lo + size], keys[lo:lo + size]], size)
-        out = fn(jnp.asarray(part[0]), jnp.asarray(part[1]), jax.random.wrap_key_data(jnp.asarray(part[2])))
-        n = min(size, b - lo)
-        for name, value in out._asdict().items():
-            rows.setdefault(name, []).append(np.asarray(value)[:n])
-    return {k: np.concatenate(v) for k, v in rows.items()}
+    keys = jax.random.split(jax.random.key(seed), b)
+    active = np.zeros(b, bool)
+    active[pending] = True
+    order = np.concatenate([pending, np.setdiff1d(np.arange(b), pending)])
+    out = fn(jnp.asarray(z0[order]), jnp.asarray(m0[order]), keys[jnp.asarray(order)], jnp.asarray(active[order]))
+    return {name: np.asarray(value)[: pending.size] for name, value in out._asdict().items()}
 
 
 def follow_modes(potential: Callable[[jax.Array], jax.Array], minima: Any, *, modes: int = 2,
                  signs: Sequence[int] = (1, -1), kick: float = KICK, orthogonal: bool = True,
-                 settings: HEFSettings = HEFSettings(), seed: int = 0, batch: int | None = None,
+                 settings: HEFSettings = HEFSettings(), seed: int = 0, slots: int | None = None,
                  gradient_tol: float = GRADIENT_TOL, eigenvalue_tol: float = EIGENVALUE_TOL
                  ) -> list[TransitionStateSearch]:
     """From each minimum, its ``modes`` softest modes, each sign: kick, follow, certify (module docstring).
@@ -223,5 +221,5 @@ def follow_modes(potential: Callable[[jax.Array], jax.Array], minima: Any, *, mo
     if not starts:
         return []
     return search_transition_states(potential, np.stack(starts), np.stack(dirs), orthogonal=orthogonal,
-                                    settings=settings, seed=seed, batch=batch, gradient_tol=gradient_tol,
+                                    settings=settings, seed=seed, slots=slots, gradient_tol=gradient_tol,
                                     eigenvalue_tol=eigenvalue_tol, labels=labels)

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.hessfree import HEFSettings, follow_modes, hef_searcher
+from contrastive_bounds.numerics.landscapes.hessfree import HEFSettings, follow_modes, hef_searcher, queue_searcher
 from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import MAX_ITER, hef_single
 from contrastive_bounds.numerics.landscapes.network import infonce_spec
 from contrastive_bounds.numerics.landscapes.network.verify import classify
@@ -53,8 +53,9 @@ def test_following_the_trap_softest_modes_reaches_the_dense_barrier(dense_networ
 
 @pytest.mark.slow
 def test_batched_searches_equal_single_searches_and_one_iteration_replays_the_dense_kernel(ref, dense_network):
-    """vmap'd searches from kicks off the N = 4, d = 2 trap give the single searches' end points (Gram matrices to
-    1e-9, energies to 1e-12: equal up to the rotation orbit, whose zero modes are free). One iteration without transverse steps is
+    """vmap'd searches and the refilled queue (2 lanes, one padding start) from kicks off the N = 4, d = 2 trap give
+    the single searches' end points (Gram matrices to 1e-9, energies to 1e-12: equal up to the rotation orbit,
+    whose zero modes are free). One iteration without transverse steps is
     the uphill step h = 2F/(|θ| + sqrt(θ² + 4F²)) (capped by the trust radius) along the lowest eigenvector of
     the dense deflated Hessian (θ its eigenvalue, F = grad V·v), retracted: replayed here from eigh to 1e-8."""
     n, d = 4, 2
@@ -67,14 +68,21 @@ def test_batched_searches_equal_single_searches_and_one_iteration_replays_the_de
     keys = jax.random.split(jax.random.key(0), 3)
     settings = HEFSettings(max_iter=60)
     batched = hef_searcher(pot, settings=settings)(jnp.asarray(z0), jnp.asarray(m0), keys)
+    active = jnp.asarray([True, False, True])
+    queued = queue_searcher(pot, slots=2, settings=settings)(jnp.asarray(z0), jnp.asarray(m0), keys, active)
     single = jax.jit(lambda z, m, k: hef_single(pot, z, m, k, settings=settings))
     for i in range(3):
         one = single(jnp.asarray(z0[i]), jnp.asarray(m0[i]), keys[i])
-        zs, zb = np.asarray(one.z), np.asarray(batched.z[i])
-        # the same end point up to the rotation orbit (the deflated zero modes are free: vmap rounds differently)
-        assert np.max(np.abs(zs @ zs.T - zb @ zb.T)) < 1e-9
-        assert float(one.value) == pytest.approx(float(batched.value[i]), abs=1e-12)
-        assert int(one.status) == int(batched.status[i])
+        zs = np.asarray(one.z)
+        for other, on in ((batched, True), (queued, bool(active[i]))):
+            if not on:  # a padding start of the queue: one iteration's slot, no search
+                assert int(other.iterations[i]) == 0
+                continue
+            zb = np.asarray(other.z[i])
+            # the same end point up to the rotation orbit (its deflated zero modes are free: vmap rounds differently)
+            assert np.max(np.abs(zs @ zs.T - zb @ zb.T)) < 1e-9
+            assert float(one.value) == pytest.approx(float(other.value[i]), abs=1e-12)
+            assert int(one.status) == int(other.status[i])
     step = HEFSettings(max_iter=1, tangent_steps=0, tangent_steps_converged=0, mode_krylov=8, mode_tol=1e-13,
                        mode_restarts=20, uphill_initial=0.3, max_uphill=0.3)
     z = ref.unit_rows(rng, n, d)
