@@ -80,11 +80,12 @@ def _searcher(potential: Callable, orthogonal: bool, settings: HEFSettings, slot
 
 
 def default_slots(searches: int) -> int:
-    """Lanes for ``searches`` searches: 2 on CPU (measured: vmapped lanes cost about a single search each there,
-    so more lanes only lengthen the tail; ``benchmarks/hessfree.py``), all of them (at most 256) on an
-    accelerator (not measured here)."""
+    """Lanes for ``searches`` searches: 1 on CPU, i.e. the searches one after another inside one compiled loop
+    (measured in ``benchmarks/hessfree.py``: the iterations are compute-bound there, two vmapped lanes cost
+    twice one lane, so per search 2 lanes took 53 ms against 45 ms one by one at N·d = 512 and 272 ms
+    against 146 ms at 2 048); all of them (at most 256) on an accelerator (not measured here)."""
     if jax.default_backend() == "cpu":
-        return max(1, min(2, searches))
+        return 1
     return max(1, min(256, searches))
 
 
