@@ -30,8 +30,10 @@ trust radius from 0.05 up to 0.2 took the fewest products; ``benchmarks/hessfree
 Every step is retracted to the product of spheres (``z ↦ normalize(z + u)``). A search ends converged,
 at ``max_iter``, on a non-finite value, or when the lowest eigenvalue stayed ``>= 0`` for
 ``max_positive`` iterations. Whether the point is an index-1 saddle is decided afterwards, by the
-certificate of :mod:`.certify`, never by the loop. :func:`hef_searcher` jits ``vmap(hef_single)`` over
-a batch of starts, so many searches run as one compiled loop (finished members wait, masked).
+certificate of :mod:`.certify`, never by the loop. As BlackJAX kernels: :func:`hef_init` makes the state,
+:func:`hef_step` is one iteration (pure, vmappable), :func:`hef_single` loops it, :func:`hef_searcher` jits
+``vmap(hef_single)`` over a batch of starts (finished members wait, masked, until the slowest ends;
+:mod:`.batched` refills lanes instead).
 Reference: Munro & Wales, Phys. Rev. B 59, 3969 (1999) (hybrid EF); Kumeda, Munro & Wales, Chem. Phys.
 Lett. 341, 185 (2001) (Lanczos-based, Hessian-free); Wales, Energy Landscapes (2003), Sec. 6.2.
 """

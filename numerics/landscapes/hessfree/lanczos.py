@@ -46,7 +46,8 @@ class LanczosResult(NamedTuple):
     Attributes:
       eigenvalues: ``(k,)`` Ritz values, ascending (each an upper bound on the eigenvalue of that rank).
       eigenvectors: ``(k, N, d)`` orthonormal Ritz vectors in the range of the projector.
-      residual_norms: ``(k,)`` explicit ``|A y − θ y|_2``.
+      residual_norms: ``(k,)`` explicit ``|A y − θ y|_2`` (the Lanczos estimates when called with
+        ``residuals=False``).
       valid: ``(k,)`` bool: the deflated space has at least ``i + 1`` dimensions (else the pair is padding).
       top: the largest Ritz value of the last cycle (a lower bound on ``λ_max``; a scale for tolerances).
       matvecs: products with ``A`` used (int32). restarts: restarts done (int32).
