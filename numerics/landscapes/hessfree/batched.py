@@ -63,7 +63,12 @@ def queue_searcher(potential: Callable[[jax.Array], jax.Array], *, slots: int, o
         return st._replace(status=jnp.where(on, st.status, _SKIP).astype(st.status.dtype))
 
     init = jax.vmap(start)
-    step = jax.vmap(lambda st: hef_step(potential, st, orthogonal=orthogonal, settings=settings))
+    one = lambda st: hef_step(potential, st, orthogonal=orthogonal, settings=settings)  # noqa: E731
+    if lanes == 1:  # no vmap: the loop's conditionals stay branches instead of both-sided selects
+        def step(st):
+            return jax.tree_util.tree_map(lambda a: a[None], one(jax.tree_util.tree_map(lambda a: a[0], st)))
+    else:
+        step = jax.vmap(one)
     result = jax.vmap(hef_result)
 
     def run(z0: jax.Array, mode0: jax.Array, keys: jax.Array, active: jax.Array) -> HEFResult:

@@ -152,8 +152,9 @@ def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.
         t = t.at[:, j].set(col).at[j, :].set(col)
         bw = jnp.linalg.norm(w)
         broke = bw <= _BREAKDOWN_RTOL * jnp.maximum(jnp.linalg.norm(av), 1e-300)
-        rnd, rnd_ok = random_unit(salt * (m + 1) + j, basis)
-        nxt = jnp.where(broke, rnd, w / jnp.maximum(bw, 1e-300))
+        # a random restart vector only on breakdown (a real branch outside vmap; both sides under vmap)
+        nxt, rnd_ok = jax.lax.cond(broke, lambda: random_unit(salt * (m + 1) + j, basis),
+                                   lambda: (w / jnp.maximum(bw, 1e-300), jnp.asarray(True)))
         alive = live[j] & (~broke | rnd_ok)
         basis = basis.at[j + 1].set(jnp.where(alive, nxt, 0.0))
         live = live.at[j + 1].set(alive)

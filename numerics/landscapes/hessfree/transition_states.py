@@ -96,7 +96,7 @@ def _verifier(potential: Callable, orthogonal: bool) -> Callable:
 
 @functools.lru_cache(maxsize=16)
 def _modes_fn(potential: Callable, orthogonal: bool, k: int) -> Callable:
-    return jax.jit(jax.vmap(lambda z, key: softest_modes(potential, z, key, k=k, orthogonal=orthogonal)))
+    return jax.jit(lambda z, key: softest_modes(potential, z, key, k=k, orthogonal=orthogonal))
 
 
 def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts: Any, directions: Any, *,
@@ -206,9 +206,10 @@ def follow_modes(potential: Callable[[jax.Array], jax.Array], minima: Any, *, mo
     if not kick > 0:
         raise ValueError(f"kick={kick!r} must be > 0 (radians)")
     keys = jax.random.split(jax.random.key(seed + 2), mins.shape[0])
-    spec = _modes_fn(potential, bool(orthogonal), int(modes))(jnp.asarray(mins), keys)
-    vecs = np.asarray(spec.modes)
-    valid = np.asarray(spec.valid)
+    fn = _modes_fn(potential, bool(orthogonal), int(modes))
+    spectra = [fn(jnp.asarray(mins[i]), keys[i]) for i in range(mins.shape[0])]  # one compiled size for any M
+    vecs = np.stack([np.asarray(sp.modes) for sp in spectra])
+    valid = np.stack([np.asarray(sp.valid) for sp in spectra])
     starts, dirs, labels = [], [], []
     for i in range(mins.shape[0]):
         for k in range(int(modes)):

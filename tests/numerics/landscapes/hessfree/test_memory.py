@@ -52,7 +52,7 @@ def test_no_value_of_the_large_path_has_n_d_squared_entries(potential):
     jaxprs = {
         "softest_modes": jax.make_jaxpr(lambda z, k: softest_modes(potential, z, k, k=4))(z, key),
         "hef_single": jax.make_jaxpr(lambda z, m, k: hef_single(potential, z, m, k))(z, z, key),
-        "verifier": jax.make_jaxpr(lambda z, k: verifier(potential)(z[None], k[None]))(z, key),
+        "verifier": jax.make_jaxpr(lambda z, k: verifier(potential, batched=True)(z[None], k[None]))(z, key),
     }
     for name, jp in jaxprs.items():
         assert _largest(jp.jaxpr) < LIMIT, name
