@@ -9,8 +9,8 @@ of ``kick`` radians along the mode (the network's ``EF_KICK``), then the searche
 say which searches converged, which end points are verified transition states, and why the others
 are not; nothing is dropped.
 
-Compiled functions are cached per (potential, symmetry flag, settings, lanes) and compile once per number
-of starts (the escape rounds reuse it, padded), so repeated calls with the same potential compile once.
+Compiled functions are cached per (potential, symmetry flag, settings, lanes); the searches compile once per
+number of starts (the escape rounds reuse it, padded) and, on CPU, the certificates once per (N, d).
 """
 
 from __future__ import annotations
@@ -144,9 +144,8 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
         if pending.size == 0:
             break
         res = _run(fn, z0, m0, pending, seed + 7919 * attempt)
-        padded = np.concatenate([res["z"], np.repeat(res["z"][:1], b - pending.size, axis=0)])  # one compiled size
-        certs = verify_batch(potential, padded, expect=1, orthogonal=orthogonal, seed=seed + 1 + attempt,
-                             gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol, check=check)[: pending.size]
+        certs = verify_batch(potential, res["z"], expect=1, orthogonal=orthogonal, seed=seed + 1 + attempt,
+                             gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol, check=check)
         retry = []
         for j, i in enumerate(pending):
             for key in work:
