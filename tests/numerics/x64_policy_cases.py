@@ -237,6 +237,56 @@ CASES: dict[str, Callable[[], Any]] = {
     "landscapes.network.spec.thomson_spec": lambda: _m("landscapes.network.spec", "thomson_spec")(3),
     "landscapes.network.spec.landscape_spec": lambda: _m("landscapes.network.spec", "landscape_spec")(_landscape()),
     "landscapes.network.spec.user_spec": lambda: _m("landscapes.network.spec", "user_spec")(lambda z: (z * z).sum(), 2, 3),
+    "landscapes.hessfree.operators.riemannian_gradient": lambda: _m("landscapes.hessfree.operators", "riemannian_gradient")(
+        _spec().potential, Z3),
+    "landscapes.hessfree.operators.hessian_vector_product": lambda: _m(
+        "landscapes.hessfree.operators", "hessian_vector_product")(_spec().potential, Z3, Z3),
+    "landscapes.hessfree.operators.linearized_hessian": lambda: _m("landscapes.hessfree.operators", "linearized_hessian")(
+        _spec().potential, Z3),
+    "landscapes.hessfree.operators.tangent_inner": lambda: _m("landscapes.hessfree.operators", "tangent_inner")(Z3, Z3),
+    "landscapes.hessfree.deflation.orbit_frame": lambda: _m("landscapes.hessfree.deflation", "orbit_frame")(Z3),
+    "landscapes.hessfree.deflation.orbit_component": lambda: _m("landscapes.hessfree.deflation", "orbit_component")(
+        (np.eye(3), np.zeros((3, 3))), Z3, Z3),
+    "landscapes.hessfree.deflation.deflate": lambda: _m("landscapes.hessfree.deflation", "deflate")(
+        (np.eye(3), np.zeros((3, 3))), Z3, Z3),
+    "landscapes.hessfree.deflation.orbit_dimension": lambda: _m("landscapes.hessfree.deflation", "orbit_dimension")(
+        _m("landscapes.hessfree.deflation", "OrbitFrame")(np.eye(3), np.zeros((3, 3)))),
+    "landscapes.hessfree.deflation.orbit_modes": lambda: _m("landscapes.hessfree.deflation", "orbit_modes")(
+        (np.eye(3), np.zeros((3, 3))), Z3, np.array([[0, 1]])),
+    "landscapes.hessfree.lanczos.lanczos_lowest": lambda: _m("landscapes.hessfree.lanczos", "lanczos_lowest")(
+        lambda v: v, lambda v: v, Z3, _key(), k=1, krylov_dim=4),
+    "landscapes.hessfree.spectrum.deflated_hessian": lambda: _m("landscapes.hessfree.spectrum", "deflated_hessian")(
+        _spec().potential, Z3),
+    "landscapes.hessfree.spectrum.softest_modes": lambda: _m("landscapes.hessfree.spectrum", "softest_modes")(
+        _spec().potential, Z3, _key(), k=1, krylov_dim=4),
+    "landscapes.hessfree.certify.verifier": lambda: _m("landscapes.hessfree.certify", "verifier")(_spec().potential),
+    "landscapes.hessfree.certify.verify_batch": lambda: _m("landscapes.hessfree.certify", "verify_batch")(
+        _spec().potential, Z3[None]),
+    "landscapes.hessfree.certify.verify_point": lambda: _m("landscapes.hessfree.certify", "verify_point")(
+        _spec().potential, Z3),
+    "landscapes.hessfree.complement.empty_memory": lambda: _m("landscapes.hessfree.complement", "empty_memory")(
+        2, (3, 3), F64),
+    "landscapes.hessfree.complement.complement_minimize": lambda: _m("landscapes.hessfree.complement",
+                                                                     "complement_minimize")(
+        None, Z3, 0.0, Z3, Z3, None, steps=1, gtol=1e-9, max_step=0.1),
+    "landscapes.hessfree.eigenvector_following.hef_single": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_single")(_spec().potential, Z3, Z3, _key()),
+    "landscapes.hessfree.eigenvector_following.hef_searcher": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_searcher")(_spec().potential),
+    "landscapes.hessfree.eigenvector_following.hef_init": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_init")(_spec().potential, Z3, Z3, _key()),
+    "landscapes.hessfree.eigenvector_following.hef_step": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_step")(_spec().potential, _m(
+            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 13))),
+    "landscapes.hessfree.eigenvector_following.hef_result": lambda: _m(
+        "landscapes.hessfree.eigenvector_following", "hef_result")(_m(
+            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 13))),
+    "landscapes.hessfree.batched.queue_searcher": lambda: _m("landscapes.hessfree.batched", "queue_searcher")(
+        _spec().potential, slots=2),
+    "landscapes.hessfree.transition_states.search_transition_states": lambda: _m(
+        "landscapes.hessfree.transition_states", "search_transition_states")(_spec().potential, Z3[None], Z3[None]),
+    "landscapes.hessfree.transition_states.follow_modes": lambda: _m(
+        "landscapes.hessfree.transition_states", "follow_modes")(_spec().potential, Z3),
     "langevin.network_runs.escape_sample": lambda: _m("langevin.network_runs", "escape_sample")(
         _spec(), Z3[None], 0.5, t_end=0.1, step_size=0.01, seed=0, level=0.0),
     "langevin.network_runs.schedule_sample": lambda: _m("langevin.network_runs", "schedule_sample")(
@@ -245,6 +295,12 @@ CASES: dict[str, Callable[[], Any]] = {
 
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
 EXEMPT: dict[str, str] = {
+    "landscapes.hessfree.lanczos.lanczos_matvecs": "integer arithmetic",
+    "landscapes.hessfree.transition_states.default_slots": "integer choice from the backend's name",
+    "landscapes.hessfree.certify.certify_spectrum": "numpy float64 bounds on given Ritz values (no JAX)",
+    "landscapes.hessfree.simplex.simplex_vertices": "numpy float64 (no JAX)",
+    "landscapes.hessfree.simplex.infonce_simplex_energy": "scalar arithmetic (math)",
+    "landscapes.hessfree.simplex.infonce_simplex_minimum": "numpy float64 (no JAX)",
     "landscapes.network.codes.polygon": "a spherical code in numpy float64 (no JAX)",
     "landscapes.network.codes.simplex": "a spherical code in numpy float64 (no JAX)",
     "landscapes.network.codes.cross_polytope": "a spherical code in numpy float64 (no JAX)",
