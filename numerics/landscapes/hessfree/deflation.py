@@ -12,7 +12,7 @@ The orthogonal projection of a tangent ``u`` onto the orbit space is ``zΩ`` wit
 normal equations ``GΩ + ΩG = zᵀu − uᵀz`` (a Lyapunov equation), i.e. ``WᵀΩW = (WᵀCW)_ab/(σ_a + σ_b)``.
 Pairs with ``sqrt(σ_a + σ_b) <= ORBIT_RANK_RTOL·sqrt(N)`` act trivially (the stabiliser of a
 configuration of rank ``r`` is ``O(d − r)``) and are dropped, so the orbit dimension is
-``r·d − r(r+1)/2`` (docs/theorems.md A9), with the rank rule of the dense ``network.manifold``.
+``r·d − r(r+1)/2`` (docs/theorems.md A9), with the rank rule of the dense ``network.orbits``.
 
 Cost ``O(N d² + d³)`` per projection; memory ``O(N d + d²)``. Pure JAX, jit/vmap-able.
 """
@@ -31,7 +31,7 @@ __all__ = ["OrbitFrame", "orbit_frame", "orbit_component", "deflate", "orbit_dim
            "ORBIT_RANK_RTOL"]
 
 #: singular values ``sqrt(σ_a + σ_b)`` of the generators at or below this fraction of ``sqrt(N)`` count as
-#: zero (the rank rule of the dense ``network.manifold.ORBIT_RANK_RTOL``; a test keeps the two equal)
+#: zero (the rank rule of the dense ``network.orbits.ORBIT_RANK_RTOL``; a test keeps the two equal)
 ORBIT_RANK_RTOL = 1e-8
 
 

@@ -9,7 +9,7 @@ A point is ``z`` of shape ``(N, d)`` with unit rows; a tangent vector ``u`` has 
   along the tangent vector ``u``, projected back onto the tangent space. Differentiating the
   projection gives ``P∇²V u − (u_i·∇_i V) z_i − (z_i·∇_i V) u_i``; the projection removes the normal
   middle term and leaves the Weingarten (curvature) term of the sphere, the same convention as the dense
-  ``network.manifold.riemannian_hessian`` (Absil, Mahony & Trumpf, "An extrinsic look at the Riemannian
+  ``numerics.sphere.riemannian_hessian`` (Absil, Mahony & Trumpf, "An extrinsic look at the Riemannian
   Hessian", GSI 2013, eq. (10); Absil–Mahony–Sepulchre 2008, Sec. 5.5; docs/theorems.md A9). Its
   eigenvalues on the tangent space are those of the dense Hessian in reduced coordinates.
   The argument is projected onto the tangent space first, so as an operator on ``R^{N×d}`` it is

@@ -13,7 +13,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.operators import (
     riemannian_gradient,
     tangent_inner,
 )
-from contrastive_bounds.numerics.landscapes.network.manifold import riemannian_hessian, tangent_basis
+from contrastive_bounds.numerics.sphere import riemannian_hessian, tangent_basis
 
 
 CASES = [("infonce", 6, 3), ("infonce", 8, 4), ("generic", 3, 3), ("generic", 5, 2)]
@@ -55,7 +55,7 @@ def _tangent_projector(z):
 
 
 def test_hvp_matches_the_network_reduced_coordinate_hessian(ref):
-    """In the reduced coordinates of network.manifold.tangent_basis, Qᵀ(H Q a) equals the dense
+    """In the reduced coordinates of numerics.sphere.tangent_basis, Qᵀ(H Q a) equals the dense
     riemannian_hessian (the convention the network verifies with), to 1e-10."""
     rng = np.random.default_rng(5)
     n, d = 6, 3
