@@ -74,3 +74,31 @@ def _restore_check_registry():
             framework._CHECKS[cid] = saved[cid]
         else:
             del framework._CHECKS[cid]
+
+
+#: a user's check file (one upper-bound check, ``user.square``, with a plot) for the scenario-file tests of the
+#: command line (tests/cli/test_check.py) and of properties.scenarios (tests/properties/test_scenarios.py)
+USER_CHECKS = '''
+from contrastive_bounds.properties.checks.framework import check, compare_upper, Outcome, PlotSpec, Series
+
+@check("user.square", theorem="x^2 <= bound", statement="x^2 <= bound for the given x", paper="B",
+       quick={"x": 0.5, "bound": 1.0})
+def square(params, seed):
+    out = compare_upper(float(params["bound"]), float(params["x"]) ** 2, what="x^2")
+    out.plots = [PlotSpec("x^2", "x", "y", [Series("x^2", [0.0, 1.0], [0.0, 1.0])])]
+    return out
+'''
+
+
+@pytest.fixture
+def write_user_scenarios():
+    """``write(folder, body) -> Path``: writes :data:`USER_CHECKS` as ``user_checks.py`` and ``scenarios.toml``
+    (``imports = ["user_checks.py"]`` then ``body``) into ``folder``; returns the TOML file."""
+
+    def write(folder, body: str):
+        (folder / "user_checks.py").write_text(USER_CHECKS)
+        f = folder / "scenarios.toml"
+        f.write_text('imports = ["user_checks.py"]\n' + body)
+        return f
+
+    return write
