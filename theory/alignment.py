@@ -12,16 +12,6 @@ simulation. The tests check that they agree.
 Notation: ``tau`` > 0 InfoNCE temperature; ``batch_size`` B >= 1; ``steps`` T >= 1; ``delta`` in
 (0, 1) the failure probability; ``pi_max`` in (0, 1) the largest class prior (balanced classes:
 ``pi_max = 1/num_classes``); ``eta_sum`` S = sum of step sizes over T steps.
-
-Examples:
-  The corollaries' lower bounds on CKA and RSA (registry names ``alignment.cka_lower`` and
-  ``alignment.rsa_lower``), deterministic in the measured ``rho`` and ``r``:
-
-  >>> from contrastive_bounds.theory.registry import get_bound
-  >>> print(f"{get_bound('alignment.cka_lower').evaluate(rho=0.1).value:.6f}")
-  0.818182
-  >>> print(f"{get_bound('alignment.rsa_lower').evaluate(r=0.1).value:.6f}")
-  0.818182
 """
 
 from __future__ import annotations

@@ -69,6 +69,13 @@ def get_bound(name: str) -> Bound:
       >>> res = frobenius.evaluate(tau=0.5, batch_size=256, num_classes=100, delta=0.05, steps=1000, eta_sum=10)
       >>> print(f"{res.value:.10g}", res.dominant_factor(), res.vacuous)
       33.21382725 temperature False
+
+      The corollaries' lower bounds on CKA and RSA, deterministic in the measured ``rho`` and ``r``:
+
+      >>> print(f"{get_bound('alignment.cka_lower').evaluate(rho=0.1).value:.6f}")   # (1 - rho)/(1 + rho)
+      0.818182
+      >>> print(f"{get_bound('alignment.rsa_lower').evaluate(r=0.1).value:.6f}")
+      0.818182
     """
     obj = get(name)
     if not isinstance(obj, Bound):

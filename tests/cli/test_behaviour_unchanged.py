@@ -47,8 +47,10 @@ TEXT_CASES = {
 LANDSCAPE = ["landscape", "infonce", "--points", "4", "--dim", "2", "--tau", "0.1", "--starts", "8"]
 #: keys whose values depend on the machine, the clock or the folder, compared by presence only
 VOLATILE = re.compile(r"time|seconds|wall|elapsed|date|path|folder|out$|versions|effort|cpu|devices|platform")
-#: the checks of the quick profile fast enough (< ~3 s each) to rerun in every run of the suite
-FAST_CHECKS = ("B1.", "B2.", "B3.", "B5.", "B7.", "A1.", "A2.", "A3.")
+#: the checks of the quick profile fast enough (about 2 s or less each, measured under load) to rerun in every
+#: run of the suite; each decides a verdict of its own (schedules, H*, trapping, Kramers, claims' premises, B4/B5)
+FAST_CHECKS = ("A2.schedule_values", "A3.critical_height", "A4.trapping", "A5.kramers", "A6.finite_time",
+               "A8.1_inverted_condition", "A8.2_finite_time_exponent", "B4.reference_values", "B5.corollaries_any_pair")
 
 
 def _invoke(args: list[str], tmp: Path | None = None) -> tuple[int, str]:
@@ -142,13 +144,16 @@ def test_published_values_are_the_recorded_ones():
 
 @pytest.mark.slow
 def test_the_main_jobs_fast_verdicts_are_the_recorded_ones(tmp_path):
-    """The quick profile's fast checks (ids starting with :data:`FAST_CHECKS`), run now, give the recorded verdicts."""
+    """The quick profile's fast checks (:data:`FAST_CHECKS`), run now by the main job's runner, give the recorded
+    verdicts."""
+    from contrastive_bounds.properties.runner import run_suite
+    from contrastive_bounds.properties.scenarios import builtin_scenarios
+
     golden = json.loads((GOLDEN / "check-quick-verdicts.json").read_text())
-    chosen = sorted({k.split()[0] for k in golden if k.startswith(FAST_CHECKS)})
-    assert len(chosen) >= 5, chosen
-    code, _ = _invoke(["check", "--profile", "quick", "--out", str(tmp_path), *[a for c in chosen for a in ("--only", c)]])
-    got = _verdicts(tmp_path / "results.json")
-    assert got == {k: v for k, v in golden.items() if k.split()[0] in chosen}
+    scenarios = [s for s in builtin_scenarios("quick") if s.check in FAST_CHECKS]
+    assert sorted(s.check for s in scenarios) == sorted(FAST_CHECKS)
+    run_suite(scenarios, profile="quick", out_dir=tmp_path)
+    assert _verdicts(tmp_path / "results.json") == {k: v for k, v in golden.items() if k.split()[0] in FAST_CHECKS}
 
 
 @pytest.mark.slow

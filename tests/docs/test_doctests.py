@@ -25,7 +25,7 @@ SLOW = ("run_similarity_descent", "simulate", "landscapes.infonce", "landscapes.
 
 #: The entry points a user meets first (module suffix, object qualname or "" for the module docstring).
 ENTRY_POINTS = (
-    ("theory.registry", "get_bound"), ("theory.registry", "get_claim"), ("theory.alignment", ""),
+    ("theory.registry", "get_bound"), ("theory.registry", "get_claim"),
     ("theory.solve", "solve"), ("theory.schedules", "make_schedule"), ("theory.kramers", "eyring_kramers_log_time"),
     ("theory.domains", "check_real"), ("numerics.landscapes.registry", "get_landscape"),
     ("numerics.landscapes.barriers", "landscape_barrier"), ("numerics.langevin.kernel", "langevin_kernel"),
