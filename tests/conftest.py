@@ -102,3 +102,15 @@ def write_user_scenarios():
         return f
 
     return write
+
+
+@pytest.fixture
+def umask_022():
+    """The process umask set to 0o022 for the test (restored after): files written then must be 0o644."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import stat
 from pathlib import Path
 
@@ -35,15 +34,6 @@ def _plain_scenarios(tmp_path: Path) -> Path:
     f = tmp_path / "scenarios.toml"
     f.write_text('imports = ["plain_checks.py"]\n[[scenario]]\nname = "s"\ncheck = "plain.square"\n')
     return f
-
-
-@pytest.fixture
-def umask_022():
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 def _mode(p: Path) -> int:

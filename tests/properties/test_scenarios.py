@@ -3,7 +3,6 @@ scenario's parameters and seed 0 unless given."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from contrastive_bounds.properties.scenarios import load_scenarios
 
