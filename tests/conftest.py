@@ -114,3 +114,30 @@ def umask_022():
         yield
     finally:
         os.umask(old)
+
+
+class _CompileCount:
+    """Names of the XLA backend compilations while active (jax.monitoring's compile-duration event)."""
+
+    def __enter__(self) -> "_CompileCount":
+        import jax
+
+        self.names: list[str] = []
+        jax.monitoring.register_event_duration_secs_listener(self._listen)
+        return self
+
+    def _listen(self, event: str, seconds: float, **kwargs) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            self.names.append(str(kwargs.get("fun_name")))
+
+    def __exit__(self, *exc) -> None:
+        import jax
+
+        jax.monitoring.unregister_event_duration_listener(self._listen)
+
+
+@pytest.fixture
+def compile_count():
+    """``with compile_count() as c: ...`` collects in ``c.names`` the programs JAX compiles inside the block (a
+    test that something is data of a compiled program asserts ``c.names == []`` after a warm-up run)."""
+    return _CompileCount
