@@ -80,7 +80,13 @@ def proportion_ci(successes: int, trials: int, confidence: float = 0.95, method:
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> ProportionCI:
-    """Clopper–Pearson (exact) interval; see :func:`proportion_ci`."""
+    """Clopper–Pearson (exact) interval; see :func:`proportion_ci`.
+
+    Examples:
+      >>> ci = clopper_pearson(13, 16)
+      >>> round(ci.estimate, 4), round(ci.lo, 4), round(ci.hi, 4)
+      (0.8125, 0.5435, 0.9595)
+    """
     return proportion_ci(successes, trials, confidence, "exact")
 
 

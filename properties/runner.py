@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import platform
 import time
 import traceback
@@ -63,13 +62,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
       OSError: the folder cannot be created or the file cannot be written (disk full, read-only).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-
-    def write(fh: Any) -> None:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-    write_atomically(path, write, prefix=f".{path.name}.", suffix=".tmp")
+    write_atomically(path, data, prefix=f".{path.name}.", suffix=".tmp", fsync=True)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

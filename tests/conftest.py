@@ -74,3 +74,70 @@ def _restore_check_registry():
             framework._CHECKS[cid] = saved[cid]
         else:
             del framework._CHECKS[cid]
+
+
+#: a user's check file (one upper-bound check, ``user.square``, with a plot) for the scenario-file tests of the
+#: command line (tests/cli/test_check.py) and of properties.scenarios (tests/properties/test_scenarios.py)
+USER_CHECKS = '''
+from contrastive_bounds.properties.checks.framework import check, compare_upper, Outcome, PlotSpec, Series
+
+@check("user.square", theorem="x^2 <= bound", statement="x^2 <= bound for the given x", paper="B",
+       quick={"x": 0.5, "bound": 1.0})
+def square(params, seed):
+    out = compare_upper(float(params["bound"]), float(params["x"]) ** 2, what="x^2")
+    out.plots = [PlotSpec("x^2", "x", "y", [Series("x^2", [0.0, 1.0], [0.0, 1.0])])]
+    return out
+'''
+
+
+@pytest.fixture
+def write_user_scenarios():
+    """``write(folder, body) -> Path``: writes :data:`USER_CHECKS` as ``user_checks.py`` and ``scenarios.toml``
+    (``imports = ["user_checks.py"]`` then ``body``) into ``folder``; returns the TOML file."""
+
+    def write(folder, body: str):
+        (folder / "user_checks.py").write_text(USER_CHECKS)
+        f = folder / "scenarios.toml"
+        f.write_text('imports = ["user_checks.py"]\n' + body)
+        return f
+
+    return write
+
+
+@pytest.fixture
+def umask_022():
+    """The process umask set to 0o022 for the test (restored after): files written then must be 0o644."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+class _CompileCount:
+    """Names of the XLA backend compilations while active (jax.monitoring's compile-duration event)."""
+
+    def __enter__(self) -> "_CompileCount":
+        import jax
+
+        self.names: list[str] = []
+        jax.monitoring.register_event_duration_secs_listener(self._listen)
+        return self
+
+    def _listen(self, event: str, seconds: float, **kwargs) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            self.names.append(str(kwargs.get("fun_name")))
+
+    def __exit__(self, *exc) -> None:
+        import jax
+
+        jax.monitoring.unregister_event_duration_listener(self._listen)
+
+
+@pytest.fixture
+def compile_count():
+    """``with compile_count() as c: ...`` collects in ``c.names`` the programs JAX compiles inside the block (a
+    test that something is data of a compiled program asserts ``c.names == []`` after a warm-up run)."""
+    return _CompileCount

@@ -106,6 +106,14 @@ def check_real(
     Raises:
       ValueError: ``"tau=-1.0 is outside its domain (0, inf)"``; NaN, inf and non-numbers likewise
         name the argument.
+
+    Examples:
+      >>> check_real("tau", 0.5, 0.0)
+      0.5
+      >>> check_real("tau", -1, 0.0)
+      Traceback (most recent call last):
+      ...
+      ValueError: tau=-1 is outside its domain (0, inf)
     """
     x = _as_real(name, value)
     if math.isinf(x) and not allow_inf:

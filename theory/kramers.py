@@ -70,6 +70,17 @@ def eyring_kramers_log_time(barriers: Sequence[float], minimum_hessian_eigs: Seq
         mismatched dimensions.
 
     Source: Eyring (1935), Kramers (1940); Bovier, Gayrard, Klein, J. Eur. Math. Soc. 6 (2004) Thm 3.2.
+
+    Examples:
+      One saddle in one dimension: ΔV = 1, ∇²V = 2 at the minimum, −1 at the saddle, T = 0.1;
+      the time is ``2π/|λ⁻|·sqrt(|det H_s|/det H_m)·e^{ΔV/T}`` (here ``2π·sqrt(1/2)·e^{10}``):
+
+      >>> import math
+      >>> log_t = eyring_kramers_log_time([1.0], [2.0], [[-1.0]], 0.1)
+      >>> round(log_t, 9), round(math.log(2 * math.pi * math.sqrt(1 / 2)) + 10.0, 9)
+      (11.491303476, 11.491303476)
+      >>> kramers_regime(1.0, 0.1)                     # ΔV/T = 10: inside the asymptotic regime
+      'asymptotic'
     """
     t = check_real("temperature", temperature, 0.0, math.inf)
     hx = np.asarray(minimum_hessian_eigs, dtype=np.float64)

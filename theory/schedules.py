@@ -358,6 +358,16 @@ def make_schedule(form: str, **params: float) -> Schedule:
       ValueError: unknown form, unknown/missing parameter, or a value outside its domain (NaN/inf).
 
     Source: docs/theorems.md A2 (conventions), classical references in the module docstring.
+
+    Examples:
+      >>> schedule = make_schedule("temperature", c=2.0, t0=2.0)     # T(t) = c / log(t + t0)
+      >>> print(schedule.describe())
+      temperature: T(t) = 2 / log(t + 2); HKS constant c_T = lim T(t)·log t = 2
+      >>> verdict = schedule.converges(1.53125)                         # H* of the double well
+      >>> verdict.converges, verdict.regime
+      (True, 'slow-enough')
+      >>> make_schedule("temperature", c=1.0, t0=2.0).converges(1.53125).converges
+      False
     """
     if form not in FORM_PARAMETERS:
         raise ValueError(f"form={form!r} is not a schedule form; choose one of {', '.join(FORMS)}")

@@ -104,6 +104,11 @@ def make_problem(
     Returns: ``(sigma0, labels)``: float (2n, 2n) in [-1, 1], symmetric with unit diagonal; int32 (n,).
     Raises: ValueError for out-of-domain arguments (num_classes in [2, n], dim >= 2, noise >= 0,
       seed in [0, 2**32 - 1]).
+
+    Examples:
+      >>> sigma0, labels = make_problem(16, 4, seed=0)       # 16 samples, 4 classes: 32 views
+      >>> sigma0.shape, sigma0.dtype, labels[:6].tolist()
+      ((32, 32), dtype('float64'), [0, 1, 2, 3, 0, 1])
     """
     n = check_int("num_samples", num_samples, 2)
     c = check_int("num_classes", num_classes, 2, n)

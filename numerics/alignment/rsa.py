@@ -143,6 +143,17 @@ def rsa(rdm_a, rdm_b, *, method: Literal["pearson", "spearman"] = "pearson", zer
         ``input_scale`` (names rdm_a or rdm_b); a constant RDM (its correlation is undefined, C10):
         its centred triangle is zero to within rounding (names rdm_a or rdm_b); never NaN.
     Source: Kriegeskorte et al. 2008; docs/theorems.md B5.
+
+    Examples:
+      >>> import numpy as np
+      >>> from contrastive_bounds.numerics.alignment.rsa import rdm
+      >>> rng = np.random.default_rng(0)
+      >>> x = rng.standard_normal((50, 8))
+      >>> q, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+      >>> round(rsa(rdm(x), rdm(x @ q)), 12)                 # cosine RDMs are rotation invariant
+      1.0
+      >>> round(rsa(rdm(x), rdm(x + 0.5 * rng.standard_normal((50, 8))), method="spearman"), 4)
+      0.7767
     """
     ra, rb = matrix_pair("rdm_a", rdm_a, "rdm_b", rdm_b)
     tol = check_real("zero_tol", zero_tol, 0.0, 1.0, lo_closed=True)

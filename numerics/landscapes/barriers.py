@@ -319,6 +319,16 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
       ValueError: ``resolution`` outside its range (named), or a geometry with no grid method (use
         :func:`sampled_minima` and :func:`string_method_barrier`, estimates).
       X64DisabledError: JAX's x64 mode is off and the landscape is not an S¹ Fourier landscape.
+
+    Examples:
+      H* of the double well by 0-dimensional persistence, with its certified error:
+
+      >>> from contrastive_bounds.numerics.landscapes.registry import get_landscape
+      >>> res = landscape_barrier(get_landscape("double-well"))
+      >>> res.critical_height, res.v_min, bool(res.error_bound < 1e-12)
+      (1.53125, -1.5, True)
+      >>> [(round(m["theta"], 6), m["value"]) for m in res.minima]
+      [(0.0, -1.5), (3.141593, -0.5)]
     """
     geom = (landscape.num_points, landscape.dim)
     if not (geom == (1, 2) and landscape.fourier is not None):

@@ -64,6 +64,11 @@ def get_landscape(name: str, **params: Any) -> Landscape:
     Raises:
       ValueError: unknown name; a parameter the landscape does not take (the message lists the ones
         it takes, with their ranges); or a parameter outside its domain (named, with its range).
+
+    Examples:
+      >>> land = get_landscape("double-well")        # V(θ) on S¹, global minimum at θ = 0, trap at θ = π
+      >>> land.name, land.num_points, land.dim, land.v_min, land.critical_height
+      ('double-well', 1, 2, -1.5, 1.53125)
     """
     taken = landscape_parameters(name)
     unknown = sorted(set(params) - set(taken))

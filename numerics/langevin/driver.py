@@ -169,6 +169,21 @@ def simulate(kernel: LangevinKernel, positions: Any, config: SimulationConfig,
         temperature far too large), instead of returning NaN.
       TypeError: ``config`` or ``options`` of another type.
       OSError: a checkpoint write fails during the run (disk full, folder made read-only meanwhile).
+
+    Examples:
+      Sixteen chains from the trap θ = π of the double well under T = 2/log(t + 2) for 200 steps of h = 0.02
+      (float64; compiling the chunk takes a few seconds):
+
+      >>> import numpy as np
+      >>> from contrastive_bounds.numerics.landscapes.registry import get_landscape
+      >>> from contrastive_bounds.numerics.langevin import EnergyBelow, SimulationConfig, langevin_kernel
+      >>> from contrastive_bounds.theory.schedules import make_schedule
+      >>> land = get_landscape("double-well")
+      >>> kernel = langevin_kernel(land, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.02)
+      >>> config = SimulationConfig(num_steps=200, seed=0, target=EnergyBelow(land.v_min + 0.5))
+      >>> result = simulate(kernel, np.tile([[[-1.0, 0.0]]], (16, 1, 1)), config)
+      >>> result.t_end, result.step_path, int(result.hit.sum())     # chains that reached V < -1 by t = 4
+      (4.0, 'circle', 13)
     """
     options = DriverOptions() if options is None else options
     if not isinstance(config, SimulationConfig):

@@ -32,6 +32,7 @@ from contrastive_bounds.numerics.langevin.annealing import START_MODES
 from contrastive_bounds.numerics.langevin.config import DriverOptions, SimulationConfig
 from contrastive_bounds.numerics.langevin.driver import simulate
 from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+from contrastive_bounds.numerics.langevin.global_set import DEFAULT_MARGIN, global_set_margin
 from contrastive_bounds.numerics.langevin.observables import EnergyBelow
 from contrastive_bounds.numerics.sphere import uniform
 from contrastive_bounds.numerics.precision import require_x64
@@ -300,10 +301,11 @@ class ScheduleRun:
 
 
 def default_delta(landscape: Landscape, trap: CircleTrap | None) -> float:
-    """Half the gap between the trap and the global minimum (else 0.1): the success tolerance δ."""
+    """The success tolerance δ: half the gap between the trap and the global minimum (else
+    :data:`~.global_set.DEFAULT_MARGIN`), by the one rule :func:`~.global_set.global_set_margin`."""
     if trap is not None and landscape.v_min is not None:
-        return 0.5 * (trap.value - landscape.v_min)
-    return 0.1
+        return global_set_margin(landscape.v_min, [trap.value])
+    return DEFAULT_MARGIN
 
 
 def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: float, step_size: float, seed: int,

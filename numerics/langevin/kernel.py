@@ -171,6 +171,21 @@ def langevin_kernel(
 
     Raises:
       ValueError: bad step_size, unknown integrator, bad anisotropy or temperature.
+
+    Examples:
+      One chain at θ = π of the double well, one step (BlackJAX style: ``init``, then a pure ``step``):
+
+      >>> import jax, jax.numpy as jnp
+      >>> from contrastive_bounds.numerics.landscapes.registry import get_landscape
+      >>> from contrastive_bounds.theory.schedules import make_schedule
+      >>> kernel = langevin_kernel(get_landscape("double-well"), temperature=make_schedule("temperature", c=2.0, t0=2.0),
+      ...                          step_size=0.02)
+      >>> state = kernel.init(jnp.array([[-1.0, 0.0]]))
+      >>> float(state.potential)                    # V(π) = -0.5
+      -0.5
+      >>> state = kernel.step(jax.random.key(0), state, 0.0)
+      >>> state.position.shape, round(float(jnp.linalg.norm(state.position)), 12)    # still on the unit circle
+      ((1, 2), 1.0)
     """
     h = check_real("step_size", step_size, 0.0, math.inf)
     if integrator not in INTEGRATORS:

@@ -110,6 +110,25 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
     Raises:
       ValueError: duplicate id from a different function (re-loading the same file, e.g. in a
         notebook or a second scenario file importing it, replaces the old definition).
+
+    Examples:
+      A check of your own: a function ``(params, seed) -> Outcome`` registered by the decorator, here the
+      Clopper-Pearson upper end of a fair coin's heads fraction against the bound 0.6 (what ``contrastive-bounds
+      check`` runs for every registered check; ``properties.scenarios`` names it in a TOML file):
+
+      >>> import numpy as np
+      >>> from contrastive_bounds.numerics.stats import clopper_pearson
+      >>> @check("my.coin", theorem="a fair coin", statement="heads fraction <= 0.6", paper="B",
+      ...        quick={"flips": 2000})
+      ... def coin(params, seed):
+      ...     heads = int(np.random.default_rng(seed).integers(0, 2, params["flips"]).sum())
+      ...     ci = clopper_pearson(heads, params["flips"], 0.999)
+      ...     return compare_upper(0.6, ci.estimate, (ci.lo, ci.hi), what="heads fraction", samples=params["flips"])
+      >>> outcome = coin({"flips": 2000}, 0)
+      >>> outcome.verdict
+      'holds'
+      >>> "my.coin" in defined_checks()
+      True
     """
 
     def deco(fn: Callable[[Mapping[str, Any], int], Outcome]) -> Callable:

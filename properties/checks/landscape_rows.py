@@ -124,6 +124,7 @@ def _arrhenius(p: Mapping[str, Any], seed: int, spec: Any, trap: Any, out: dict,
 def _schedule(p: Mapping[str, Any], seed: int, spec: Any, res: Any, out: dict, details: dict) -> dict[str, Any]:
     from contrastive_bounds.numerics.landscapes.network.verify import classify
     from contrastive_bounds.numerics.landscapes.network_kramers import network_trap, trap_starts
+    from contrastive_bounds.numerics.langevin.global_set import global_set_level
     from contrastive_bounds.numerics.langevin.network_runs import schedule_sample
     from contrastive_bounds.numerics.stats import clopper_pearson
     from contrastive_bounds.theory.annealing import make_schedule
@@ -135,7 +136,7 @@ def _schedule(p: Mapping[str, Any], seed: int, spec: Any, res: Any, out: dict, d
                          "no trap to start from")
     v_start = spec.energy(trap0.z)
     v_min = float(res.analysis.v_min)
-    level = v_min + 0.5 * (v_start - v_min)
+    level = global_set_level(v_min, [v_start])  # the one rule: the start stays outside the set
     stiff = float(max(abs(x) for x in classify(spec, trap0.z).eigenvalues))
     r2 = p["radius"] ** 2
     h = p["step_scale"] * r2 / stiff  # radius-R clock: the unit-sphere step h/R² times the stiffness stays step_scale

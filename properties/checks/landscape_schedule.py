@@ -8,7 +8,7 @@ Chains start at the trap's minimum under independent random rotations and run (f
 the predicted never-escape probability as ``t → ∞`` is ``trapped_target``) and ``c = 1.5·H*`` (to the
 time by which ``F`` × the predicted escapes reach 12, i.e. a predicted miss below 1e-5, at most ``t_f``).
 "Reached the global set" = ``V < V_min + δ`` with ``V_min`` the network's global minimum energy and
-``δ = (V(trap) − V_min)/2`` (stated in the output).
+``δ = (V(trap) − V_min)/2`` (the one rule, :func:`~contrastive_bounds.numerics.langevin.global_set.global_set_margin`; stated in the output).
 
 Predictions beside the measurements:
 
@@ -134,9 +134,9 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
         escape_sample,
         schedule_sample,
         trap_escape_time_guess,
-        trap_level,
         trap_step_size,
     )
+    from contrastive_bounds.numerics.langevin.global_set import global_set_level
     from contrastive_bounds.numerics.stats import clopper_pearson
     from contrastive_bounds.theory.annealing import make_schedule
     from contrastive_bounds.theory.kramers import expected_escapes
@@ -152,7 +152,7 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
                        "with H* > 0 whose deepest trap escapes straight to a global minimum", reason=res.status)
     h_star, chains, noise = trap.barrier, int(params["chains"]), float(params["noise_factor"])
     h = trap_step_size(trap, float(params["step_scale"]))
-    level = trap_level(trap)
+    level = global_set_level(trap.v_min, [trap.energy])  # the one rule: the trap stays outside the set
     c_lo, c_hi = 0.5 * h_star, 1.5 * h_star
     if trap.non_degenerate:
         t0 = choose_t0(trap, c_lo, float(params["trapped_target"]))

@@ -87,7 +87,7 @@ def replace_atomically(path: Path, data: bytes) -> None:
     from contrastive_bounds.numerics.filemode import write_atomically
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, lambda fh: fh.write(data), prefix=f".{path.name}.", suffix=".tmp")
+    write_atomically(path, data, prefix=f".{path.name}.", suffix=".tmp")
 
 
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:

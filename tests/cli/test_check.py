@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import stat
 from pathlib import Path
 
@@ -18,25 +17,6 @@ from contrastive_bounds.properties import runner as runner_mod
 from contrastive_bounds.properties.cli.app import app
 
 runner = CliRunner()
-
-USER_CHECKS = '''
-from contrastive_bounds.properties.checks.framework import check, compare_upper, Outcome, PlotSpec, Series
-
-@check("user.square", theorem="x^2 <= bound", statement="x^2 <= bound for the given x", paper="B",
-       quick={"x": 0.5, "bound": 1.0})
-def square(params, seed):
-    out = compare_upper(float(params["bound"]), float(params["x"]) ** 2, what="x^2")
-    out.plots = [PlotSpec("x^2", "x", "y", [Series("x^2", [0.0, 1.0], [0.0, 1.0])])]
-    return out
-'''
-
-
-def _write_scenarios(tmp_path: Path, body: str) -> Path:
-    (tmp_path / "user_checks.py").write_text(USER_CHECKS)
-    f = tmp_path / "scenarios.toml"
-    f.write_text('imports = ["user_checks.py"]\n' + body)
-    return f
-
 
 # A check without figures, for the --out tests.
 PLAIN_CHECKS = '''
@@ -56,23 +36,14 @@ def _plain_scenarios(tmp_path: Path) -> Path:
     return f
 
 
-@pytest.fixture
-def umask_022():
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
-
-
 def _mode(p: Path) -> int:
     return stat.S_IMODE(p.stat().st_mode)
 
 
-def test_user_scenarios_run_resume_and_report(tmp_path):
+def test_user_scenarios_run_resume_and_report(tmp_path, write_user_scenarios):
     """User scenarios with an imported check file run, write results.json, report.md and a self-contained
     report.html with figures, and --resume re-runs nothing."""
-    f = _write_scenarios(tmp_path, '''
+    f = write_user_scenarios(tmp_path, '''
 [[scenario]]
 name = "ok"
 check = "user.square"
@@ -101,9 +72,9 @@ params = {x = 0.9}
     assert [r["seconds"] for r in again["results"]] == [r["seconds"] for r in data["results"]]
 
 
-def test_violation_exits_1(tmp_path):
+def test_violation_exits_1(tmp_path, write_user_scenarios):
     """A violated bound exits 1 and says 'violated'."""
-    f = _write_scenarios(tmp_path, '[[scenario]]\nname = "bad"\ncheck = "user.square"\nparams = {x = 2.0}\n')
+    f = write_user_scenarios(tmp_path, '[[scenario]]\nname = "bad"\ncheck = "user.square"\nparams = {x = 2.0}\n')
     res = runner.invoke(app, ["check", "--scenarios", str(f), "--out", str(tmp_path / "o")])
     assert res.exit_code == 1
     assert "violated" in res.output
@@ -117,10 +88,10 @@ def test_violation_exits_1(tmp_path):
     ('[[scenario]\n', "invalid TOML"),
     ('foo = 1\n[[scenario]]\ncheck = "user.square"\n', "unknown top-level key"),
 ])
-def test_bad_scenario_files_exit_2_naming_the_problem(tmp_path, body, needle):
+def test_bad_scenario_files_exit_2_naming_the_problem(tmp_path, body, needle, write_user_scenarios):
     """Unknown checks or parameters, wrong types, a bad seed, invalid TOML and unknown keys in a scenario file
     exit 2 naming the problem."""
-    f = _write_scenarios(tmp_path, body)
+    f = write_user_scenarios(tmp_path, body)
     res = runner.invoke(app, ["check", "--scenarios", str(f), "--out", str(tmp_path / "o")])
     assert res.exit_code == 2, res.output
     assert needle in res.output
@@ -133,9 +104,9 @@ def test_bad_options_exit_2(tmp_path):
     assert runner.invoke(app, ["check", "--scenarios", str(tmp_path / "missing.toml")]).exit_code == 2
 
 
-def test_report_only_remakes_report_from_results(tmp_path):
+def test_report_only_remakes_report_from_results(tmp_path, write_user_scenarios):
     """--report-only rebuilds report.md from results.json and exits 2 when there is no results.json."""
-    f = _write_scenarios(tmp_path, '[[scenario]]\nname = "ok"\ncheck = "user.square"\n')
+    f = write_user_scenarios(tmp_path, '[[scenario]]\nname = "ok"\ncheck = "user.square"\n')
     out = tmp_path / "out"
     assert runner.invoke(app, ["check", "--scenarios", str(f), "--out", str(out)]).exit_code == 0
     (out / "report.md").unlink()

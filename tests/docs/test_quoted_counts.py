@@ -81,3 +81,80 @@ def test_a_quoted_check_table_has_one_row_per_quick_scenario():
     table = text.split("contrastive-bounds check (quick)", 1)[1].split("```", 1)[0]
     rows = [ln for ln in table.splitlines() if ln.startswith("│ ")]
     assert len(rows) == len(builtin_scenarios("quick"))
+
+
+# --- README: short, one figure, the CI's test command, and every number it quotes from a published source ---
+
+README = ROOT / "README.md"
+#: a number in prose: 0.2819, 1.259, 16.56 (parameters such as N = 4 or τ = 0.1 have fewer than 3 digits)
+QUOTED = re.compile(r"(?<![\w.])(\d+\.\d+|\d{3,})(?![\w.])")
+
+
+def _prose(text: str) -> str:
+    """README without fenced blocks, inline code, link targets, the arXiv ids and the Python version (names and
+    requirements, not results)."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    text = re.sub(r"Python ≥ \d+\.\d+", "", text)
+    return re.sub(r"arXiv:\d{4}\.\d{5}", "", text)
+
+
+def _published_numbers() -> list[float]:
+    import json
+
+    values = []
+
+    def walk(x):
+        if isinstance(x, bool):
+            return
+        if isinstance(x, (int, float)):
+            values.append(float(x))
+        elif isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(json.loads((ROOT / "docs/data/landscape-values.json").read_text()))
+    return values
+
+
+def _significant(printed: str) -> int:
+    return len(printed.replace(".", "").lstrip("0"))
+
+
+def test_readme_is_short_and_shows_one_figure_the_repository_regenerates():
+    """At most 80 lines, exactly one image, which exists under docs/figures/, with the command that redraws it."""
+    text = README.read_text()
+    assert len(text.splitlines()) <= 80
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert len(images) == 1 and images[0].startswith("docs/figures/") and (ROOT / images[0]).is_file()
+    assert "contrastive-bounds landscape infonce" in text and "disconnectivity.png" in text
+
+
+def test_readme_states_the_ci_test_command():
+    """The README's two commands are the install-and-check line and `pytest`, which is what .ci/run runs last."""
+    text = README.read_text()
+    block = re.search(r"```bash\n(.*?)```", text, flags=re.S).group(1).splitlines()
+    assert block == ['pip install -e ".[test]" && contrastive-bounds check', "pytest"]
+    ci = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines() if line.strip()]
+    assert ci[-1] == "pytest" and "HYPOTHESIS_PROFILE=ci" in text
+
+
+def test_every_number_the_readme_quotes_is_published():
+    """Each number of three or more significant digits in the README's prose is a value of
+    docs/data/landscape-values.json at the printed precision, or printed in benchmarks/README.md."""
+    published = _published_numbers()
+    bench = (ROOT / "benchmarks/README.md").read_text()
+    text = _prose(README.read_text())
+    quoted = [m.group(1) for m in QUOTED.finditer(text) if _significant(m.group(1)) >= 3]
+    assert quoted, "the pattern found no number: the README quotes H* values"
+    missing = []
+    for printed in quoted:
+        digits = _significant(printed)
+        in_values = any(v != 0 and float(f"{v:.{digits}g}") == float(printed) for v in published)
+        if not in_values and not re.search(rf"(?<![\d.]){re.escape(printed)}(?![\d])", bench):
+            missing.append(printed)
+    assert missing == [], f"README quotes numbers found in neither published source: {missing}"

@@ -295,22 +295,13 @@ def test_bad_inputs():
         run_similarity_descent(s0, np.zeros(10, np.int32), DescentConfig(batch_size=4))
 
 
-def test_chunk_jit_does_not_recompile_across_tau_and_eta():
+def test_chunk_jit_does_not_recompile_across_tau_and_eta(compile_count):
     """C14: tau and eta are traced, so runs of one shape bucket reuse one compilation."""
     s0, lab = make_problem(24, 3, dim=4, seed=0)
     run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.3))
-    compiles = []
-
-    def listen(event, seconds, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":
-            compiles.append(seconds)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
+    with compile_count() as compiles:
         run_similarity_descent(s0, lab, DescentConfig(batch_size=8, steps=20, chunk_size=20, tau=0.9, step_size=3.0))
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    assert compiles == []
+    assert compiles.names == []
 
 
 def _deny(*args, **kwargs):

@@ -215,25 +215,16 @@ def test_l2_recursion_closed_form_for_the_inverse_time_schedule():
         assert l2[t] == pytest.approx(float(mp.log10(closed)), abs=1e-13)
 
 
-def test_schedules_share_one_compilation():
+def test_schedules_share_one_compilation(compile_count):
     """The schedule is data of the scan: runs with other forms, warm-ups or arrays (same shapes) compile nothing."""
     s0, lab = make_problem(24, 3, dim=4, seed=0)
     base = dict(batch_size=8, steps=20, chunk_size=20, tau=0.3)
     run_similarity_descent(s0, lab, DescentConfig(**base))
-    compiles = []
-
-    def listen(event, seconds, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":
-            compiles.append(seconds)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
+    with compile_count() as compiles:
         for sched in (StepSizeSchedule("cosine", warmup_steps=3), StepSizeSchedule("step", {"gamma": 0.1, "period": 2}),
                       StepSizeSchedule.from_array(np.linspace(0, 2, 20))):
             run_similarity_descent(s0, lab, DescentConfig(**base, step_size=2.0, schedule=sched))
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    assert compiles == []
+    assert compiles.names == []
 
 
 def test_run_descent_chunk_takes_a_scalar_or_one_eta_per_batch():

@@ -6,7 +6,6 @@ settings that differ, and checkpoint files get the user's umask like every other
 from __future__ import annotations
 
 import errno
-import os
 import stat
 import zipfile
 from pathlib import Path
@@ -44,15 +43,6 @@ def _opts(**kw) -> DriverOptions:  # noqa: ANN003
 
 def _mode(p: Path) -> int:
     return stat.S_IMODE(p.stat().st_mode)
-
-
-@pytest.fixture
-def umask_022():
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 def _deny(*args, **kwargs):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -24,22 +23,6 @@ SCHEDULES = [("fixed", dict(c=0.8)), ("temperature", dict(c=1.7, t0=2.0)), ("inv
              ("polynomial", dict(c=0.6, alpha=2.0, t0=1.0)), ("sqrt", dict(c=1.9, t0=1.0))]
 
 
-class compile_count:
-    """Names of the XLA backend compilations while active (jax.monitoring's compile-duration event)."""
-
-    def __enter__(self) -> "compile_count":
-        self.names: list[str] = []
-        jax.monitoring.register_event_duration_secs_listener(self._listen)
-        return self
-
-    def _listen(self, event: str, seconds: float, **kwargs) -> None:
-        if event == "/jax/core/compile/backend_compile_duration":
-            self.names.append(str(kwargs.get("fun_name")))
-
-    def __exit__(self, *exc) -> None:
-        jax.monitoring.unregister_event_duration_listener(self._listen)
-
-
 def _run(kernel, positions):
     res = simulate(kernel, positions, SimulationConfig(num_steps=60, seed=7, record_every=20, t_start=0.5,
                                                        target=EnergyBelow(-1.0)), DriverOptions(chunk_steps=60))
@@ -52,7 +35,7 @@ def _compiled_in(kernel):
 
 
 @pytest.mark.slow
-def test_two_schedule_constants_compile_the_chunk_once():
+def test_two_schedule_constants_compile_the_chunk_once(compile_count):
     """A second run with other c and t0 (and a landscape rebuilt by name) compiles nothing."""
     land = get_landscape("barrier-H", H=1.5)
     run_schedule(land, make_schedule("temperature", c=1.0, t0=2.0), chains=32, t_end=1.0, step_size=0.01, seed=0)

@@ -1,7 +1,7 @@
 """Every published H* comes from one place: docs/data/landscape-values.json, written from the documented runs.
 
 The table on docs/landscape-networks.md, the ablation tables of docs/annealing.md (A8.6–A8.8) and the InfoNCE
-paragraph of the README must print the values of that file; the file says which commands and versions made
+paragraph on docs/annealing.md (the README's findings, moved there) must print the values of that file; the file says which commands and versions made
 it and nothing of the machine; the two runs must agree where they share a landscape; every landscape's two
 search seeds must agree; the A8.6–A8.8 verdicts printed on the annealing page must be what the checks derive
 from the stored grid; and fresh searches run now reproduce the table's rows (minima classes, H*, status) and
@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[4]
 VALUES = json.loads((ROOT / "docs" / "data" / "landscape-values.json").read_text())
 LANDSCAPES = (ROOT / "docs" / "landscape-networks.md").read_text()
 ANNEALING = (ROOT / "docs" / "annealing.md").read_text()
-README = (ROOT / "README.md").read_text()
 
 
 def _number(cell: str) -> float:
@@ -181,10 +180,10 @@ def test_the_printed_verdicts_are_what_the_checks_derive_from_the_stored_grid(tm
     assert out.details["claim_verdict"] == printed, out.summary
 
 
-def test_the_readme_prints_the_stored_values():
-    """The README's InfoNCE paragraph: H* of N = 10, d = 3, tau = 0.05 and of the N = 4 trap, and the A8.6-A8.8
+def test_the_findings_paragraph_prints_the_stored_values():
+    """The InfoNCE findings paragraph (docs/annealing.md, moved there from the README): H* of N = 10, d = 3, tau = 0.05 and of the N = 4 trap, and the A8.6-A8.8
     numbers it quotes, each as stored."""
-    para = README.split("On real InfoNCE landscapes")[1].split("\n\n")[0]
+    para = ANNEALING.split("On real InfoNCE landscapes")[1].split("\n\n")[0]
     quoted = [(10, 3, 0.05, 4), (4, 2, 0.1, 4), (6, 3, 0.1, 4)]
     for n, d, tau, digits in quoted:
         value = _table_entry(n, d, tau)["critical_height"]
