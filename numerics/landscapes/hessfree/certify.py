@@ -64,7 +64,7 @@ KRYLOV_ASSUMPTION = ("lower bounds assume the Krylov spaces missed no eigenvalue
 class Certificate:
     """What the lowest eigenvalues say about a point (numpy, float64).
 
-    Attributes:
+    Fields (one line may name several):
       energy: ``V(z)``. gradient_norm: ``|grad V|_2``. kind: ``"minimum"``, ``"transition state"``,
       ``"saddle of index k"``, ``"not critical"`` or ``"unresolved"`` (an interval meets the zero band).
       verified: the module's rule holds for ``expect`` (0, 1, or either when None). index: intervals

@@ -46,7 +46,7 @@ KICK = 0.05
 class TransitionStateSearch:
     """One eigenvector-following search and the certificate of its end point.
 
-    Attributes:
+    Fields (one line may name several):
       start: index of the start (or of the minimum it left). mode: index of the softest mode followed
       (0 = softest; −1 for a given direction). sign: +1 or −1 along it. z: ``(N, d)`` end point.
       energy: ``V(z)``. gradient_norm: ``|grad V|_2``. iterations: outer iterations. status: in words
