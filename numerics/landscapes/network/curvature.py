@@ -89,19 +89,8 @@ class DenseCurvature:
 
 #: the dense provider (stateless: one instance serves every search)
 DENSE = DenseCurvature()
-#: ``N·d`` above which a search uses the Hessian-free provider by default: the measured cross-over of polishing
-#: and classifying one InfoNCE minimum (τ = 0.1, 2 shared CPU cores, compiled): dense 0.012 s against Hessian-free
-#: 0.10 s at N·d = 128, 0.087 s against 0.042 s at 256, 0.23 s against 0.071 s at 512 (the dense Hessian's
-#: ``(N·d)²`` memory and ``(N·d)³`` ``eigh`` grow from there; ``benchmarks/landscape_scale.py``)
-HESSFREE_THRESHOLD = 192
-
-
-def default_curvature(num_points: int, dim: int) -> str:
-    """The provider a search of ``N = num_points`` points on ``S^{dim−1}`` uses by default: ``"dense"`` for
-    ``N·d <= HESSFREE_THRESHOLD`` (the small-size reference), else ``"hessfree"``."""
-    return "dense" if int(num_points) * int(dim) <= HESSFREE_THRESHOLD else "hessfree"
-
-
+from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD  # noqa: E402
+from contrastive_bounds.numerics.landscapes.network.state import default_curvature  # noqa: E402
 from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE  # noqa: E402
 
 #: providers by name (a saved search names the one it ran with)

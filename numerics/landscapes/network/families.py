@@ -14,7 +14,9 @@ instead *families* of perturbations of one base configuration, enumerated up to 
 * **level j** (``1 <= j <= max_excess``), three families: *merged* — ``j`` pairs moved onto the sites of
   other pairs (one class per integer partition of ``j``: how many incomers each host gets); *split* — ``j``
   pairs split antipodally (one point of the pair moved to the antipode of its site); *mixed* — for
-  ``j >= 2``, ``a >= 1`` pairs merged onto one host each and ``j − a >= 1`` split.
+  ``j >= 2``, ``a >= 1`` pairs merged onto one host each and ``j − a >= 1`` split; and, when ``P <= d`` and every
+  point is paired, *all split*: each pair on its own coordinate axis, its points antipodal (the cross-polytope;
+  the trap of the table's N = 2d rows, e.g. N = 8, d = 4, τ = 0.1 at V = 11.79).
 * **placement**: which pairs move and which host they join is drawn from ``numpy.random.default_rng([seed,
   2, level, family index])``; on the simplex every placement of a class is equivalent up to the landscape's
   symmetry (the simplex's symmetry group permutes its vertices arbitrarily), so one template per class
@@ -131,6 +133,8 @@ def _templates(n: int, dim: int, pairs: list[tuple[int, int]], singles: list[int
         for a in range(1, j):
             if a + a + (j - a) <= p:
                 classes.append((j, "mixed", (1,) * a, j - a))
+    if p <= dim and not s:
+        classes.append((p, "all split", (), p))
     chosen = classes
     sampled = False
     if len(classes) > budget:
@@ -139,6 +143,14 @@ def _templates(n: int, dim: int, pairs: list[tuple[int, int]], singles: list[int
         keep = sorted(rng.choice(len(classes), size=budget, replace=False)) if budget > 0 else []
         chosen = [classes[i] for i in keep]
     for idx, (j, fam, part, nsplit) in enumerate(chosen):
+        if fam == "all split":  # every pair on its own axis, its two points antipodal: the cross-polytope
+            z = np.zeros((n, dim))
+            for u, (a, b) in enumerate(pairs):
+                z[a, u], z[b, u] = 1.0, -1.0
+            out.append(z)
+            rows.append({"family": fam, "level": j, "class": f"all {p} pairs split antipodally on {p} orthogonal axes "
+                         "(the cross-polytope)", "templates": 1, "mode": "exact representative"})
+            continue
         rng = np.random.default_rng([seed, 2, j, idx])
         order = [int(x) for x in rng.permutation(p)]
         movers = order[: sum(part)]

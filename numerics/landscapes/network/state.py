@@ -10,10 +10,12 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL
+from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL, \
+    HESSFREE_THRESHOLD
 from contrastive_bounds.theory.domains import check_int, check_real
 
-__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "SCALE_DEFAULTS"]
+__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "SCALE_DEFAULTS",
+           "default_curvature", "at_scale"]
 
 #: progress callback of a search: ``(phase, done, total or None, info)``
 ProgressFn = Callable[[str, int, "int | None", str], None]
@@ -142,6 +144,12 @@ class SearchSettings:
         no bands; the result says what this covered and never calls it closed."""
         return cls(**{**SCALE_DEFAULTS, **overrides})
 
+    @classmethod
+    def for_size(cls, num_points: int, dim: int, **overrides: Any) -> "SearchSettings":
+        """The default settings for ``N`` points on ``S^{d−1}``: :meth:`at_scale` when ``N·d > HESSFREE_THRESHOLD``
+        (:func:`at_scale`), else the defaults; ``overrides`` replace single fields."""
+        return cls.at_scale(**overrides) if at_scale(num_points, dim) else cls(**overrides)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
@@ -191,6 +199,17 @@ class SearchSettings:
 SCALE_DEFAULTS: dict[str, Any] = dict(starts=8, structured_starts=24, structured_rule="families", structured_copies=2,
                                       hop_batch=8, max_hop_rounds=2, patience=1, pair_distance=0.0, neighbours=0,
                                       max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False)
+
+
+def at_scale(num_points: int, dim: int) -> bool:
+    """``N·d > HESSFREE_THRESHOLD``: the search runs Hessian-free with the budgeted settings by default."""
+    return int(num_points) * int(dim) > HESSFREE_THRESHOLD
+
+
+def default_curvature(num_points: int, dim: int) -> str:
+    """The provider a search of ``N = num_points`` points on ``S^{dim−1}`` uses by default: ``"dense"`` for
+    ``N·d <= HESSFREE_THRESHOLD`` (the small-size reference), else ``"hessfree"``."""
+    return "hessfree" if at_scale(num_points, dim) else "dense"
 
 
 @dataclass(frozen=True)
