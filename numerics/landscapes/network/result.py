@@ -145,7 +145,7 @@ def network_result(store: NetworkStore, landscape: dict[str, Any], *, seconds: f
                      f"are in the unit-sphere metric (divide by R² = {radius ** 2:g} for the radius-R metric)")
     if not store.settings.multiplicities:
         notes.append("multiplicity not computed (multiplicities=False: the orbit-stabiliser count takes minutes at "
-                     "this size); the multiplicity columns read 0")
+                     "this size); recorded as 0")
     exploration = exploration_summary(store, analysis)
     closed_form = closed_form_check(landscape, store)
     if closed_form is not None:
