@@ -1,6 +1,6 @@
 """Landscape networks at scale (issue 28): the default command at N = 64, d = 32, and the dense path beside it.
 
-Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--skip-trap] [--out FOLDER]``
+Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--out FOLDER]``
 
 (a) The default command ``contrastive-bounds landscape infonce --points 64 --dim 32 --tau 0.1`` (N·d = 2 048,
     above ``HESSFREE_THRESHOLD``: the Hessian-free provider and the budgeted settings of
@@ -10,7 +10,7 @@ Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--skip-trap]
     (per-trap closure: every mode both ways, or the stated softest subset), every transition state verified
     or rejected with its reason, H* with its status ("open": a value over the explored minima), the load
     average of the machine before and after.
-(b) The same command at τ = 0.01, where the trap of the table's N = 2d rows (every pair split antipodally on the
+(b) With ``--trap``: the same command at τ = 0.01, where the trap of the table's N = 2d rows (every pair split antipodally on the
     cross-polytope; a minimum at N = 64, d = 32 only for τ <= ~0.01: index 8 at τ = 0.02 and 0.1) exists.
 (c) ``--points 128 --dim 32 --tau 0.1`` (N/2 > d + 1: no closed form; the families on the cross-polytope) with the
     same stated budget.
@@ -117,13 +117,14 @@ def dense_against_hessfree(reps: int = 3) -> tuple[float, float, float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--skip-128", action="store_true")
-    ap.add_argument("--skip-trap", action="store_true")
+    ap.add_argument("--trap", action="store_true", help="also the τ = 0.01 run (its steepest-descent paths are stiff: "
+                    "slow)")
     ap.add_argument("--out", type=Path, default=None, help="keep the searches' folders here (default: a temp folder)")
     args = ap.parse_args()
     root = args.out or Path(tempfile.mkdtemp(prefix="landscape-scale-"))
     print(f"machine: {os.cpu_count()} CPUs, load average {_load()}; python {sys.version.split()[0]}")
     runs = [("default command, N = 64, d = 32, tau = 0.1", 64, 32, 0.1)]
-    if not args.skip_trap:
+    if args.trap:
         runs.append(("default command, N = 64, d = 32, tau = 0.01", 64, 32, 0.01))
     if not args.skip_128:
         runs.append(("default command, N = 128, d = 32, tau = 0.1", 128, 32, 0.1))

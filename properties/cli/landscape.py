@@ -197,6 +197,10 @@ def landscape(
     a folder of their own per landscape and settings (printed at the end); the same command again
     continues or reports that search, and --resume continues one in an explicit --out. "complete" and
     "barrier-free" are printed only for a closed network (the effort is printed with them).
+
+    Above N·d = 192 the search is Hessian-free and budgeted by default (a few random starts, template families
+    with the closed-form minimum, 2 hop rounds, the 8 softest modes of at most 2 minima): it says which
+    minima were explored along how many of their modes, and that H* is a value over them ("open").
     """
     if curvature not in CURVATURES:
         raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
