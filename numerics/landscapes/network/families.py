@@ -206,7 +206,8 @@ def family_starts(spec: Any, *, budget: int, max_excess: int, copies: int, noise
     starts = np.concatenate(out)
     info.starts = int(starts.shape[0])
     info.note = (f"template families on one base code ({code}): the base template unperturbed, then "
-                 f"{len(fam)} family templates (merged, split, mixed pairs; levels 1..{max_excess}) x {copies} "
+                 f"{len(fam)} family templates (merged, split, mixed pairs at levels 1..{max_excess}; all pairs split where "
+                 f"N/2 <= d) x {copies} "
                  f"perturbed copies; distinct up to symmetry by construction" + ("" if code.startswith("regular simplex")
                                                                                 else " of the class, not of the placement"))
     return starts, info

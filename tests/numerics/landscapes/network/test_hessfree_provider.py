@@ -131,3 +131,27 @@ def test_no_dense_hessian_in_the_hessfree_path():
 
     dense = jax.make_jaxpr(lambda x: critical_data(spec.potential, x, True))(z[0])
     assert max(int(np.prod(s)) for s in _shapes(dense)) >= limit
+
+
+@pytest.mark.slow
+def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_verified_trap_and_says_open():
+    """N = 64, d = 32 (N·d = 2 048) at τ = 0.01, a reduced budget of the default search: the closed-form global
+    minimum (collapsed pairs on the 32-vertex simplex, V* = −32/(31·0.01) + log 62) is found to 1e-9; the all-split
+    cross-polytope template gives a verified trap at V = 1/τ + log 62 = 104.127134385 (every anchor's positive at
+    −1, its 62 negatives orthogonal); the trap is explored first (non-global first) along its
+    softest mode, both signs, and a verified transition state joins it to a lower minimum, so it has a barrier;
+    the exploration is stated as partial (1 of 1 488 modes), H* is "open", and multiplicities are not computed."""
+    n, d, tau = 64, 32, 0.01
+    res = landscape_network(infonce_spec(n, d, tau), SearchSettings.at_scale(starts=1, max_hop_rounds=0, trap_modes=1,
+                                                                                max_explored=1), draw=False)
+    v_star = -32 / (31 * tau) + np.log(62)
+    assert res.curvature == "hessfree" and res.closed_form["found"] is not None
+    assert res.analysis.v_min == pytest.approx(v_star, abs=1e-9) and res.closed_form["below"] == []
+    trap = [m for m in res.minima if abs(m.energy - (1 / tau + np.log(62))) <= 1e-9]
+    assert len(trap) == 1 and trap[0].verified and trap[0].multiplicity == 0
+    (row,) = res.exploration["explored"]
+    assert row["minimum"] == trap[0].id and row["modes"] == 1 and row["of"] == 1488 and not row["per_trap_closed"]
+    assert row["barrier"] is not None and row["barrier"] > 0
+    assert all(t.verified for t in res.transition_states) and res.transition_states
+    assert res.status.startswith("open:") and "per-trap closure partial" in res.status
+    assert "multiplicity not computed" in " ".join(res.notes)
