@@ -80,7 +80,9 @@ def per_trap_text(store: NetworkStore) -> str:
     parts = []
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
-        if k < 0 or of < 0:
+        if (k < 0 or of < 0) and not (store.settings.closure and dirs > 0):
+            parts.append(f"m{i} not followed along its modes ({count_text(dirs, 'search', 'searches')})")
+        elif k < 0 or of < 0:  # a log before state version 4: a closure search followed every mode
             parts.append(f"m{i} along every mode ({count_text(dirs, 'search', 'searches')})")
         elif k >= of:
             parts.append(f"m{i} along all {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: per-trap closed)")

@@ -168,7 +168,7 @@ def exploration_summary(store: NetworkStore, analysis: NetworkAnalysis) -> dict[
     rows = []
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
-        closed = k < 0 or (of >= 0 and k >= of)
+        closed = (of >= 0 and k >= of) or (k < 0 and store.settings.closure and dirs > 0)
         rows.append({"minimum": int(i), "modes": int(k), "of": int(of), "searches": int(dirs), "per_trap_closed": bool(closed),
                      "barrier": analysis.barriers.get(i, {}).get("barrier")})
     unexplored = [m.id for m in store.minima if m.id not in store.tally.followed]
