@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.codes import simplex
-from contrastive_bounds.numerics.landscapes.network.structured import NOISE_GROWTH, StructuredInfo, _matching
+from contrastive_bounds.numerics.landscapes.network.structured import NOISE_GROWTH, StructuredInfo, pair_units
 from contrastive_bounds.numerics.sphere import project_tangent, retract
 
 __all__ = ["family_starts", "closed_form_minimum", "partitions"]
@@ -92,7 +92,7 @@ def closed_form_minimum(landscape: dict[str, Any]) -> dict[str, Any] | None:
     n, d = int(landscape["num_points"]), int(landscape["dim"])
     params = landscape.get("params", {})
     pairs = [tuple(int(x) for x in p) for p in params.get("pairs", [])]
-    units = _matching(tuple(pairs), n)
+    units = pair_units(tuple(pairs), n)
     if units is None or units[1] or n % 2 or n < 4 or n // 2 > d + 1:
         return None
     radius = float(landscape.get("radius", 1.0))
@@ -187,7 +187,7 @@ def family_starts(spec: Any, *, budget: int, max_excess: int, copies: int, noise
     if budget < 0 or copies <= 0:
         info.note = "structured starts switched off"
         return np.zeros((0, n, dim)), info
-    units = _matching(tuple(sym.pairs), n) if supports_structured(sym) else None
+    units = pair_units(tuple(sym.pairs), n) if supports_structured(sym) else None
     if units is None:
         info.note = "no template families: the landscape has no disjoint positive pairs (not InfoNCE over a matching)"
         return np.zeros((0, n, dim)), info

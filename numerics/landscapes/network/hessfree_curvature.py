@@ -42,7 +42,8 @@ from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint,
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.sphere import retract
 
-__all__ = ["HessianFreeCurvature", "HESSFREE", "CLASSIFY_MODES", "POLISH_CG_ITERATIONS", "modes_off_symmetry"]
+__all__ = ["HessianFreeCurvature", "HESSFREE", "newton_cg_polisher", "CLASSIFY_MODES", "POLISH_CG_ITERATIONS",
+           "modes_off_symmetry"]
 
 #: lowest eigenpairs a classification computes (per Lanczos run; two runs are merged)
 CLASSIFY_MODES = 4
@@ -102,8 +103,12 @@ def _truncated_cg(matvec: Callable, g: jax.Array, tol: jax.Array, max_iter: int)
     return s
 
 
-def _newton_cg(potential: Callable, orthogonal: bool, max_steps: int, gtol: float) -> Callable:
-    """Jitted ``z (N, d) -> z``: Newton–CG steps (module docstring) until ``|grad V| <= gtol`` or ``max_steps``."""
+def newton_cg_polisher(potential: Callable, orthogonal: bool, max_steps: int, gtol: float) -> Callable:
+    """Jitted ``z (N, d) -> z`` (float64, unit rows): Newton–CG steps (module docstring) until ``|grad V|_2 <= gtol``
+    or ``max_steps`` steps; ``potential`` pure JAX, ``orthogonal``: V is O(d)-invariant (the orbit is deflated).
+
+    Raises:
+      X64DisabledError: when called on float64 input with JAX's x64 mode off."""
 
     def one(z: jax.Array) -> jax.Array:
         def cond(c: tuple) -> jax.Array:
@@ -153,7 +158,7 @@ class HessianFreeCurvature:
 
     def _polisher(self, spec: Any, max_steps: int, gtol: float) -> Callable:
         return spec.compiled(("hessfree-newton-cg", int(max_steps), float(gtol)),
-                             lambda: _newton_cg(spec.potential, spec.symmetry.orthogonal, int(max_steps), float(gtol)))
+                             lambda: newton_cg_polisher(spec.potential, spec.symmetry.orthogonal, int(max_steps), float(gtol)))
 
     def _modes(self, spec: Any, k: int) -> Callable:
         def build() -> Callable:

@@ -16,7 +16,7 @@ from contrastive_bounds.numerics.landscapes.network import infonce_spec, landsca
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
 from contrastive_bounds.numerics.landscapes.network.curvature import DENSE, PROVIDERS, curvature_provider, \
     default_curvature
-from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE, _newton_cg, \
+from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE, newton_cg_polisher, \
     modes_off_symmetry
 from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
@@ -121,7 +121,7 @@ def test_no_dense_hessian_in_the_hessfree_path():
     jaxprs = {
         "verify": jax.make_jaxpr(one)(z, jax.random.split(key, 1)),
         "modes": jax.make_jaxpr(HESSFREE._modes(spec, 8))(z[0], key),
-        "polish": jax.make_jaxpr(_newton_cg(spec.potential, True, 4, 1e-12))(z[0]),
+        "polish": jax.make_jaxpr(newton_cg_polisher(spec.potential, True, 4, 1e-12))(z[0]),
         "follow": jax.make_jaxpr(HESSFREE._searcher(spec, 50))(z, z, jax.random.split(key, 1), jnp.ones(1, bool)),
     }
     for name, jp in jaxprs.items():
