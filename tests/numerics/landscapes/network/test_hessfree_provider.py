@@ -106,6 +106,7 @@ def _shapes(jaxpr) -> list[tuple[int, ...]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_dense_hessian_in_the_hessfree_path():
     """The compiled functions of the provider — certification (two Lanczos runs), the softest modes to follow,
     Newton–CG polish, hybrid eigenvector following — hold no array of (N·d)² elements or more (N = 16, d = 8:
