@@ -59,3 +59,13 @@ def test_tau_beyond_the_range_a_float64_network_search_keeps_its_minima_exits_2_
     assert res.exit_code == 2, res.output
     line = res.output.strip().splitlines()[-1]
     assert line.startswith(f"error: --tau={float(tau)!r} is outside [0.0001, 10000]"), res.output
+
+
+def test_scale_options_are_checked_before_anything_runs():
+    """An unknown --curvature, a negative --trap-modes or --max-explored, and an --agree-seed equal to --seed exit 2
+    with one line naming the option, before the potential is built."""
+    cases = [(["--curvature", "sparse"], "--curvature='sparse'"), (["--trap-modes", "-1"], "--trap-modes"),
+             (["--max-explored", "-2"], "--max-explored"), (["--agree-seed", "0"], "--agree-seed=0")]
+    for extra, named in cases:
+        res = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", *extra])
+        assert res.exit_code == 2 and named in res.output, (extra, res.output)
