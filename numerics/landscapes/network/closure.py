@@ -175,6 +175,9 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
         if why:
             break
         _explore(spec, s, store, rng, todo, None if s.closure else s.single_ended_modes, curvature, checkpoint)
+        if s.max_explored:  # a budgeted search: bands only for what the exploration left unconnected
+            keep = set(store.explored)
+            pairs = [p for p in pending_pairs(spec, s, store, within=s.closure) if p[0] in keep or p[1] in keep]
         _bands(spec, s, store, rng, pairs, curvature, checkpoint)
         if store.pending:
             _pending(spec, s, store, rng, curvature, checkpoint)
