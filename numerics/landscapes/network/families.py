@@ -99,7 +99,8 @@ def closed_form_minimum(landscape: dict[str, Any]) -> dict[str, Any] | None:
     tau = float(params["tau"]) / radius ** 2
     energy = infonce_simplex_energy(n, d, tau, coupled=bool(params.get("coupled", False)))
     return {"energy": float(energy), "pairs": n // 2,
-            "rule": f"collapsed pairs on a regular simplex of {n // 2} vertices (N/2 = {n // 2} <= d + 1 = {d + 1})"}
+            "rule": f"collapsed pairs on a regular simplex of {n // 2} vertices (N/2 = {n // 2} "
+                    f"{'<=' if n // 2 <= d + 1 else '>'} d + 1 = {d + 1})"}
 
 
 def _templates(n: int, dim: int, pairs: list[tuple[int, int]], singles: list[int], budget: int, max_excess: int,
