@@ -156,3 +156,18 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_verified_trap_an
     assert all(t.verified for t in res.transition_states) and res.transition_states
     assert res.status.startswith("open:") and "per-trap closure partial" in res.status
     assert "multiplicity not computed" in " ".join(res.notes)
+
+
+@pytest.mark.slow
+def test_the_provider_is_recorded_and_a_resumed_search_keeps_it(tmp_path):
+    """A Hessian-free search saves its provider's name in network.json; resuming it without naming a provider uses
+    the saved one (not the size's default, dense at N = 4, d = 2), and naming another is refused with both names."""
+    spec = infonce_spec(4, 2, 0.1)
+    small = dict(starts=4, structured_starts=0, max_hop_rounds=0, draw=False, transition_states=False)
+    first = landscape_network(spec, out=tmp_path, curvature="hessfree", **small)
+    assert first.curvature == "hessfree"
+    assert json.loads((tmp_path / "network.json").read_text())["curvature"] == "hessfree"
+    again = landscape_network(spec, out=tmp_path, resume=True, **small)
+    assert again.curvature == "hessfree" and [m.energy for m in again.minima] == [m.energy for m in first.minima]
+    with pytest.raises(ValueError, match="curvature: saved 'hessfree', now 'dense'"):
+        landscape_network(spec, out=tmp_path, resume=True, curvature="dense", **small)
