@@ -33,7 +33,10 @@ __all__ = ["Curvature", "DenseCurvature", "DENSE", "curvature_provider", "defaul
 @runtime_checkable
 class Curvature(Protocol):
     """What the search asks of the Hessian (module docstring). ``spec`` is a
-    :class:`~.spec.LandscapeSpec`; configurations are float64 ``(B, N, d)`` numpy arrays."""
+    :class:`~.spec.LandscapeSpec`; configurations are float64 ``(B, N, d)`` numpy arrays. A provider whose
+    classifications carry the lowest eigenpairs only may also offer ``softest(spec, z, k) -> (eigenvalues (k',),
+    modes (k', N, d))``, the ``k`` softest modes to follow from a minimum (:mod:`.following`; without it the modes
+    it classified with are followed, and the exploration says how many of all)."""
 
     name: str
 

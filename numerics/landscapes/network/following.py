@@ -70,8 +70,12 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     z, modes, counts, followed = [], [], [], []
     for cp in cps:
         total = modes_off_symmetry(spec.num_points, spec.dim, cp.orbit_dim)
-        if not cp.complete_spectrum:  # the provider gave the lowest eigenpairs only: ask for the ones to follow
+        if not cp.complete_spectrum and hasattr(curvature, "softest"):  # lowest eigenpairs only: ask for more
             lam, vecs = curvature.softest(spec, cp.z, min(limit or total, total))
+            cp = SimpleNamespace(z=cp.z, eigenvalues=lam, modes=vecs)
+            dirs = directions(cp, None)
+        elif not cp.complete_spectrum:  # a provider without ``softest``: the modes it classified with
+            lam, vecs = cp.eigenvalues[:limit] if limit else cp.eigenvalues, cp.modes[:limit] if limit else cp.modes
             cp = SimpleNamespace(z=cp.z, eigenvalues=lam, modes=vecs)
             dirs = directions(cp, None)
         else:
