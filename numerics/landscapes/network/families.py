@@ -179,13 +179,14 @@ def family_starts(spec: Any, *, budget: int, max_excess: int, copies: int, noise
     """Perturbed family starts (module docstring), ``(1 + T·copies, N, d)`` float64, with their info: row 0 is
     the unperturbed base template (the closed-form minimum where one is known), then ``copies`` perturbed
     copies of each family template (copy ``c`` perturbed by ``noise·3^c`` radians RMS per point, seeded by
-    ``(seed, 3, c)``). A spec without disjoint positive pairs gives no starts (info.note says so)."""
+    ``(seed, 3, c)``). A budget of 0 switches them off (the closed-form minimum too); a spec without disjoint
+    positive pairs gives no starts (info.note says so)."""
     from contrastive_bounds.numerics.landscapes.network.structured import supports_structured
 
     info = StructuredInfo(budget=int(budget))
     n, dim = spec.num_points, spec.dim
     sym = spec.symmetry
-    if budget < 0 or copies <= 0:
+    if budget <= 0 or copies <= 0:
         info.note = "structured starts switched off"
         return np.zeros((0, n, dim)), info
     units = pair_units(tuple(sym.pairs), n) if supports_structured(sym) else None
