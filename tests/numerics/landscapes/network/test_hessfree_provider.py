@@ -52,7 +52,8 @@ def test_the_provider_is_registered_and_chosen_above_the_threshold():
 def test_hessfree_classification_agrees_with_the_dense_one():
     """At InfoNCE minima (N = 6, d = 3, τ = 0.1) from random starts, and at a minimum kicked off by 0.02 rad (not
     critical), the Hessian-free classification gives the dense provider's kind, index, energy and gradient norm,
-    its lowest eigenvalues to 1e-7 and complete_spectrum False; its Newton–CG polish reaches |grad V| <= 1e-12."""
+    its lowest eigenvalues to 1e-7 and complete_spectrum False; its Newton–CG polish reaches |grad V| <= 1e-12;
+    its stiffest eigenvalue (Lanczos on −Hess V) is the dense one's largest |λ| to 1e-8."""
     spec = infonce_spec(6, 3, 0.1)
     z0 = uniform(np.random.default_rng(3), (3, 6, 3))
     res = minimize_batch(spec, z0, chunk=8)
@@ -71,6 +72,7 @@ def test_hessfree_classification_agrees_with_the_dense_one():
         assert np.allclose(h.eigenvalues[:k], d.eigenvalues[:k], atol=1e-7)
     assert all(h.gradient_norm <= 1e-12 for h in hf[:3])
     assert hf[3].kind == "not critical" and hf[3].gradient_norm == pytest.approx(de[3].gradient_norm, rel=1e-8)
+    assert HESSFREE.stiffest(spec, zh[0]) == pytest.approx(DENSE.stiffest(spec, zd[0]), rel=1e-8)
 
 
 @pytest.mark.slow
