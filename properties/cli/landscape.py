@@ -25,7 +25,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
-from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
+from contrastive_bounds.numerics.landscapes.network.state import SearchSettings, at_scale
 from contrastive_bounds.theory.domains import check_int, check_real
 
 from contrastive_bounds.properties.cli.common import (
@@ -42,7 +43,11 @@ from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions
 BUILTIN_LANDSCAPES = ("barrier-H", "double-well", "fourier", "infonce", "infonce-toy", "infonce-toy-soft", "thomson",
                       "triple-well", "vmf", "vmf-mixture")
 DEFAULT_OUT = "contrastive-bounds-landscape"
-_D = SearchSettings()  # the command's defaults are the search's
+_D = SearchSettings()  # the command's defaults are the search's ...
+_S = SearchSettings.at_scale()  # ... and above N·d = HESSFREE_THRESHOLD the budgeted search's
+_SMALL_KEYS = ("starts", "seed", "structured_starts", "max_hop_rounds", "patience", "closure", "pair_distance",
+               "max_ts_rounds", "max_minima", "max_searches")
+CURVATURES = ("auto", "dense", "hessfree")
 EXIT_INTERRUPTED = 130
 #: Refusal threshold of :func:`search_cost` (about an hour of one core at 3e7 pair terms a second).
 MAX_SEARCH_COST = 1e11
@@ -103,9 +108,17 @@ def _print(res: Any) -> None:
             ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
             ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
             ("transition states found by", ", ".join(f"{k}: {v}" for k, v in found["transition_states"].items()) or "—"),
+            ("H* is over", res.exploration.get("critical_height_over", "—")),
+            ("explored (per trap)", res.exploration.get("per_trap", "—")),
+            ("not explored", ", ".join(f"m{i}" for i in res.exploration.get("unexplored", [])) or "—"),
+            ("closed-form minimum", res.closed_form["text"] if res.closed_form else "none known for this landscape"),
+            ("curvature", res.curvature),
             ("structured starts", structured or "—"), ("search effort", res.effort_text()),
+            ("stop rule (budget)", res.effort.stop_rule),
             ("stopped", "; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items())),
             ("disconnectivity graph", _fmt(res.disconnectivity_png))]
+    if res.agreement is not None:
+        rows.append(("two seeds", res.agreement["text"]))
     for k, v in rows:
         head.add_row(k, v)
     console.print(head)
@@ -114,7 +127,7 @@ def _print(res: Any) -> None:
         mins.add_column(col)
     for m in res.minima[:60]:
         bar = "global" if m.id in a.global_minima else _fmt(a.barriers.get(m.id, {}).get("barrier", "unconnected"))
-        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity), bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
+        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
                      "yes" if m.verified else f"no ({m.note})", m.found_by)
     console.print(mins)
     tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
@@ -139,17 +152,34 @@ def landscape(
     pairs: Optional[str] = typer.Option(None, "--pairs", help="positive pairs i-j,k-l (default 0-1,2-3,...)"),
     coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),
     radius: float = typer.Option(1.0, "--radius", help="sphere radius R > 0 (InfoNCE: tau -> tau/R^2)"),
-    starts: int = typer.Option(_D.starts, "--starts", help="random starts K >= 1"),
-    structured_starts: int = typer.Option(_D.structured_starts, "--structured-starts", help="InfoNCE: budget of structured templates "
-                                          "(pair states on spherical codes) >= 0; 0 switches them off"),
+    starts: Optional[int] = typer.Option(None, "--starts", help=f"random starts K >= 1 (default {_D.starts}; "
+                                         f"{_S.starts} above N·d = {HESSFREE_THRESHOLD})"),
+    structured_starts: Optional[int] = typer.Option(None, "--structured-starts", help="InfoNCE: budget of structured templates "
+                                                    f"(pair states on spherical codes; default {_D.structured_starts}; above "
+                                                    f"N·d = {HESSFREE_THRESHOLD} template families, default "
+                                                    f"{_S.structured_starts}) >= 0; 0 switches them off"),
     seed: int = typer.Option(0, "--seed", help="seed >= 0"),
-    hop_rounds: int = typer.Option(_D.max_hop_rounds, "--hop-rounds", help="basin-hopping rounds at most (>= 0)"),
-    patience: int = typer.Option(_D.patience, "--patience", help="stop hopping after this many rounds without a new minimum (>= 1)"),
+    hop_rounds: Optional[int] = typer.Option(None, "--hop-rounds", help=f"basin-hopping rounds at most (>= 0; default "
+                                             f"{_D.max_hop_rounds}, {_S.max_hop_rounds} at scale)"),
+    patience: Optional[int] = typer.Option(None, "--patience", help="stop hopping after this many rounds without a new minimum "
+                                           f"(>= 1; default {_D.patience}, {_S.patience} at scale)"),
     closure: bool = typer.Option(_D.closure, "--closure/--no-closure", help="follow every Hessian mode of every minimum until "
                                  "nothing is left to explore (--no-closure: the previous, cheaper search; never complete)"),
-    pair_distance: float = typer.Option(_D.pair_distance, "--pair-distance", help="band searches between every pair of minima within "
-                                        "this aligned RMS distance per point, in [0, 2]"),
-    ts_rounds: int = typer.Option(_D.max_ts_rounds, "--ts-rounds", help="transition-state (closure) rounds at most (>= 1)"),
+    pair_distance: Optional[float] = typer.Option(None, "--pair-distance", help="band searches between every pair of minima within "
+                                                  f"this aligned RMS distance per point, in [0, 2] (default {_D.pair_distance:g}, "
+                                                  f"{_S.pair_distance:g} at scale)"),
+    ts_rounds: Optional[int] = typer.Option(None, "--ts-rounds", help="transition-state (closure) rounds at most (>= 1; default "
+                                            f"{_D.max_ts_rounds}, {_S.max_ts_rounds} at scale)"),
+    trap_modes: Optional[int] = typer.Option(None, "--trap-modes", help="follow the k softest Hessian modes of each explored "
+                                             "minimum (both signs) instead of every mode; per-trap closure is then reported "
+                                             f"as partial (>= 0; 0: every mode; default 0, {_S.trap_modes} at scale)"),
+    max_explored: Optional[int] = typer.Option(None, "--max-explored", help="explore at most this many minima (non-global "
+                                               f"first, lowest first; >= 0; 0: all; default 0, {_S.max_explored} at scale)"),
+    curvature: str = typer.Option("auto", "--curvature", help="Hessians: dense (exact, small N·d), hessfree (Hessian-vector "
+                                  f"products, Lanczos) or auto (dense up to N·d = {HESSFREE_THRESHOLD}, hessfree above; a "
+                                  "resumed search keeps its own)"),
+    agree_seed: Optional[int] = typer.Option(None, "--agree-seed", help="run the same search with this second seed too and "
+                                             "report how the two agree (minima found by both, barriers, H*)"),
     max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
     max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
     out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
@@ -167,17 +197,37 @@ def landscape(
     a folder of their own per landscape and settings (printed at the end); the same command again
     continues or reports that search, and --resume continues one in an explicit --out. "complete" and
     "barrier-free" are printed only for a closed network (the effort is printed with them).
+
+    Above N·d = 192 the search is Hessian-free and budgeted by default (a few random starts, template families
+    with the closed-form minimum, 2 hop rounds, the 8 softest modes of at most 2 minima): it says which
+    minima were explored along how many of their modes, and that H* is a value over them ("open").
     """
-    settings = dict(starts=check_int("--starts", starts, 1, None), seed=check_int("--seed", seed, 0, 2**63 - 1),
-                    structured_starts=check_int("--structured-starts", structured_starts, 0, 1_000_000),
-                    max_hop_rounds=check_int("--hop-rounds", hop_rounds, 0, None),
-                    patience=check_int("--patience", patience, 1, None), closure=bool(closure),
-                    pair_distance=check_real("--pair-distance", pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True),
-                    max_ts_rounds=check_int("--ts-rounds", ts_rounds, 1, None),
-                    max_minima=check_int("--max-minima", max_minima, 1, None),
-                    max_searches=check_int("--max-searches", max_searches, 0, None))
+    if curvature not in CURVATURES:
+        raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
     options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
     recipe = options.recipe()  # the library's argument rules, before JAX is imported
+    big = recipe.arguments is not None and at_scale(recipe.arguments.num_points, recipe.arguments.dim)
+    base = SearchSettings.at_scale() if big else SearchSettings()  # the defaults for this size
+    given = dict(starts=starts, structured_starts=structured_starts, max_hop_rounds=hop_rounds, patience=patience,
+                 pair_distance=pair_distance, max_ts_rounds=ts_rounds, trap_modes=trap_modes, max_explored=max_explored)
+    v = {k: (getattr(base, k) if x is None else x) for k, x in given.items()}
+    settings = dict(base.to_dict(), starts=check_int("--starts", v["starts"], 1, None),
+                    seed=check_int("--seed", seed, 0, 2**63 - 1),
+                    structured_starts=check_int("--structured-starts", v["structured_starts"], 0, 1_000_000),
+                    max_hop_rounds=check_int("--hop-rounds", v["max_hop_rounds"], 0, None),
+                    patience=check_int("--patience", v["patience"], 1, None), closure=bool(closure),
+                    pair_distance=check_real("--pair-distance", v["pair_distance"], 0.0, 2.0, lo_closed=True, hi_closed=True),
+                    max_ts_rounds=check_int("--ts-rounds", v["max_ts_rounds"], 1, None),
+                    max_minima=check_int("--max-minima", max_minima, 1, None),
+                    max_searches=check_int("--max-searches", max_searches, 0, None),
+                    trap_modes=check_int("--trap-modes", v["trap_modes"], 0, None),
+                    max_explored=check_int("--max-explored", v["max_explored"], 0, None))
+    if not big:  # the settings of a small search stay the ones it always had (its default folder's hash too)
+        settings = {k: x for k, x in settings.items() if k in _SMALL_KEYS or x != getattr(_D, k)}
+    if agree_seed is not None:
+        check_int("--agree-seed", agree_seed, 0, 2**63 - 1)
+        if agree_seed == settings["seed"]:
+            raise CLIError(f"--agree-seed={agree_seed} must differ from --seed={settings['seed']}")
     if recipe.arguments is not None:  # before building the potential (its construction evaluates it)
         n, d = recipe.arguments.num_points, recipe.arguments.dim
         cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"],
@@ -221,7 +271,17 @@ def landscape(
             bar.update(task, description=phase, completed=done, total=total, info=info)
 
         try:
-            res = landscape_network(land, out=folder, resume=resume, progress=progress, **settings)
+            chosen = None if curvature == "auto" else curvature
+            res = landscape_network(land, out=folder, resume=resume, progress=progress, curvature=chosen, **settings)
+            if agree_seed is not None:
+                other = {**settings, "seed": agree_seed}
+                second = folder.parent / f"{folder.name}-seed{agree_seed}"
+                bar.update(task, description=f"second seed {agree_seed}", completed=0, total=None, info="")
+                res2 = landscape_network(land, out=second, resume=(second / STATE_FILE).exists(), progress=progress,
+                                         curvature=res.curvature, **other)
+                from contrastive_bounds.numerics.landscapes.network.agreement import seed_agreement
+
+                res.agreement = seed_agreement(res, res2, land.symmetry, gram_tol=res2.settings["gram_tol"])
         except KeyboardInterrupt:
             bar.stop()
             if (folder / STATE_FILE).exists():

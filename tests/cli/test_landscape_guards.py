@@ -59,3 +59,29 @@ def test_tau_beyond_the_range_a_float64_network_search_keeps_its_minima_exits_2_
     assert res.exit_code == 2, res.output
     line = res.output.strip().splitlines()[-1]
     assert line.startswith(f"error: --tau={float(tau)!r} is outside [0.0001, 10000]"), res.output
+
+
+def test_scale_options_are_checked_before_anything_runs():
+    """An unknown --curvature, a negative --trap-modes or --max-explored, and an --agree-seed equal to --seed exit 2
+    with one line naming the option, before the potential is built."""
+    cases = [(["--curvature", "sparse"], "--curvature='sparse'"), (["--trap-modes", "-1"], "--trap-modes"),
+             (["--max-explored", "-2"], "--max-explored"), (["--agree-seed", "0"], "--agree-seed=0")]
+    for extra, named in cases:
+        res = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", *extra])
+        assert res.exit_code == 2 and named in res.output, (extra, res.output)
+
+
+@pytest.mark.slow
+def test_agree_seed_runs_a_second_search_and_reports_how_the_two_agree(tmp_path):
+    """--agree-seed 1 runs the same search with seed 1 beside seed 0 (its own folder) and reports the comparison in
+    the JSON (the minima both found, H* of both) and in the table ("two seeds")."""
+    args = ["landscape", "infonce", "--points", "4", "--dim", "2", "--tau", "0.1", "--out", str(tmp_path / "a"), *SMALL,
+            "--agree-seed", "1"]
+    res = runner.invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output[res.output.index("{"):res.output.rindex("}") + 1])
+    agree = out["agreement"]
+    assert agree["seeds"] == [0, 1] and agree["common"] and len(agree["critical_height"]) == 2
+    assert (tmp_path / "a-seed1" / "network.json").exists()
+    table = runner.invoke(app, [*args[:-2], "--resume", "--agree-seed", "1"])
+    assert table.exit_code == 0 and "two seeds" in table.output and "seeds 0 and 1" in table.output

@@ -66,12 +66,12 @@ class Certificate:
 
     Fields (one line may name several):
       energy: ``V(z)``. gradient_norm: ``|grad V|_2``. kind: ``"minimum"``, ``"transition state"``,
-      ``"saddle of index k"``, ``"not critical"`` or ``"unresolved"`` (an interval meets the zero band).
+        ``"saddle of index k"``, ``"not critical"`` or ``"unresolved"`` (an interval meets the zero band).
       verified: the module's rule holds for ``expect`` (0, 1, or either when None). index: intervals
       below ``−band`` (a lower bound on the index when not verified). eigenvalues: ``(k,)`` Ritz values.
       residual_norms: ``(k,)``. lower, upper: ``(k,)`` bounds on ``λ_i`` (lower under the assumption).
       band: the zero band. orbit_dim: symmetry modes deflated. orbit_residual: ``max |Hess V u|`` over a
-      few orthonormal orbit fields ``u`` (≈ 0 at a critical point of an invariant potential).
+        few orthonormal orbit fields ``u`` (≈ 0 at a critical point of an invariant potential).
       screen_added: eigenvalues among the lowest ``k`` that the second, locked run found below the first run's
       (a degenerate copy or a missed eigenvalue; the certificate uses both). reason: why not verified.
       matvecs: Hessian–vector products used. assumption: :data:`KRYLOV_ASSUMPTION`.

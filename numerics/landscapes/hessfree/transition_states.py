@@ -52,7 +52,7 @@ class TransitionStateSearch:
       energy: ``V(z)``. gradient_norm: ``|grad V|_2``. iterations: outer iterations. status: in words
       (:data:`~.eigenvector_following.STATUS_TEXT`). gradient_evaluations, hessian_products: work.
       certificate: :class:`~.certify.Certificate` with ``expect=1``. escapes: restarts from saddles of
-      index >= 2 before this end point (work and iterations include them).
+        index >= 2 before this end point (work and iterations include them).
     """
 
     start: int

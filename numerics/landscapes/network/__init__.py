@@ -20,14 +20,15 @@ Modules (the package imports them on first use, so reading a saved search starts
   starts, basin hopping), :mod:`.following` (eigenvector following), :mod:`.bands` (double-ended bands),
   :mod:`.connect` (refinement, verification, descents: the connection), :mod:`.closure` (rounds to
   closure), :mod:`.search` (the phases, saving, resuming);
-* the numerics under the steps — :mod:`.curvature` (where Hessians come from: the dense provider, and the
-  interface a Hessian-free one implements), :mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.saddle`
+* the numerics under the steps — :mod:`.curvature` (where Hessians come from: the interface, the dense
+  provider) and :mod:`.hessfree_curvature` (the Hessian-free provider, the default above N·d = 192), :mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.saddle`
   (eigenvector-following refinement), :mod:`.verify` (classification, Newton polish), :mod:`.descent`
   (steepest-descent paths), :mod:`.neb` (climbing-image bands), :mod:`.structured` and :mod:`.codes`
-  (InfoNCE structured starts on spherical codes);
+  (InfoNCE structured starts on spherical codes), :mod:`.families` (template families at scale, the closed-form
+  minimum);
 * what a network says — :mod:`.graph` (H*, D, merge tree), :mod:`.status` (the one status rule),
   :mod:`.result` (:class:`NetworkResult`), :mod:`.saved` (a saved search), :mod:`.cache` (a search once
-  per process), :mod:`.disconnectivity` (PNG).
+  per process), :mod:`.disconnectivity` (PNG), :mod:`.agreement` (two seeds compared).
 
 The sphere geometry (tangent bases, the Riemannian Hessian, retractions, great circles) is
 :mod:`contrastive_bounds.numerics.sphere`.
@@ -41,7 +42,8 @@ from typing import Any
 __all__ = ["landscape_network", "NetworkResult", "SearchSettings", "LandscapeSpec", "Symmetry", "infonce_spec",
            "thomson_spec", "landscape_spec", "user_spec", "NetworkAnalysis", "analyse_network", "NetworkMinimum",
            "TransitionState", "Effort", "NetworkStore", "load_saved_search", "SavedSearch", "network_status",
-           "network_for", "spec_from_fingerprint", "infonce_arguments", "TAU_RANGE", "Curvature", "DenseCurvature"]
+           "network_for", "spec_from_fingerprint", "infonce_arguments", "TAU_RANGE", "Curvature", "DenseCurvature",
+           "HessianFreeCurvature", "seed_agreement"]
 
 _HOME = {
     "landscape_network": "search", "NetworkResult": "result", "SearchSettings": "state", "LandscapeSpec": "spec",
@@ -50,7 +52,7 @@ _HOME = {
     "TransitionState": "records", "Effort": "records", "NetworkStore": "store", "load_saved_search": "saved",
     "SavedSearch": "saved", "network_status": "status", "network_for": "cache", "spec_from_fingerprint": "rebuild",
     "infonce_arguments": "arguments", "TAU_RANGE": "arguments", "Curvature": "curvature",
-    "DenseCurvature": "curvature",
+    "DenseCurvature": "curvature", "HessianFreeCurvature": "hessfree_curvature", "seed_agreement": "agreement",
 }
 
 

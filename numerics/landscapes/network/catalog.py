@@ -64,6 +64,14 @@ def match_minimum(minima: Sequence[NetworkMinimum], symmetry: Symmetry, z: Any, 
     return None
 
 
+def _multiplicity(store: NetworkStore, spec: LandscapeSpec, z: Any) -> int:
+    """The multiplicity of ``z`` (:func:`~.symmetry.multiplicity`), or 0 ("not computed") when the search's
+    ``multiplicities`` setting is off (the orbit–stabiliser chain takes minutes at N = 64)."""
+    if not store.settings.multiplicities:
+        return 0
+    return multiplicity(z, spec.symmetry, tol=store.settings.gram_tol)
+
+
 def record_minimum(store: NetworkStore, spec: LandscapeSpec, cp: Any, found_by: str, detail: str = "") -> tuple[int, bool]:
     """Enter a refined, classified minimum (a :class:`~.verify.CriticalPoint`) into ``store`` unless it is
     known (then it counts a hit); returns ``(id, is_new)``. Degenerate minima on a flat path to a known
@@ -77,7 +85,7 @@ def record_minimum(store: NetworkStore, spec: LandscapeSpec, cp: Any, found_by: 
         store.hit(found_by, [known])
         return known, False
     record = NetworkMinimum(
-        id=len(store.minima), energy=cp.energy, z=cp.z, multiplicity=multiplicity(cp.z, spec.symmetry, tol=tol),
+        id=len(store.minima), energy=cp.energy, z=cp.z, multiplicity=_multiplicity(store, spec, cp.z),
         gradient_norm=cp.gradient_norm, eigenvalues=[float(x) for x in cp.eigenvalues[:6]], orbit_dim=cp.orbit_dim,
         verified=cp.verified, note=cp.reason)
     return store.add_minimum(record, found_by, detail), True
@@ -97,7 +105,7 @@ def transition_state_record(store: NetworkStore, spec: LandscapeSpec, cp: Any, m
                             ) -> TransitionState:
     """The record of a saddle candidate (not yet in the store). The multiplicity is computed for verified
     transition states only (0 for a rejected candidate: it is never used)."""
-    mult = multiplicity(cp.z, spec.symmetry, tol=store.settings.gram_tol) if verified else 0
+    mult = _multiplicity(store, spec, cp.z) if verified else 0
     return TransitionState(
         id=-1, energy=cp.energy, z=cp.z, multiplicity=mult, gradient_norm=cp.gradient_norm,
         eigenvalue=float(cp.eigenvalues[0]) if cp.eigenvalues.size else float("nan"), index=cp.index,

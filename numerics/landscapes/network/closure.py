@@ -18,6 +18,12 @@ that closure was not reached and what ran out.
 With ``closure=False`` the previous search runs instead: the ``single_ended_modes`` softest modes of each
 minimum and bands to its ``neighbours`` nearest, for at most ``max_ts_rounds`` rounds (its result is
 never called complete). After every step ``checkpoint`` is called (the search saves and reports progress).
+
+At scale two settings bound the closure and are reported: ``max_explored`` (at most that many minima are
+explored, non-global ones first, lowest first: :func:`explore_order`) and ``trap_modes`` (the softest modes of
+each explored minimum only). A minimum followed along every one of its ``N·(d−1) − orbit_dim`` modes is
+*per-trap closed* (its barrier has the standard of a closed small network's, as far as single-ended
+exploration from it goes); fewer is *partial* (:func:`per_trap_text`); either bound keeps the network open.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 if TYPE_CHECKING:
     from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
 
-__all__ = ["run_transition_states", "budget_left", "count_text"]
+__all__ = ["run_transition_states", "budget_left", "count_text", "explore_order", "partial_traps", "per_trap_text"]
 
 Checkpoint = Callable[[str], None]
 
@@ -56,6 +62,36 @@ def budget_left(settings: SearchSettings, store: NetworkStore) -> str:
     return ""
 
 
+def explore_order(store: NetworkStore, todo: list[int]) -> list[int]:
+    """The order minima are explored in under ``max_explored``: non-global minima first (their barriers are H*'s
+    candidates), lowest energy first, then the global ones."""
+    vmin = float(min(m.energy for m in store.minima))
+    scale = max(1.0, abs(vmin))
+    return sorted(todo, key=lambda i: (store.minima[i].energy - vmin <= 1e-8 * scale, store.minima[i].energy, i))
+
+
+def partial_traps(store: NetworkStore) -> list[int]:
+    """Explored minima followed along fewer than all of their modes (per-trap closure not reached)."""
+    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and k < of)
+
+
+def per_trap_text(store: NetworkStore) -> str:
+    """Which minima were explored and how far, in words: ``m3 along all 9 modes (closed), m5 along 8 of 1488``."""
+    parts = []
+    for i in sorted(store.tally.followed):
+        k, of, dirs = store.tally.followed[i]
+        if (k < 0 or of < 0) and not (store.settings.closure and dirs > 0):
+            parts.append(f"m{i} not followed along its modes ({count_text(dirs, 'search', 'searches')})")
+        elif k < 0 or of < 0:  # a log before state version 4: a closure search followed every mode
+            parts.append(f"m{i} along every mode ({count_text(dirs, 'search', 'searches')})")
+        elif k >= of:
+            parts.append(f"m{i} along all {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: per-trap closed)")
+        else:
+            parts.append(f"m{i} along its {k} softest of {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: "
+                         "per-trap closure partial)")
+    return "; ".join(parts) if parts else "no minimum explored"
+
+
 def _explore(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, todo: list[int],
              limit: int | None, curvature: Curvature, checkpoint: Checkpoint) -> None:
     k = 0
@@ -66,7 +102,7 @@ def _explore(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore,
         while k < len(todo) and (not block or count < SEARCHES_PER_BLOCK):
             block.append(todo[k])
             k += 1
-            count += 2 * max(1, spec.num_points * (spec.dim - 1))
+            count += 2 * (settings.trap_modes or max(1, spec.num_points * (spec.dim - 1)))
         follow_modes(spec, settings, store, rng, block, limit=limit, curvature=curvature)
         checkpoint(f"{len(store.minima)} minima, {len(store.explored)} explored, "
                    f"{store.tally.counts['verified_ts']} verified TSs")
@@ -117,9 +153,20 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
         if not s.closure and s.single_ended_modes == 0:
             store.log(*(Followed(i, 0) for i in todo))
             todo = []
+        capped = ""
+        if s.max_explored and todo:
+            todo = explore_order(store, todo)
+            room = max(0, s.max_explored - len(store.explored))
+            if room < len(todo):
+                capped = (f"the budget of max_explored = {s.max_explored} explored minima was used "
+                          f"({len(todo) - room} of {count_text(len(store.minima), 'minimum', 'minima')} left unexplored)")
+            todo = todo[:room]
         pairs = pending_pairs(spec, s, store, within=s.closure)
+        if s.max_explored:  # a budgeted search: bands only from the minima it explores
+            keep = set(store.explored) | set(todo)
+            pairs = [p for p in pairs if p[0] in keep or p[1] in keep]
         if not todo and not pairs:
-            why = ""
+            why = capped
             break
         if store.ts_rounds >= s.max_ts_rounds:
             why = f"the round limit max_ts_rounds = {s.max_ts_rounds} was reached"
@@ -128,6 +175,9 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
         if why:
             break
         _explore(spec, s, store, rng, todo, None if s.closure else s.single_ended_modes, curvature, checkpoint)
+        if s.max_explored:  # a budgeted search: bands only for what the exploration left unconnected
+            keep = set(store.explored)
+            pairs = [p for p in pending_pairs(spec, s, store, within=s.closure) if p[0] in keep or p[1] in keep]
         _bands(spec, s, store, rng, pairs, curvature, checkpoint)
         if store.pending:
             _pending(spec, s, store, rng, curvature, checkpoint)
@@ -140,9 +190,11 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
                 f"{rounds}" + (f"; stopped: {why}" if why else "; nothing pending") + ")")
         store.log(ClosureReached(False, text),
                   PhaseEnded("ts", why or "nothing pending (every minimum explored, every pair tried)"))
-    elif why:
+    elif why or partial_traps(store):
+        why = why or "only the softest modes of the explored minima were followed (trap_modes)"
         text = (f"not closed: {why} after {rounds}; {unexplored} of "
-                f"{count_text(len(store.minima), 'minimum', 'minima')} not yet followed along their modes")
+                f"{count_text(len(store.minima), 'minimum', 'minima')} not yet followed along their modes; "
+                f"per-trap exploration: {per_trap_text(store)}")
         store.log(ClosureReached(False, text), PhaseEnded("ts", text))
     else:
         text, within = _closure_text(s, store)

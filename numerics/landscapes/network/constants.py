@@ -11,7 +11,7 @@ __all__ = ["GRADIENT_TOL", "EIGENVALUE_TOL", "MODE_KICK", "DESCENT_EPSILON", "QU
            "SLOW_MAX_ITERATIONS", "DEFAULT_GRAM_TOL", "STRICT_ENERGY_RTOL", "LOOSE_ENERGY_RTOL", "LOOSE_TOL", "FLAT_PATH_SAMPLES",
            "DEGENERATE_EIGENSPACE_RTOL", "REFINE_MAX_ITERATIONS", "SADDLE_PUSH_OFF_RETRIES",
            "LOWER_SADDLE_CONTINUATIONS", "LOWER_SADDLE_DEPTH", "BAND_CANDIDATES", "SEARCHES_PER_BLOCK",
-           "STRUCTURED_BLOCK_CHUNKS"]
+           "STRUCTURED_BLOCK_CHUNKS", "HESSFREE_THRESHOLD"]
 
 # ------------------------------------------------------------------ verification (steps: every classification)
 #: acceptance bound on ``|grad V|_2`` of a minimum or transition state (absolute, in units of V); the default
@@ -68,3 +68,10 @@ BAND_CANDIDATES = 3
 SEARCHES_PER_BLOCK = 256
 #: structured starts minimised between two saves, in chunks of ``SearchSettings.chunk``
 STRUCTURED_BLOCK_CHUNKS = 8
+
+# ------------------------------------------------------------------ providers (:mod:`.curvature`)
+#: ``N·d`` above which a search uses the Hessian-free provider by default: the measured cross-over of polishing
+#: and classifying one InfoNCE minimum (τ = 0.1, 2 shared CPU cores, compiled): dense 0.012 s against Hessian-free
+#: 0.10 s at N·d = 128, 0.087 s against 0.042 s at 256, 0.23 s against 0.071 s at 512 (the dense Hessian's
+#: ``(N·d)²`` memory and ``(N·d)³`` ``eigh`` grow from there; ``benchmarks/landscape_scale.py``)
+HESSFREE_THRESHOLD = 192

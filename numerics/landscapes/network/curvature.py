@@ -9,13 +9,15 @@ stand beside the dense one:
 * :class:`DenseCurvature` (``"dense"``, the default and the small-size reference): the exact Riemannian
   Hessian in reduced coordinates from ``jax.hessian`` (:mod:`.verify`, :mod:`.saddle`), an ``(N·d)²``
   array per configuration — comfortable up to N·d of a few hundred;
-* a Hessian-free provider (Hessian–vector products, Lanczos for the softest modes, hybrid eigenvector
-  following) implements the same four methods with the lowest eigenpairs only; its
-  :class:`~.verify.CriticalPoint` then carries those (``complete_spectrum=False``) and the steps follow the
-  modes it returns. It must reproduce the dense provider's networks wherever both run.
+* :class:`~.hessfree_curvature.HessianFreeCurvature` (``"hessfree"``): Hessian–vector products, Lanczos for
+  the softest modes with residual bounds, Newton–CG polish, hybrid eigenvector following; it implements
+  the same four methods with the lowest eigenpairs only; its :class:`~.verify.CriticalPoint` then carries
+  those (``complete_spectrum=False``) and the steps follow the softest modes it returns (and say how many of
+  all). It reproduces the dense provider's networks wherever both run (tests).
 
-A provider is chosen per search (``landscape_network(..., curvature=...)``) and recorded in the saved
-store (a search is resumed with the provider it ran with).
+A provider is chosen per search (``landscape_network(..., curvature=...)``; default
+:func:`default_curvature`: dense up to ``N·d = HESSFREE_THRESHOLD``, Hessian-free above) and recorded in the
+saved store (a search is resumed with the provider it ran with).
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Curvature", "DenseCurvature", "DENSE", "curvature_provider", "PROVIDERS"]
+__all__ = ["Curvature", "DenseCurvature", "DENSE", "curvature_provider", "default_curvature", "PROVIDERS",
+           "HESSFREE_THRESHOLD"]
 
 
 @runtime_checkable
 class Curvature(Protocol):
     """What the search asks of the Hessian (module docstring). ``spec`` is a
-    :class:`~.spec.LandscapeSpec`; configurations are float64 ``(B, N, d)`` numpy arrays."""
+    :class:`~.spec.LandscapeSpec`; configurations are float64 ``(B, N, d)`` numpy arrays. A provider whose
+    classifications carry the lowest eigenpairs only may also offer ``softest(spec, z, k) -> (eigenvalues (k',),
+    modes (k', N, d))``, the ``k`` softest modes to follow from a minimum (:mod:`.following`; without it the modes
+    it classified with are followed, and the exploration says how many of all)."""
 
     name: str
 
@@ -86,12 +92,16 @@ class DenseCurvature:
 
 #: the dense provider (stateless: one instance serves every search)
 DENSE = DenseCurvature()
+from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD  # noqa: E402
+from contrastive_bounds.numerics.landscapes.network.state import default_curvature  # noqa: E402
+from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE  # noqa: E402
+
 #: providers by name (a saved search names the one it ran with)
-PROVIDERS: dict[str, Curvature] = {"dense": DENSE}
+PROVIDERS: dict[str, Curvature] = {"dense": DENSE, "hessfree": HESSFREE}
 
 
 def curvature_provider(curvature: "str | Curvature | None") -> Curvature:
-    """The provider named (or given): None -> :data:`DENSE`.
+    """The provider named (or given): None -> :data:`DENSE` (a search's automatic choice is :func:`default_curvature`).
 
     Raises:
       ValueError: an unknown name, or an object that is not a :class:`Curvature` (named ``curvature``).

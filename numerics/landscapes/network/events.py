@@ -138,11 +138,16 @@ class Descended(Event):
 
 @dataclass(frozen=True)
 class Followed(Event):
-    """Minimum ``minimum`` was explored: ``directions`` eigenvector-following searches started from it."""
+    """Minimum ``minimum`` was explored: ``directions`` eigenvector-following searches started from it, along
+    ``modes`` Hessian eigenvectors of the ``of`` off the symmetry (both signs, plus combinations inside degenerate
+    eigenspaces); ``modes = of`` is the per-trap closure. ``-1``: not recorded (logs before state version 4,
+    whose searches followed every mode, or none for ``directions = 0``)."""
 
     kind: ClassVar[str] = "followed"
     minimum: int
     directions: int
+    modes: int = -1
+    of: int = -1
 
 
 @dataclass(frozen=True)
@@ -268,7 +273,8 @@ class Tally:
     Attributes (beyond the :data:`COUNTS`, kept in ``counts``):
       found_by / detail: per minimum id, what found it; ts_found_by: per transition-state id.
       hits: per minimum id, minimisations and descents that ended in it.
-      explored: minima followed along their modes; tried: pairs given to the band; hop_pairs: pairs joined
+      explored: minima followed along their modes; followed: per explored minimum ``(modes, of, directions)``
+        of its :class:`Followed` event; tried: pairs given to the band; hop_pairs: pairs joined
         by a hop. rounds_without_new: trailing hop rounds without a new minimum.
       phase: the current phase (:data:`PHASES`); stopped_by, closed, closure, pairs_within_distance,
         structured: as in :class:`Effort`.
@@ -280,6 +286,7 @@ class Tally:
     ts_found_by: dict[int, str] = field(default_factory=dict)
     hits: dict[int, int] = field(default_factory=dict)
     explored: set[int] = field(default_factory=set)
+    followed: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     tried: set[tuple[int, int]] = field(default_factory=set)
     hop_pairs: set[tuple[int, int]] = field(default_factory=set)
     rounds_without_new: int = 0
@@ -335,6 +342,7 @@ class Tally:
         elif isinstance(e, Followed):
             c["single_ended"] += e.directions
             self.explored.add(e.minimum)
+            self.followed[e.minimum] = (e.modes, e.of, e.directions)
         elif isinstance(e, BandRun):
             c["neb_runs"] += 1
             self.tried.add(tuple(e.pair))

@@ -10,6 +10,7 @@ as explored (:class:`~.events.Followed`). Signature as every step: ``(spec, sett
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from contrastive_bounds.numerics.landscapes.network.connect import connect_candi
 from contrastive_bounds.numerics.landscapes.network.constants import DEGENERATE_EIGENSPACE_RTOL, MODE_KICK
 from contrastive_bounds.numerics.landscapes.network.curvature import DENSE, Curvature
 from contrastive_bounds.numerics.landscapes.network.events import Event, Followed
+from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import modes_off_symmetry
 from contrastive_bounds.numerics.landscapes.network.minima import classify_with
 from contrastive_bounds.numerics.landscapes.network.records import Candidate
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
@@ -58,19 +60,34 @@ def directions(cp: Any, limit: int | None = None) -> list[np.ndarray]:
 def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, minima: Sequence[int],
                  *, limit: int | None = None, curvature: Curvature = DENSE) -> list[Event]:
     """Eigenvector following from each minimum of ``minima`` along its :func:`directions` (all, or the softest
-    ``limit`` modes when the closure is off), both signs."""
+    ``limit`` modes when the closure is off, or the softest ``settings.trap_modes`` when that is set), both signs.
+    A provider that classifies with the lowest eigenpairs only (``complete_spectrum`` False) is asked for the
+    modes to follow (``curvature.softest``). Each minimum's :class:`~.events.Followed` records how many modes
+    were followed of the ``N·(d−1) − orbit_dim`` off the symmetry (equal: per-trap closure)."""
     first = len(store.events)
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
-    z, modes, counts = [], [], []
+    limit = settings.trap_modes or limit
+    z, modes, counts, followed = [], [], [], []
     for cp in cps:
-        dirs = directions(cp, limit)
+        total = modes_off_symmetry(spec.num_points, spec.dim, cp.orbit_dim)
+        if not cp.complete_spectrum and hasattr(curvature, "softest"):  # lowest eigenpairs only: ask for more
+            lam, vecs = curvature.softest(spec, cp.z, min(limit or total, total))
+            cp = SimpleNamespace(z=cp.z, eigenvalues=lam, modes=vecs)
+            dirs = directions(cp, None)
+        elif not cp.complete_spectrum:  # a provider without ``softest``: the modes it classified with
+            lam, vecs = cp.eigenvalues[:limit] if limit else cp.eigenvalues, cp.modes[:limit] if limit else cp.modes
+            cp = SimpleNamespace(z=cp.z, eigenvalues=lam, modes=vecs)
+            dirs = directions(cp, None)
+        else:
+            dirs = directions(cp, limit)
         for m in dirs:
             for sgn in (1.0, -1.0):
                 z.append(retract(cp.z, sgn * MODE_KICK * m))
                 modes.append(sgn * m)
         counts.append(2 * len(dirs))
+        followed.append((min(len(cp.modes), limit) if limit else len(cp.modes), total))
     if z:
         connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following")
                                                         for a, b in zip(z, modes)], curvature=curvature)
-    store.log(*(Followed(int(i), c) for i, c in zip(minima, counts)))
+    store.log(*(Followed(int(i), c, k, of) for i, c, (k, of) in zip(minima, counts, followed)))
     return store.since(first)

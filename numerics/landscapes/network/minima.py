@@ -123,17 +123,21 @@ def random_start_batch(spec: LandscapeSpec, settings: SearchSettings, store: Net
 
 
 def structured_plan(spec: LandscapeSpec, settings: SearchSettings) -> tuple[np.ndarray, dict[str, Any]]:
-    """The perturbed structured starts of the landscape and what they are (:func:`~.structured.structured_starts`),
+    """The perturbed structured starts of the landscape and what they are (:func:`~.structured.structured_starts`, or
+    :func:`~.families.family_starts` for ``structured_rule="families"``),
     built once per spec and settings (a deterministic function of both: a resumed search rebuilds the same list)."""
     from contrastive_bounds.numerics.landscapes.network.structured import structured_starts
 
-    key = ("structured", settings.structured_starts, settings.structured_excess, settings.structured_copies,
-           settings.structured_noise, settings.seed)
+    key = ("structured", settings.structured_rule, settings.structured_starts, settings.structured_excess,
+           settings.structured_copies, settings.structured_noise, settings.seed)
 
     def build() -> tuple[np.ndarray, dict[str, Any]]:
-        starts, info = structured_starts(spec, budget=settings.structured_starts, max_excess=settings.structured_excess,
-                                         copies=settings.structured_copies, noise=settings.structured_noise,
-                                         seed=settings.seed)
+        if settings.structured_rule == "families":
+            from contrastive_bounds.numerics.landscapes.network.families import family_starts as make
+        else:
+            make = structured_starts
+        starts, info = make(spec, budget=settings.structured_starts, max_excess=settings.structured_excess,
+                            copies=settings.structured_copies, noise=settings.structured_noise, seed=settings.seed)
         return starts, info.to_dict()
 
     return spec.compiled(key, build)

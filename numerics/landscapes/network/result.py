@@ -37,6 +37,11 @@ class NetworkResult:
       disconnectivity_png: path of the PNG, or None. notes: degeneracies, the radius, analysis warnings.
       found_by: how many minima and verified transition states each source found (from the event log).
       curvature: the curvature provider the search ran with (:mod:`.curvature`).
+      exploration: which minima were explored and how far (:func:`exploration_summary`): per explored minimum the
+        modes followed of those off the symmetry and whether it is per-trap closed; the minima not explored; what
+        H* is a value over. closed_form: the closed-form global minimum where one is known
+        (:func:`~.families.closed_form_minimum`) and how the search's minima compare with it, else None.
+      agreement: filled by :func:`~.agreement.seed_agreement` when two seeds are compared (else None).
     """
 
     landscape: dict[str, Any]
@@ -51,6 +56,9 @@ class NetworkResult:
     notes: list[str] = field(default_factory=list)
     found_by: dict[str, dict[str, int]] = field(default_factory=dict)
     curvature: str = "dense"
+    exploration: dict[str, Any] = field(default_factory=dict)
+    closed_form: dict[str, Any] | None = None
+    agreement: dict[str, Any] | None = None
 
     @property
     def critical_height(self) -> float:
@@ -113,6 +121,7 @@ class NetworkResult:
             "unverified_saddles": [t.to_dict(coordinates=coordinates) for t in self.unverified],
             "analysis": self.analysis.to_dict(), "effort": self.effort.to_dict(), "effort_text": self.effort_text(),
             "disconnectivity_png": self.disconnectivity_png, "notes": self.notes, "curvature": self.curvature,
+            "exploration": self.exploration, "closed_form": self.closed_form, "agreement": self.agreement,
         }
 
 
@@ -134,9 +143,60 @@ def network_result(store: NetworkStore, landscape: dict[str, Any], *, seconds: f
     if radius != 1.0:
         notes.append(f"sphere radius {radius:g}: energies are those of the radius-R landscape; Hessian eigenvalues "
                      f"are in the unit-sphere metric (divide by R² = {radius ** 2:g} for the radius-R metric)")
+    if not store.settings.multiplicities:
+        notes.append("multiplicity not computed (multiplicities=False: the orbit-stabiliser count takes minutes at "
+                     "this size); recorded as 0")
+    exploration = exploration_summary(store, analysis)
+    closed_form = closed_form_check(landscape, store)
+    if closed_form is not None:
+        notes.append(closed_form["text"])
     status = MINIMA_ONLY if not with_ts else network_status(
         analysis, store.minima, closed=effort.closed, closure_attempted=store.settings.closure,
         stopped=effort.stopped_by.get("transition_states", ""), phase=store.phase)
     return NetworkResult(dict(landscape), store.settings.to_dict(), list(store.minima), store.verified_ts(),
                          store.unverified_ts(), analysis, effort, status, png, notes + analysis.warnings,
-                         store.found_by_counts(), store.curvature)
+                         store.found_by_counts(), store.curvature, exploration, closed_form)
+
+
+def exploration_summary(store: NetworkStore, analysis: NetworkAnalysis) -> dict[str, Any]:
+    """What the transition-state search covered (JSON-ready): ``explored`` — per explored minimum its id, the modes
+    followed (``-1``: every mode, not recorded), the modes off the symmetry, the searches, ``per_trap_closed`` and
+    its barrier (None: global, or no path to a lower minimum); ``unexplored`` — ids never followed; ``per_trap``
+    — the same in words; ``critical_height_over`` — what H* is a maximum over."""
+    from contrastive_bounds.numerics.landscapes.network.closure import per_trap_text
+
+    rows = []
+    for i in sorted(store.tally.followed):
+        k, of, dirs = store.tally.followed[i]
+        closed = (of >= 0 and k >= of) or (k < 0 and store.settings.closure and dirs > 0)
+        rows.append({"minimum": int(i), "modes": int(k), "of": int(of), "searches": int(dirs), "per_trap_closed": bool(closed),
+                     "barrier": analysis.barriers.get(i, {}).get("barrier")})
+    unexplored = [m.id for m in store.minima if m.id not in store.tally.followed]
+    connected = [m.id for m in store.minima if m.id not in analysis.global_minima and m.id not in analysis.unconnected]
+    over = (f"H* is the largest barrier over the {count_text(len(connected), 'non-global minimum', 'non-global minima')} "
+            f"with a verified path to a lower one (of {count_text(len(store.minima), 'minimum', 'minima')} found, "
+            f"{len(rows)} explored)")
+    return {"explored": rows, "unexplored": unexplored, "per_trap": per_trap_text(store), "critical_height_over": over}
+
+
+def closed_form_check(landscape: dict[str, Any], store: NetworkStore) -> dict[str, Any] | None:
+    """The closed-form global minimum (:func:`~.families.closed_form_minimum`) against the minima found: ``energy``,
+    ``rule``, ``found`` (a minimum within ``1e-9·max(1, |V*|)`` of it: its id, else None), ``below`` (ids of minima
+    below it by more than that: a contradiction of the proof, reported), ``text``. None where no closed form is known."""
+    from contrastive_bounds.numerics.landscapes.network.families import closed_form_minimum
+
+    cf = closed_form_minimum(landscape)
+    if cf is None:
+        return None
+    tol = 1e-9 * max(1.0, abs(cf["energy"]))
+    found = next((m.id for m in store.minima if abs(m.energy - cf["energy"]) <= tol), None)
+    below = [m.id for m in store.minima if m.energy < cf["energy"] - tol]
+    if below:
+        text = (f"closed-form global minimum V* = {cf['energy']:.12g} ({cf['rule']}): minima {below} lie below it, "
+                "which the closed form's proof excludes (a numerical or modelling fault)")
+    elif found is not None:
+        text = (f"closed-form global minimum V* = {cf['energy']:.12g} ({cf['rule']}) found as m{found} "
+                f"(|V - V*| = {abs(store.minima[found].energy - cf['energy']):.1e})")
+    else:
+        text = f"closed-form global minimum V* = {cf['energy']:.12g} ({cf['rule']}) not among the minima found"
+    return {**cf, "found": found, "below": below, "text": text}

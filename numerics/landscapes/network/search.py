@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.closure import run_transition_states
-from contrastive_bounds.numerics.landscapes.network.curvature import Curvature, curvature_provider
+from contrastive_bounds.numerics.landscapes.network.curvature import Curvature, curvature_provider, default_curvature
 from contrastive_bounds.numerics.landscapes.network.events import PhaseEnded, StructuredPlan
 from contrastive_bounds.numerics.landscapes.network.minima import (
     hop_round,
@@ -119,7 +119,9 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
       resume: continue the search saved in ``out`` (same landscape, settings and curvature, else ValueError).
       progress: callback ``(phase, done, total, info)``. draw: write the disconnectivity PNG.
       transition_states: False stops after the minima search (status ``"minima only"``; no H*).
-      curvature: the curvature provider (:mod:`.curvature`; default ``"dense"``).
+      curvature: the curvature provider (:mod:`.curvature`): ``"dense"``, ``"hessfree"`` or a
+        :class:`~.curvature.Curvature`; default (None): a resumed search's own, else
+        :func:`~.curvature.default_curvature` (dense up to ``N·d = HESSFREE_THRESHOLD``, Hessian-free above).
 
     Returns:
       :class:`~.result.NetworkResult`.
@@ -136,17 +138,21 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
     if not isinstance(spec, LandscapeSpec):
         raise ValueError(f"spec={spec!r} must be a LandscapeSpec (infonce_spec, thomson_spec, landscape_spec, user_spec)")
     base = _settings(settings, overrides)
-    hess = curvature_provider(curvature)
     path = None
     if out is not None:
         path = prepare_folder(out) / STATE_FILE
     elif resume:
         raise ValueError("resume=True needs out=FOLDER (the folder of the saved search)")
     landscape = spec.to_dict()
+    store = None
     if resume:
         if not path.is_file():
             raise FileNotFoundError(f"no saved search at {str(path)!r} (nothing to resume)")
         store, _ = read_state(path)
+    if curvature is None:  # automatic: the saved search's provider, else by size
+        curvature = store.curvature if store is not None else default_curvature(spec.num_points, spec.dim)
+    hess = curvature_provider(curvature)
+    if store is not None:
         check_resume(store, landscape, base, hess.name)
     else:  # a fresh search: its first save replaces any search saved in ``out``
         store = NetworkStore(landscape, base, curvature=hess.name)

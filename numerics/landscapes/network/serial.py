@@ -16,7 +16,10 @@ The state file (``network.json`` in the output folder) is written atomically (te
 event log) by migrating them: their settings get the values that reproduce that search (version 1: the
 search before structured starts and closure, :meth:`~.state.SearchSettings.previous`), their records and
 saved counts become events (a :class:`~.events.Carried` event holds the counts no record shows), their
-InfoNCE pairs are put in canonical order. So an old search reads, reports and resumes.
+InfoNCE pairs are put in canonical order. So an old search reads, reports and resumes. Version 4 adds, compatibly,
+the settings ``structured_rule``, ``trap_modes``, ``max_explored`` and ``multiplicities`` (a version-3 file gets
+their defaults, the search it ran) and the ``modes``/``of`` fields of the ``followed`` events (how many Hessian
+modes of how many off the symmetry were followed from each minimum; ``-1`` in a version-3 log: every mode).
 
 :func:`read_state` is the only function that opens a state file (the search's resume and
 :mod:`.saved` both call it); it names what is wrong with a file it cannot read. JAX-free.
@@ -60,9 +63,9 @@ __all__ = ["STATE_FILE", "STATE_VERSION", "READABLE_VERSIONS", "FINGERPRINT_KEYS
            "state_path"]
 
 STATE_FILE = "network.json"
-STATE_VERSION = 3
-#: State-file versions :func:`read_state` reads (1 and 2 are migrated).
-READABLE_VERSIONS = (1, 2, 3)
+STATE_VERSION = 4
+#: State-file versions :func:`read_state` reads (1 and 2 are migrated; 3 reads as 4 with the new fields' defaults).
+READABLE_VERSIONS = (1, 2, 3, 4)
 #: The fingerprint fields that identify a landscape (``LandscapeSpec.fingerprint``).
 FINGERPRINT_KEYS = ("name", "num_points", "dim", "radius", "symmetry", "params", "probe")
 _UNIT_ATOL = 1e-9

@@ -10,16 +10,19 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL
+from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL, \
+    HESSFREE_THRESHOLD
 from contrastive_bounds.theory.domains import check_int, check_real
 
-__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS"]
+__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "SCALE_DEFAULTS",
+           "default_curvature", "at_scale"]
 
 #: progress callback of a search: ``(phase, done, total or None, info)``
 ProgressFn = Callable[[str, int, "int | None", str], None]
 
 
 DESCENTS = ("path", "quasi-newton")
+STRUCTURED_RULES = ("codes", "families")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,18 @@ class SearchSettings:
       eigenvalue_tol: relative zero band of Hessian eigenvalues, > 0.
       gram_tol: tolerance of Gram entries (coordinates without O(d)) for equal critical points, > 0.
       chunk: largest vmapped batch, >= 8 (8 is fastest on CPU; larger on accelerators).
+
+    At scale (:meth:`at_scale`; chosen by the command line above ``N·d = HESSFREE_THRESHOLD``):
+      structured_rule: ``"codes"`` (the cluster templates on spherical codes, enumerated or sampled per cell,
+        :mod:`.structured`) or ``"families"`` (template families on one base code — the regular simplex or the
+        cross-polytope — enumerated up to symmetry per level and placed by a seeded draw, with the closed-form
+        global minimum where one is known, :mod:`.families`).
+      trap_modes: 0 (default): every Hessian mode of an explored minimum is followed (the closure); k >= 1:
+        the k softest modes only (both signs), and the per-trap closure is reported as partial.
+      max_explored: 0 (default): every minimum is explored; k >= 1: at most k minima (non-global ones first,
+        lowest energy first), and closure is reported as not reached while any is left.
+      multiplicities: compute each critical point's multiplicity (orbit–stabiliser by isomorphism tests;
+        minutes at N = 64); False records 0 and the result says "multiplicity not computed".
     """
 
     starts: int = 64
@@ -90,18 +105,26 @@ class SearchSettings:
     eigenvalue_tol: float = EIGENVALUE_TOL
     gram_tol: float = DEFAULT_GRAM_TOL
     chunk: int = 8
+    structured_rule: str = "codes"
+    trap_modes: int = 0
+    max_explored: int = 0
+    multiplicities: bool = True
 
     def __post_init__(self) -> None:
         ints = {"starts": 1, "seed": 0, "structured_starts": 0, "structured_excess": 0, "structured_copies": 1,
                 "hop_batch": 1, "max_hop_rounds": 0, "patience": 1, "neighbours": 0, "single_ended_modes": 0,
-                "max_ts_rounds": 1, "max_minima": 1, "max_searches": 0, "images": 5, "neb_iterations": 100, "chunk": 8}
+                "max_ts_rounds": 1, "max_minima": 1, "max_searches": 0, "images": 5, "neb_iterations": 100, "chunk": 8,
+                "trap_modes": 0, "max_explored": 0}
         for name, lo in ints.items():
             check_int(name, getattr(self, name), lo, None)
         for name in ("hop_step", "hop_temperature", "gradient_tol", "eigenvalue_tol", "gram_tol", "structured_noise"):
             check_real(name, getattr(self, name), 0.0, math.inf)
         check_real("pair_distance", self.pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True)
-        if not isinstance(self.closure, bool):
-            raise ValueError(f"closure={self.closure!r} must be True or False")
+        for name in ("closure", "multiplicities"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if self.structured_rule not in STRUCTURED_RULES:
+            raise ValueError(f"structured_rule={self.structured_rule!r} must be one of {STRUCTURED_RULES}")
         if self.descent not in DESCENTS:
             raise ValueError(f"descent={self.descent!r} must be one of {DESCENTS}")
 
@@ -112,6 +135,20 @@ class SearchSettings:
         base = dict(structured_starts=0, closure=False, descent="quasi-newton", max_ts_rounds=6, neighbours=3,
                     pair_distance=0.0, chunk=64)
         return cls(**{**base, **overrides})
+
+    @classmethod
+    def at_scale(cls, **overrides: Any) -> "SearchSettings":
+        """The budgeted search for ``N·d`` in the thousands (:data:`SCALE_DEFAULTS`; docs/landscape-networks.md,
+        "Searches at scale"): a few random starts, the template families with the closed-form minimum, two
+        hop rounds, then the ``trap_modes`` softest modes of at most ``max_explored`` minima (non-global first),
+        no bands; the result says what this covered and never calls it closed."""
+        return cls(**{**SCALE_DEFAULTS, **overrides})
+
+    @classmethod
+    def for_size(cls, num_points: int, dim: int, **overrides: Any) -> "SearchSettings":
+        """The default settings for ``N`` points on ``S^{d−1}``: :meth:`at_scale` when ``N·d > HESSFREE_THRESHOLD``
+        (:func:`at_scale`), else the defaults; ``overrides`` replace single fields."""
+        return cls.at_scale(**overrides) if at_scale(num_points, dim) else cls(**overrides)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -131,11 +168,21 @@ class SearchSettings:
     def stop_rule(self) -> str:
         """The stopping rule in words."""
         minima = (f"minima: {self.starts} random starts"
-                  + (f", up to {self.structured_starts} structured templates (pair states on spherical codes, excess "
-                     f"<= {self.structured_excess}) x {self.structured_copies}" if self.structured_starts else "")
+                  + ((f", up to {self.structured_starts} structured templates (pair states on spherical codes, excess "
+                      f"<= {self.structured_excess}) x {self.structured_copies}" if self.structured_rule == "codes" else
+                      f", the closed-form minimum where known and up to {self.structured_starts} templates of the "
+                      f"families (merged and split pairs on one base code, levels <= {self.structured_excess}, seeded "
+                      f"placements) x {self.structured_copies}") if self.structured_starts else "")
                   + f", then basin hopping ({self.hop_batch} walkers per round) until {self.patience} consecutive rounds "
                   f"find no new minimum or {self.max_hop_rounds} rounds")
-        if self.closure:
+        if self.closure and (self.trap_modes or self.max_explored):
+            ts = ("transition states (per-trap exploration): eigenvector following from "
+                  + (f"at most {self.max_explored} minima (non-global ones first, lowest first)" if self.max_explored
+                     else "every minimum")
+                  + " along " + (f"its {self.trap_modes} softest Hessian modes" if self.trap_modes else "every Hessian mode")
+                  + f" off the symmetry (both signs); saddles connected by {self.descent} descents; budget "
+                  f"{self.max_ts_rounds} rounds, {self.max_minima} minima, {self.max_searches} searches")
+        elif self.closure:
             ts = (f"transition states: eigenvector following from every minimum along every Hessian mode off the "
                   f"symmetry (both signs), repeated on every new minimum until a round adds nothing, and bands between "
                   f"every pair of minima within aligned distance {self.pair_distance:g} (and each minimum's "
@@ -146,6 +193,23 @@ class SearchSettings:
                   f"modes (both signs) of every minimum and bands to its {self.neighbours} nearest minima, for "
                   f"{self.max_ts_rounds} rounds at most; {self.descent} descents")
         return minima + "; " + ts
+
+
+#: the settings :meth:`SearchSettings.at_scale` changes (the rest are the defaults)
+SCALE_DEFAULTS: dict[str, Any] = dict(starts=8, structured_starts=24, structured_rule="families", structured_copies=2,
+                                      hop_batch=8, max_hop_rounds=2, patience=1, pair_distance=0.0, neighbours=0,
+                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False)
+
+
+def at_scale(num_points: int, dim: int) -> bool:
+    """``N·d > HESSFREE_THRESHOLD``: the search runs Hessian-free with the budgeted settings by default."""
+    return int(num_points) * int(dim) > HESSFREE_THRESHOLD
+
+
+def default_curvature(num_points: int, dim: int) -> str:
+    """The provider a search of ``N = num_points`` points on ``S^{dim−1}`` uses by default: ``"dense"`` for
+    ``N·d <= HESSFREE_THRESHOLD`` (the small-size reference), else ``"hessfree"``."""
+    return "hessfree" if at_scale(num_points, dim) else "dense"
 
 
 @dataclass(frozen=True)

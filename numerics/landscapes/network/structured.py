@@ -46,7 +46,7 @@ from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, wl
 #: each further perturbed copy of a template is this many times farther from it
 NOISE_GROWTH = 3.0
 
-__all__ = ["NOISE_GROWTH", "StructuredInfo", "infonce_templates", "structured_starts", "placements", "supports_structured"]
+__all__ = ["NOISE_GROWTH", "StructuredInfo", "pair_units", "infonce_templates", "structured_starts", "placements", "supports_structured"]
 
 Placement = tuple[tuple[tuple[int, int], ...], tuple[int, ...], tuple[tuple[int, int], ...]]
 
@@ -89,6 +89,11 @@ class StructuredInfo:
 def supports_structured(symmetry: Symmetry) -> bool:
     """Whether structured starts apply: the landscape is InfoNCE-like (O(d) × pair-preserving permutations)."""
     return symmetry.orthogonal and symmetry.permutations == "pairs" and bool(symmetry.pairs)
+
+
+def pair_units(pairs: tuple[tuple[int, int], ...], n: int) -> tuple[list[tuple[int, int]], list[int]] | None:
+    """``(pairs, negatives-only points)`` when ``pairs`` are disjoint (a matching of the ``n`` points), else None."""
+    return _matching(pairs, n)
 
 
 def _matching(pairs: tuple[tuple[int, int], ...], n: int) -> tuple[list[tuple[int, int]], list[int]] | None:
