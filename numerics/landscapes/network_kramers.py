@@ -30,6 +30,15 @@ Where any condition fails (a degenerate minimum or saddle, orbit dimensions that
 lower) the prefactor is *not* given: :attr:`NetworkTrap.prefactor_reason` says why and only the
 Arrhenius exponent (the barrier) is used (docs/theorems.md A5, A9).
 
+Size switch. Up to ``N·d = HESSIAN_FREE_ABOVE`` the Hessians are the dense reference (:mod:`.network.verify`,
+every eigenvalue, exact ``det′`` and trace); above it nothing of size ``(N·d)²`` is formed: each point is certified
+by Lanczos with residual bounds (:func:`~.hessfree.verify_point`), its ``log|det′H|`` and ``tr′H`` come from
+Lanczos quadrature (:func:`~.hessfree.logdet.log_determinant`: the softest modes — the negative one at a saddle —
+from Lanczos, the rest summed exactly over the coordinate vectors; its stated error goes into
+:attr:`EscapeSaddle.log_prefactor_error`), the orbit density from the analytic singular values
+(:func:`~.hessfree.logdet.log_orbit_volume_density`) and the stiffest eigenvalue from Lanczos at both ends of the
+spectrum. ``curvature="dense"`` or ``"hessfree"`` forces a path (the tests compare them).
+
 Also: :func:`random_rotations` (Haar on ``O(d)``) and :func:`trap_starts` (the trap's minimum under
 independent random rotations: the chains' initial states).
 """
@@ -45,9 +54,12 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_real, check_seed
 
 __all__ = ["EscapeSaddle", "NetworkTrap", "network_trap", "orbit_volume_density", "random_rotations", "trap_starts",
-           "euler_step_log_rate_bias"]
+           "euler_step_log_rate_bias", "HESSIAN_FREE_ABOVE", "curvature_path", "point_curvature"]
 
 _RANK_RTOL = 1e-8
+#: ``N·d`` above which :func:`network_trap` and the annealing's stiffest eigenvalue are computed Hessian-free
+#: (no ``(N·d)²`` array); at or below it the dense reference is used.
+HESSIAN_FREE_ABOVE = 400
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,9 @@ class EscapeSaddle:
       orbit_density: ``ω_s`` (see the module docstring).
       log_prefactor: natural log of ``n_s·|λ₁|/(2π)·sqrt(det′H(x)/|det′H(s)|)·ω_s/ω_x``, or None when the
         prefactor is not defined (see :attr:`NetworkTrap.prefactor_reason`).
+      trace: ``tr′H(s)``. log_abs_det: ``log|det′H(s)|``. log_prefactor_error: stated error of
+        ``log_prefactor`` (0 on the dense path; Hessian-free: half the sum of the two log-determinants' errors).
+      eigenvalues holds the whole spectrum on the dense path, the lowest few (certified) on the Hessian-free one.
     """
 
     ts: int
@@ -73,12 +88,16 @@ class EscapeSaddle:
     count: float
     orbit_density: float
     log_prefactor: float | None
+    trace: float = math.nan
+    log_abs_det: float = math.nan
+    log_prefactor_error: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"ts": self.ts, "energy": self.energy, "barrier": self.barrier, "target": self.target,
                 "target_energy": self.target_energy, "eigenvalues": list(self.eigenvalues), "count": self.count,
-                "orbit_density": self.orbit_density, "log_prefactor": self.log_prefactor}
+                "orbit_density": self.orbit_density, "log_prefactor": self.log_prefactor, "trace": self.trace,
+                "log_abs_det": self.log_abs_det, "log_prefactor_error": self.log_prefactor_error}
 
 
 @dataclass(frozen=True)
@@ -96,6 +115,8 @@ class NetworkTrap:
         symmetry), else why it is not (then only the Arrhenius exponent is used).
       direct_to_global: every escape saddle leads straight to a global minimum.
       stiffest: the largest eigenvalue at the trap (sets the simulator's step size).
+      trace: ``tr′H(x)``; log_det: ``log det′H(x)``; log_det_error: its stated error (0 dense).
+      curvature: ``"dense"`` (every eigenvalue) or ``"hessfree"`` (eigenvalues: the lowest few, certified).
     """
 
     minimum: int
@@ -111,6 +132,10 @@ class NetworkTrap:
     prefactor_reason: str
     direct_to_global: bool
     stiffest: float
+    trace: float = math.nan
+    log_det: float = math.nan
+    log_det_error: float = 0.0
+    curvature: str = "dense"
 
     @property
     def non_degenerate(self) -> bool:
@@ -151,7 +176,8 @@ class NetworkTrap:
                 "v_min": self.v_min, "eigenvalues": list(self.eigenvalues), "multiplicity": self.multiplicity,
                 "orbit_density": self.orbit_density, "saddles": [s.to_dict() for s in self.saddles],
                 "non_degenerate": self.non_degenerate, "prefactor_reason": self.prefactor_reason,
-                "direct_to_global": self.direct_to_global, "stiffest": self.stiffest}
+                "direct_to_global": self.direct_to_global, "stiffest": self.stiffest, "trace": self.trace,
+                "log_det": self.log_det, "log_det_error": self.log_det_error, "curvature": self.curvature}
 
 
 def orbit_volume_density(z: Any) -> tuple[float, int, int]:
@@ -179,26 +205,99 @@ def orbit_volume_density(z: Any) -> tuple[float, int, int]:
     return omega, rank, int(keep.size)
 
 
-def _classified(spec: Any, z: np.ndarray) -> Any:
-    from contrastive_bounds.numerics.landscapes.network.verify import classify
+@dataclass(frozen=True)
+class PointCurvature:
+    """What the prefactor needs at one critical point (from :func:`point_curvature`).
 
-    return classify(spec, z)
+    Attributes:
+      verified, index, reason: the verdict (dense :func:`~.network.verify.classify` or a Hessian-free certificate).
+      eigenvalues: off the symmetry modes, ascending (all of them dense; the lowest few Hessian-free).
+      log_abs_det, trace: ``log|det′H|`` and ``tr′H`` (NaN when not verified); error: the log-determinant's stated
+      error (0 dense). stiffest: ``max|λ|`` (NaN when not asked for). log_omega, rank, orbit_dim: the orbit's volume
+      density (log), rank and dimension. curvature: ``"dense"`` or ``"hessfree"``.
+    """
+
+    verified: bool
+    index: int
+    reason: str
+    eigenvalues: tuple[float, ...]
+    log_abs_det: float
+    trace: float
+    error: float
+    stiffest: float
+    log_omega: float
+    rank: int
+    orbit_dim: int
+    curvature: str
 
 
-def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
+def curvature_path(num_points: int, dim: int, curvature: str | None = None) -> str:
+    """``"dense"`` or ``"hessfree"``: ``curvature`` when given, else dense up to ``N·d = HESSIAN_FREE_ABOVE``.
+
+    Raises:
+      ValueError: ``curvature`` not None, ``"dense"`` or ``"hessfree"``.
+    """
+    if curvature is None:
+        return "dense" if num_points * dim <= HESSIAN_FREE_ABOVE else "hessfree"
+    if curvature not in ("dense", "hessfree"):
+        raise ValueError(f"curvature={curvature!r} must be None (by size), 'dense' or 'hessfree'")
+    return curvature
+
+
+def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = None, stiffest: bool = False,
+                    seed: int = 0) -> PointCurvature:
+    """Verdict, ``log|det′H|``, ``tr′H``, orbit density (and optionally ``max|λ|``) at a critical point ``z``
+    ``(N, d)`` of ``spec`` expected to have index ``expect`` (0 or 1), by the path of :func:`curvature_path`
+    (module docstring). float64.
+
+    Raises:
+      ValueError: a bad ``curvature``. X64DisabledError: JAX's x64 mode is off.
+    """
+    a = np.asarray(z, dtype=np.float64)
+    n, d = a.shape
+    path = curvature_path(n, d, curvature)
+    if path == "dense":
+        from contrastive_bounds.numerics.landscapes.network.verify import classify
+
+        cp = classify(spec, a)
+        lam = np.asarray(cp.eigenvalues, dtype=np.float64)
+        omega, rank, odim = orbit_volume_density(a)
+        ok = bool(cp.verified)
+        return PointCurvature(ok, int(cp.index), cp.reason, tuple(float(x) for x in lam),
+                              float(np.sum(np.log(np.clip(np.abs(lam), 1e-300, None)))) if ok else math.nan,
+                              float(np.sum(lam)) if ok else math.nan, 0.0,
+                              float(np.max(np.abs(lam))) if lam.size else 0.0, math.log(omega) if omega > 0 else -math.inf,
+                              rank, odim, path)
+    from contrastive_bounds.numerics.landscapes.hessfree import verify_point
+    from contrastive_bounds.numerics.landscapes.hessfree.logdet import log_determinant, log_orbit_volume_density
+    from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue as hf_stiffest
+
+    orth = bool(getattr(spec.symmetry, "orthogonal", False))
+    cert = verify_point(spec.potential, a, expect=None, orthogonal=orth, seed=seed)
+    ok = bool(cert.verified)
+    ld = log_determinant(spec.potential, a, lock=4, orthogonal=orth, seed=seed) if ok else None
+    log_omega, rank, odim = log_orbit_volume_density(a) if orth else (0.0, d, 0)
+    stiff = hf_stiffest(spec.potential, a, orthogonal=orth, seed=seed) if stiffest else math.nan
+    return PointCurvature(ok, int(cert.index), cert.reason, tuple(float(x) for x in cert.eigenvalues),
+                          ld.log_abs_det if ld else math.nan, ld.trace if ld else math.nan, ld.error if ld else 0.0,
+                          stiff, log_omega, rank, odim, path)
+
+
+def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> NetworkTrap | None:
     """The deepest trap of a network with its escape saddles and prefactor data (module docstring).
 
     Args:
       result: a :class:`~.network.NetworkResult` of ``spec`` (complete or not; only connected minima
         have a barrier). spec: the :class:`~.network.LandscapeSpec` searched (its Hessians are
-        recomputed at the trap and the saddles, float64, off the symmetry modes).
+        recomputed at the trap and the saddles, float64, off the symmetry modes). curvature: None (dense up to
+        ``N·d = HESSIAN_FREE_ABOVE``, Hessian-free above), ``"dense"`` or ``"hessfree"``.
 
     Returns:
       :class:`NetworkTrap`, or ``None`` when the network has no non-global minimum with a barrier
       (barrier-free within the search).
 
     Raises:
-      ValueError: ``result`` is not a network of ``spec`` (its landscape fingerprint differs).
+      ValueError: ``result`` is not a network of ``spec`` (its landscape fingerprint differs); a bad ``curvature``.
     """
     if result.landscape.get("probe") != spec.fingerprint().get("probe"):
         raise ValueError("result is not a network of spec (landscape fingerprints differ)")
@@ -209,15 +308,16 @@ def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
     by_id = {m.id: m for m in result.minima}
     trap = by_id[tid]
     tie = 1e-10 * max(1.0, abs(trap.energy))
-    cp = _classified(spec, trap.z)
-    omega_x, rank_x, odim_x = orbit_volume_density(trap.z)
     n, d = np.asarray(trap.z).shape
+    path = curvature_path(n, d, curvature)
+    cp = point_curvature(spec, trap.z, expect=0, curvature=path, stiffest=True)
+    rank_x, odim_x = cp.rank, cp.orbit_dim
     reasons = []
-    if not cp.verified:
-        reasons.append(f"the trap is degenerate modulo symmetry ({cp.reason})")
+    if not cp.verified or cp.index != 0:
+        reasons.append(f"the trap is degenerate modulo symmetry ({cp.reason or 'index ' + str(cp.index)})")
     if rank_x < d - 1:
         reasons.append(f"the trap has rank {rank_x} < d - 1 = {d - 1} (continuous stabiliser O({d - rank_x}))")
-    det_x = float(np.sum(np.log(np.clip(cp.eigenvalues, 1e-300, None)))) if cp.verified else math.nan
+    det_x = cp.log_abs_det if cp.verified else math.nan
     saddles, other_exits = [], []
     for ts in result.transition_states:
         if tid not in ts.minima or len(set(ts.minima)) < 2:
@@ -228,22 +328,21 @@ def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
             continue
         e_s = sum(1 for m in ts.minima if m == tid)
         count = ts.multiplicity * e_s / trap.multiplicity
-        cs = _classified(spec, ts.z)
-        omega_s, rank_s, odim_s = orbit_volume_density(ts.z)
-        lp = None
+        cs = point_curvature(spec, ts.z, expect=1, curvature=path)
+        rank_s, odim_s = cs.rank, cs.orbit_dim
+        lp, lp_err = None, 0.0
         if not cs.verified or cs.index != 1:
             reasons.append(f"transition state {ts.id} is degenerate modulo symmetry ({cs.reason or 'index ' + str(cs.index)})")
         elif odim_s != odim_x or rank_s < d - 1:
             reasons.append(f"transition state {ts.id} has orbit dimension {odim_s} (rank {rank_s}) against the trap's "
                            f"{odim_x} (rank {rank_x}): the orbit volumes do not cancel to a ratio")
         elif cp.verified:
-            lam = np.asarray(cs.eigenvalues)
-            det_s = float(np.sum(np.log(np.abs(lam))))
-            lp = (math.log(count) + math.log(abs(float(lam[0]))) - math.log(2 * math.pi) + 0.5 * (det_x - det_s)
-                  + math.log(omega_s / omega_x))
+            lp = (math.log(count) + math.log(abs(float(cs.eigenvalues[0]))) - math.log(2 * math.pi)
+                  + 0.5 * (det_x - cs.log_abs_det) + (cs.log_omega - cp.log_omega))
+            lp_err = 0.5 * (cp.error + cs.error)
         saddles.append(EscapeSaddle(ts.id, float(ts.energy), float(ts.energy - trap.energy), other,
-                                    float(by_id[other].energy), tuple(float(x) for x in cs.eigenvalues), float(count),
-                                    omega_s, lp))
+                                    float(by_id[other].energy), cs.eigenvalues, float(count),
+                                    _exp_or_inf(cs.log_omega), lp, cs.trace, cs.log_abs_det, lp_err))
     saddles.sort(key=lambda s: s.barrier)
     if not saddles:
         reasons.append("no verified transition state joins the trap to a lower minimum")
@@ -256,9 +355,13 @@ def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
     gz = np.asarray(by_id[glob[0]].z, dtype=np.float64)
     direct = bool(saddles) and all(s.target in glob for s in saddles)
     return NetworkTrap(tid, float(trap.energy), np.asarray(trap.z, dtype=np.float64), float(barriers[tid]["barrier"]),
-                       float(result.analysis.v_min), gz, tuple(float(x) for x in cp.eigenvalues), int(trap.multiplicity),
-                       omega_x, tuple(saddles), "; ".join(dict.fromkeys(reasons)), direct,
-                       float(np.max(np.abs(cp.eigenvalues))) if np.size(cp.eigenvalues) else 0.0)
+                       float(result.analysis.v_min), gz, cp.eigenvalues, int(trap.multiplicity),
+                       _exp_or_inf(cp.log_omega), tuple(saddles), "; ".join(dict.fromkeys(reasons)), direct,
+                       float(cp.stiffest), cp.trace, det_x, cp.error, path)
+
+
+def _exp_or_inf(x: float) -> float:
+    return math.exp(x) if x < 700 else math.inf
 
 
 def euler_step_log_rate_bias(trap: NetworkTrap, step_size: float) -> float:
@@ -277,7 +380,10 @@ def euler_step_log_rate_bias(trap: NetworkTrap, step_size: float) -> float:
     h = check_real("step_size", step_size, 0.0, math.inf)
     if not trap.saddles:
         raise ValueError("the trap has no escape saddle")
-    return 0.5 * h * (float(np.sum(trap.eigenvalues)) - float(np.sum(trap.saddles[0].eigenvalues)))
+    s = trap.saddles[0]
+    tr_x = trap.trace if math.isfinite(trap.trace) else float(np.sum(trap.eigenvalues))
+    tr_s = s.trace if math.isfinite(s.trace) else float(np.sum(s.eigenvalues))
+    return 0.5 * h * (tr_x - tr_s)
 
 
 def random_rotations(rng: np.random.Generator, count: int, dim: int) -> np.ndarray:

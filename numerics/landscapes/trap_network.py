@@ -1,0 +1,369 @@
+"""One trap of a large landscape explored Hessian-free, saved as a landscape network (A5, A9).
+
+At ``N·d`` in the thousands a closed search is out of reach; what annealing needs is one trap with its
+lowest escape saddle, each certified. :func:`explore_trap` does that with the Hessian-free tools
+(:mod:`.hessfree`), never forming an ``(N·d)²`` array:
+
+1. minima from ``starts`` uniform random starts (the network's batched Riemannian L-BFGS,
+   :func:`~.network.optimize.minimize_batch`), polished by Newton–CG on the deflated Hessian
+   (:func:`newton_polish`: conjugate gradients on Hessian–vector products; L-BFGS stops at the rounding
+   floor of ``V``, about ``1e-7`` in ``|grad V|``), each certified a minimum (:func:`~.hessfree.verify_batch`);
+   the closed-form simplex minimum is added where it exists (InfoNCE, ``N/2 <= d + 1``);
+2. the trap: the minimum chosen (``trap``: ``"highest"`` non-global minimum found, or an index into the
+   distinct minima by energy); from it, its ``modes`` softest modes followed both ways by hybrid eigenvector
+   following (:func:`~.hessfree.follow_modes`), every end point certified an index-1 saddle or rejected
+   with the reason;
+3. each verified saddle connected by two L-BFGS descents from ``z_s ± step·v`` (``v`` its negative mode;
+   the network's ``"quasi-newton"`` descent), each end polished and certified; minima met on the way enter
+   the network;
+4. the records (minima with multiplicities modulo ``O(d)`` from :func:`~.network.symmetry.multiplicity`,
+   transition states, rejected candidates) and the events written to a
+   :class:`~.network.store.NetworkStore` saved by :func:`~.network.serial.save_store` — so
+   ``anneal --search FOLDER`` reads it — with closure *not attempted*: its status is "open", and the
+   closure text says it is one trap explored by Hessian-free following, not a closed search.
+
+Run as ``python -m contrastive_bounds.numerics.landscapes.trap_network --points 128 --dim 16 --tau 0.1
+--out FOLDER`` (prints the summary as JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from contrastive_bounds.numerics.landscapes.network.events import (
+    ClosureReached,
+    DuplicateCandidate,
+    Followed,
+    Minimised,
+    PhaseEnded,
+    Refined,
+)
+from contrastive_bounds.numerics.landscapes.network.graph import analyse_network
+from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
+from contrastive_bounds.numerics.landscapes.network.serial import prepare_folder, save_store, state_path
+from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+from contrastive_bounds.numerics.precision import require_x64
+
+__all__ = ["TrapExploration", "explore_trap", "newton_polish", "multiplicity_at_scale", "CURVATURE_NAME", "EXPLORATION",
+           "EXACT_MULTIPLICITY_MAX_POINTS"]
+
+#: the curvature name the saved store records (a Hessian-free exploration)
+CURVATURE_NAME = "hessfree"
+#: what the saved closure text and the summary say the exploration was
+EXPLORATION = ("one trap explored by Hessian-free following (random-start minima, the trap's softest modes followed "
+               "both ways, every saddle certified by Lanczos with residual bounds), not a closed search: H* over these "
+               "minima only")
+_STEP = 0.02  # radians off a saddle along its negative mode before each descent (the network's quasi-Newton descent)
+
+
+@dataclass
+class TrapExploration:
+    """What :func:`explore_trap` did (``to_dict()``: JSON)."""
+
+    folder: str
+    num_points: int
+    dim: int
+    tau: float
+    trap: int
+    trap_energy: float
+    barrier: float | None
+    lowest_saddle: int | None
+    minima: list[dict[str, Any]]
+    transition_states: list[dict[str, Any]]
+    searches: int
+    verified: int
+    rejected: dict[str, int]
+    seconds: dict[str, float]
+    settings: dict[str, Any]
+    exploration: str = EXPLORATION
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+def newton_polish(potential: Any, z: Any, *, steps: int = 4, orthogonal: bool = True) -> tuple[np.ndarray, float]:
+    """Newton's method on the deflated Riemannian Hessian with conjugate gradients (Newton–CG, Nocedal & Wright,
+    Numerical Optimization, Alg. 7.1, solved to 1e-12): ``z ← R_z(−H⁺g)``, ``steps`` times; for a point in the
+    quadratic basin of a non-degenerate critical point (a minimum or a saddle: CG is run on the indefinite system
+    as well, MINRES-free, so use it only near the point). Returns ``(z (N, d), |grad V|_2)`` at the end.
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off.
+    """
+    from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian
+    from contrastive_bounds.numerics.sphere import retract
+
+    require_x64(np.float64, what="landscapes.trap_network.newton_polish")
+
+    @jax.jit
+    def step(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        op = deflated_hessian(potential, x, orthogonal)
+        g = op.project(op.gradient)
+        dx, _ = jax.scipy.sparse.linalg.cg(op.matvec, -g, tol=1e-12, maxiter=2000)
+        return retract(x, op.project(dx)), jnp.linalg.norm(op.gradient)
+
+    x = jnp.asarray(np.asarray(z, dtype=np.float64))
+    for _ in range(int(steps)):
+        nxt, _ = step(x)
+        x = nxt
+    from contrastive_bounds.numerics.landscapes.hessfree.operators import riemannian_gradient
+
+    return np.asarray(x), float(jnp.linalg.norm(riemannian_gradient(potential, x)[1]))
+
+
+#: up to this N the exact orbit–stabiliser count of :func:`~.network.symmetry.multiplicity` is used
+EXACT_MULTIPLICITY_MAX_POINTS = 24
+
+
+def _group_order(sym: Any, n: int) -> int | None:
+    """``|Π|`` in closed form: ``n!`` (all permutations), ``P!·2^P`` (``P`` disjoint pairs covering the points),
+    1 (none); None otherwise."""
+    if sym.permutations == "none":
+        return 1
+    if sym.permutations == "all":
+        return math.factorial(n)
+    pts = [i for p in sym.pairs for i in p]
+    if len(pts) == n and len(set(pts)) == n:
+        return math.factorial(len(sym.pairs)) * 2 ** len(sym.pairs)
+    return None
+
+
+def multiplicity_at_scale(spec: Any, z: Any) -> int:
+    """Configurations modulo ``O(d)`` in the symmetry orbit of ``z``, or 0 when not computed.
+
+    Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity` (orbit–stabiliser by
+    graph isomorphisms). Above: ``|Π|/|Stab|`` with ``|Π|`` in closed form (all permutations, or disjoint pairs
+    covering the points) and ``|Stab| = 1`` proved by colour refinement — when 1-dimensional Weisfeiler–Leman
+    gives every point its own colour, an automorphism of the labelled Gram graph (which a stabilising permutation
+    is) must fix every point. Otherwise 0 ("multiplicity not computed"; the prefactor then needs it and is not
+    given).
+    """
+    from contrastive_bounds.numerics.landscapes.network.symmetry import (
+        DEFAULT_GRAM_TOL,
+        _gram,
+        _label_matrices,
+        multiplicity,
+        wl_colors,
+    )
+
+    a = np.asarray(z, dtype=np.float64)
+    n = a.shape[0]
+    sym = spec.symmetry
+    if n <= EXACT_MULTIPLICITY_MAX_POINTS or not sym.orthogonal:
+        return int(multiplicity(a, sym))
+    order = _group_order(sym, n)
+    if order is None:
+        return 0
+    (lab,) = _label_matrices([_gram(a)], sym, DEFAULT_GRAM_TOL)
+    return order if len(set(wl_colors(lab).tolist())) == n else 0
+
+
+def _multiplicity(spec: Any, z: np.ndarray) -> int:
+    return multiplicity_at_scale(spec, z)
+
+
+class _Catalogue:
+    """Minima by energy and symmetry class (the network's rule: equal energy within 1e-8 relative, then
+    :func:`~.network.symmetry.equivalent`)."""
+
+    def __init__(self, spec: Any, store: NetworkStore) -> None:
+        self.spec, self.store = spec, store
+
+    def find(self, energy: float, z: np.ndarray) -> int | None:
+        from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
+
+        for m in self.store.minima:
+            if abs(m.energy - energy) <= 1e-8 * max(1.0, abs(energy)) and equivalent(m.z, z, self.spec.symmetry):
+                return m.id
+        return None
+
+    def add(self, cert: Any, z: np.ndarray, found_by: str, detail: str = "") -> int:
+        known = self.find(cert.energy, z)
+        if known is not None:
+            self.store.hit(found_by, [known])
+            return known
+        rec = NetworkMinimum(0, float(cert.energy), np.asarray(z, dtype=np.float64), _multiplicity(self.spec, z),
+                             float(cert.gradient_norm), [float(x) for x in cert.eigenvalues[:6]], int(cert.orbit_dim),
+                             bool(cert.verified), "" if cert.verified else cert.reason)
+        return self.store.add_minimum(rec, found_by, detail)
+
+
+def _certified_minima(spec: Any, z: np.ndarray, seed: int) -> tuple[np.ndarray, list[Any]]:
+    from contrastive_bounds.numerics.landscapes.hessfree import verify_batch
+
+    polished = np.stack([newton_polish(spec.potential, x)[0] for x in z])
+    return polished, verify_batch(spec.potential, polished, expect=0, seed=seed)
+
+
+def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: str | int = "highest", modes: int = 4,
+                 progress: bool = False) -> TrapExploration:
+    """Explore one trap of ``spec`` Hessian-free and save it as a network in ``out`` (module docstring).
+
+    Args:
+      spec: a :class:`~.network.LandscapeSpec` (e.g. ``infonce_spec(128, 16, 0.1)``). out: folder (created).
+      starts: random starts, >= 1. seed: >= 0 (starts, Lanczos). trap: ``"highest"`` (the highest non-global minimum
+        found) or an integer index into the distinct minima sorted by energy (0: the lowest). modes: softest modes
+        of the trap followed, each both ways, ``1 <= modes <= 29``. progress: print stages to stderr.
+
+    Returns:
+      :class:`TrapExploration` (also what the saved store's closure text states).
+
+    Raises:
+      ValueError: bad arguments (named); only one minimum class found (no trap to explore: said so).
+      X64DisabledError: JAX's x64 mode is off.
+    """
+    from contrastive_bounds.numerics.landscapes.hessfree import follow_modes, verify_batch
+    from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
+    from contrastive_bounds.numerics.sphere import retract, uniform
+
+    require_x64(np.float64, what="landscapes.trap_network.explore_trap")
+    for name, val, lo in (("starts", starts, 1), ("seed", seed, 0), ("modes", modes, 1)):
+        if not isinstance(val, int) or isinstance(val, bool) or val < lo:
+            raise ValueError(f"{name}={val!r} must be an integer >= {lo}")
+    folder = prepare_folder(out)
+    n, d = spec.num_points, spec.dim
+    settings = SearchSettings(starts=starts, seed=seed, structured_starts=0, max_hop_rounds=0, closure=False,
+                              single_ended_modes=modes, max_ts_rounds=1)
+    store = NetworkStore(spec.fingerprint() | {"description": spec.description}, settings, curvature=CURVATURE_NAME)
+    cat = _Catalogue(spec, store)
+    seconds: dict[str, float] = {}
+    say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
+    t0 = time.perf_counter()
+    z0 = np.asarray(uniform(jax.random.key(seed), (starts, n, d), dtype=np.float64))
+    res = minimize_batch(spec, z0, chunk=8)
+    store.log(Minimised("random start", starts))
+    polished, certs = _certified_minima(spec, res.z, seed)
+    for z, c in zip(polished, certs):
+        cat.add(c, z, "random start")
+    notes = []
+    if spec.name == "infonce" and n % 2 == 0 and n // 2 <= d + 1 and not spec.params.get("coupled", False) \
+            and [tuple(p) for p in spec.params["pairs"]] == [(2 * k, 2 * k + 1) for k in range(n // 2)] \
+            and spec.radius == 1.0:
+        from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum
+
+        zs, vs = infonce_simplex_minimum(n, d, float(spec.params["tau"]))
+        (cs,) = verify_batch(spec.potential, zs[None], expect=0, seed=seed)
+        cat.add(cs, zs, "structured start", "the closed-form simplex minimum")
+        notes.append(f"the closed-form simplex minimum V* = {vs:.10g} was added and certified ({cs.kind})")
+    store.log(PhaseEnded("starts"), PhaseEnded("structured", "no templates: the closed-form minimum only"),
+              PhaseEnded("hops", "no basin hopping"))
+    seconds["minima"] = time.perf_counter() - t0
+    say(f"minima: {[round(m.energy, 8) for m in store.minima]} ({seconds['minima']:.1f} s)")
+    ordered = sorted(store.minima, key=lambda m: m.energy)
+    if len(ordered) < 2:
+        raise ValueError(f"only one minimum class found from {starts} random starts (V = {ordered[0].energy:.10g}): no "
+                         "trap to explore; more starts or another landscape")
+    if trap == "highest":
+        chosen = ordered[-1]
+    elif isinstance(trap, int) and 1 <= trap < len(ordered):
+        chosen = ordered[trap]
+    else:
+        raise ValueError(f"trap={trap!r} must be 'highest' or an integer in [1, {len(ordered) - 1}] (0 is the lowest)")
+    t1 = time.perf_counter()
+    searches = follow_modes(spec.potential, chosen.z[None], modes=modes, seed=seed)
+    store.log(Followed(chosen.id, len(searches)),
+              Refined("eigenvector following", len(searches), sum(1 for s in searches if s.status != "converged")))
+    seconds["following"] = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    rejected: dict[str, int] = {}
+    kept = []
+    for s in searches:
+        if not s.verified:
+            why = s.certificate.reason.split(":")[0] or s.status
+            rejected[why] = rejected.get(why, 0) + 1
+            store.reject(TransitionState(0, float(s.energy), s.z, 0, float(s.gradient_norm),
+                                         float(s.certificate.eigenvalues[0]), int(s.certificate.index), [], False,
+                                         s.certificate.reason or s.status), "eigenvector following")
+            continue
+        if any(abs(k.energy - s.energy) <= 1e-8 * max(1.0, abs(s.energy)) for k in kept):
+            store.log(DuplicateCandidate("eigenvector following"))
+            continue
+        kept.append(s)
+    for s in kept:
+        v = np.asarray(s.certificate.modes[0])
+        sides = np.stack([np.asarray(retract(jnp.asarray(s.z), sgn * _STEP * jnp.asarray(v))) for sgn in (1, -1)])
+        ends = minimize_batch(spec, sides, chunk=8)
+        store.log(Minimised("quasi-newton descent", 2))
+        zs_, cs_ = _certified_minima(spec, ends.z, seed + 1)
+        ids = []
+        for z, c in zip(zs_, cs_):
+            if c.verified and c.energy < s.energy:
+                ids.append(cat.add(c, z, "eigenvector following", f"descent from the saddle at V = {s.energy:.8g}"))
+        ok = len(ids) == 2 and len(set(ids)) == 2
+        rec = TransitionState(0, float(s.energy), np.asarray(s.z), _multiplicity(spec, s.z) if ok else 0,
+                              float(s.certificate.gradient_norm), float(s.certificate.eigenvalues[0]), 1,
+                              ids if ok else [], ok, "" if ok else
+                              ("both descents ended in the same minimum" if len(set(ids)) == 1 and len(ids) == 2
+                               else "a descent did not end at a verified minimum below the saddle"),
+                              descents=[{"method": "quasi-newton", "step": _STEP}] * 2)
+        if ok:
+            store.add_transition_state(rec, "eigenvector following")
+        else:
+            rejected[rec.reason] = rejected.get(rec.reason, 0) + 1
+            store.reject(rec, "eigenvector following")
+    seconds["connect"] = time.perf_counter() - t2
+    closure = (f"{EXPLORATION}: trap m{chosen.id} (V = {chosen.energy:.10g}), its {modes} softest modes followed both "
+               f"ways ({len(searches)} searches, {sum(s.verified for s in searches)} certified index-1 end points); "
+               f"{starts} random starts, seed {seed}")
+    store.log(ClosureReached(False, closure), PhaseEnded("ts", "per-trap following only (closure not attempted)"))
+    total = sum(seconds.values())
+    save_store(state_path(folder), store, total)
+    analysis = analyse_network(store.minima, store.transition_states)
+    escapes = [t for t in store.verified_ts() if chosen.id in t.minima
+               and min(store.minima[i].energy for i in t.minima) < chosen.energy]
+    low = min(escapes, key=lambda t: t.energy) if escapes else None
+    summary = TrapExploration(
+        str(folder), n, d, float(spec.params.get("tau", math.nan)), chosen.id, float(chosen.energy),
+        None if low is None else float(low.energy - chosen.energy), None if low is None else low.id,
+        [{"label": m.label, "energy": m.energy, "multiplicity": m.multiplicity, "verified": m.verified,
+          "found_by": m.found_by, "lowest_eigenvalues": m.eigenvalues[:3]} for m in store.minima],
+        [{"label": t.label, "energy": t.energy, "minima": list(t.minima), "eigenvalue": t.eigenvalue,
+          "verified": t.verified, "reason": t.reason} for t in store.transition_states],
+        len(searches), sum(s.verified for s in searches), rejected, seconds, settings.to_dict(),
+        notes=notes + [f"network H* over these minima: {float(analysis.critical_height):.6g} (open)"])
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (module docstring)."""
+    from contrastive_bounds.numerics.landscapes.network import infonce_spec
+    from contrastive_bounds.numerics.precision import enable_x64
+
+    p = argparse.ArgumentParser(prog="python -m contrastive_bounds.numerics.landscapes.trap_network",
+                                description="Explore one trap of an InfoNCE landscape Hessian-free and save it.")
+    p.add_argument("--points", type=int, required=True)
+    p.add_argument("--dim", type=int, required=True)
+    p.add_argument("--tau", type=float, required=True)
+    p.add_argument("--starts", type=int, default=16)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--modes", type=int, default=4)
+    p.add_argument("--trap", default="highest")
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    enable_x64()
+    trap = a.trap if a.trap == "highest" else int(a.trap)
+    try:
+        summary = explore_trap(infonce_spec(a.points, a.dim, a.tau), a.out, starts=a.starts, seed=a.seed, trap=trap,
+                               modes=a.modes, progress=True)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary.to_dict(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
