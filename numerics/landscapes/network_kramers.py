@@ -45,6 +45,7 @@ independent random rotations: the chains' initial states).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -268,12 +269,13 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
                               float(np.sum(lam)) if ok else math.nan, 0.0,
                               float(np.max(np.abs(lam))) if lam.size else 0.0, math.log(omega) if omega > 0 else -math.inf,
                               rank, odim, path)
-    from contrastive_bounds.numerics.landscapes.hessfree import verify_point
+    from contrastive_bounds.numerics.landscapes.hessfree import verify_batch
     from contrastive_bounds.numerics.landscapes.hessfree.logdet import log_determinant, log_orbit_volume_density
     from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue as hf_stiffest
 
     orth = bool(getattr(spec.symmetry, "orthogonal", False))
-    cert = verify_point(spec.potential, a, expect=None, orthogonal=orth, seed=seed)
+    (cert,) = verify_batch(spec.potential, a[None], expect=None, orthogonal=orth, seed=seed,
+                           check=_verifier(spec.potential, orth))
     ok = bool(cert.verified)
     ld = log_determinant(spec.potential, a, lock=4, orthogonal=orth, seed=seed) if ok else None
     log_omega, rank, odim = log_orbit_volume_density(a) if orth else (0.0, d, 0)
@@ -281,6 +283,13 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
     return PointCurvature(ok, int(cert.index), cert.reason, tuple(float(x) for x in cert.eigenvalues),
                           ld.log_abs_det if ld else math.nan, ld.trace if ld else math.nan, ld.error if ld else 0.0,
                           stiff, log_omega, rank, odim, path)
+
+
+@functools.lru_cache(maxsize=16)
+def _verifier(potential: Any, orthogonal: bool) -> Any:
+    from contrastive_bounds.numerics.landscapes.hessfree.certify import verifier
+
+    return verifier(potential, orthogonal=orthogonal)
 
 
 def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> NetworkTrap | None:

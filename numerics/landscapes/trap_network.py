@@ -29,6 +29,7 @@ Run as ``python -m contrastive_bounds.numerics.landscapes.trap_network --points 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -75,10 +76,10 @@ class TrapExploration:
     num_points: int
     dim: int
     tau: float
-    trap: int
-    trap_energy: float
+    trap: int | None
+    trap_energy: float | None
     barrier: float | None
-    lowest_saddle: int | None
+    lowest_saddle: str | None
     minima: list[dict[str, Any]]
     transition_states: list[dict[str, Any]]
     searches: int
@@ -88,6 +89,7 @@ class TrapExploration:
     settings: dict[str, Any]
     exploration: str = EXPLORATION
     notes: list[str] = field(default_factory=list)
+    explored: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -103,25 +105,29 @@ def newton_polish(potential: Any, z: Any, *, steps: int = 4, orthogonal: bool = 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian
-    from contrastive_bounds.numerics.sphere import retract
-
     require_x64(np.float64, what="landscapes.trap_network.newton_polish")
-
-    @jax.jit
-    def step(x: jax.Array) -> tuple[jax.Array, jax.Array]:
-        op = deflated_hessian(potential, x, orthogonal)
-        g = op.project(op.gradient)
-        dx, _ = jax.scipy.sparse.linalg.cg(op.matvec, -g, tol=1e-12, maxiter=2000)
-        return retract(x, op.project(dx)), jnp.linalg.norm(op.gradient)
-
+    step = _newton_step(potential, bool(orthogonal))
     x = jnp.asarray(np.asarray(z, dtype=np.float64))
     for _ in range(int(steps)):
-        nxt, _ = step(x)
-        x = nxt
+        x = step(x)
     from contrastive_bounds.numerics.landscapes.hessfree.operators import riemannian_gradient
 
     return np.asarray(x), float(jnp.linalg.norm(riemannian_gradient(potential, x)[1]))
+
+
+@functools.lru_cache(maxsize=16)
+def _newton_step(potential: Any, orthogonal: bool) -> Any:
+    from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian
+    from contrastive_bounds.numerics.sphere import retract
+
+    @jax.jit
+    def step(x: jax.Array) -> jax.Array:
+        op = deflated_hessian(potential, x, orthogonal)
+        g = op.project(op.gradient)
+        dx, _ = jax.scipy.sparse.linalg.cg(op.matvec, -g, tol=1e-12, maxiter=2000)
+        return retract(x, op.project(dx))
+
+    return step
 
 
 #: up to this N the exact orbit–stabiliser count of :func:`~.network.symmetry.multiplicity` is used
@@ -201,84 +207,37 @@ class _Catalogue:
         return self.store.add_minimum(rec, found_by, detail)
 
 
+@functools.lru_cache(maxsize=16)
+def _verifier(potential: Any, orthogonal: bool) -> Any:
+    from contrastive_bounds.numerics.landscapes.hessfree.certify import verifier
+
+    return verifier(potential, orthogonal=orthogonal)
+
+
 def _certified_minima(spec: Any, z: np.ndarray, seed: int) -> tuple[np.ndarray, list[Any]]:
     from contrastive_bounds.numerics.landscapes.hessfree import verify_batch
 
-    polished = np.stack([newton_polish(spec.potential, x)[0] for x in z])
-    return polished, verify_batch(spec.potential, polished, expect=0, seed=seed)
+    orth = bool(spec.symmetry.orthogonal)
+    polished = np.stack([newton_polish(spec.potential, x, orthogonal=orth)[0] for x in z])
+    return polished, verify_batch(spec.potential, polished, expect=0, seed=seed, orthogonal=orth,
+                                  check=_verifier(spec.potential, orth))
 
 
-def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: str | int = "highest", modes: int = 4,
-                 progress: bool = False) -> TrapExploration:
-    """Explore one trap of ``spec`` Hessian-free and save it as a network in ``out`` (module docstring).
-
-    Args:
-      spec: a :class:`~.network.LandscapeSpec` (e.g. ``infonce_spec(128, 16, 0.1)``). out: folder (created).
-      starts: random starts, >= 1. seed: >= 0 (starts, Lanczos). trap: ``"highest"`` (the highest non-global minimum
-        found) or an integer index into the distinct minima sorted by energy (0: the lowest). modes: softest modes
-        of the trap followed, each both ways, ``1 <= modes <= 29``. progress: print stages to stderr.
-
-    Returns:
-      :class:`TrapExploration` (also what the saved store's closure text states).
-
-    Raises:
-      ValueError: bad arguments (named); only one minimum class found (no trap to explore: said so).
-      X64DisabledError: JAX's x64 mode is off.
-    """
-    from contrastive_bounds.numerics.landscapes.hessfree import follow_modes, verify_batch
+def _explore_one(spec: Any, store: NetworkStore, cat: "_Catalogue", chosen: Any, modes: int, seed: int,
+                 rejected: dict[str, int], searches_all: list[Any], seconds: dict[str, float]) -> None:
+    """Follow the softest modes of one minimum both ways, certify, connect each saddle by two descents (records and
+    events into ``store``)."""
+    from contrastive_bounds.numerics.landscapes.hessfree import follow_modes
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
-    from contrastive_bounds.numerics.sphere import retract, uniform
+    from contrastive_bounds.numerics.sphere import retract
 
-    require_x64(np.float64, what="landscapes.trap_network.explore_trap")
-    for name, val, lo in (("starts", starts, 1), ("seed", seed, 0), ("modes", modes, 1)):
-        if not isinstance(val, int) or isinstance(val, bool) or val < lo:
-            raise ValueError(f"{name}={val!r} must be an integer >= {lo}")
-    folder = prepare_folder(out)
-    n, d = spec.num_points, spec.dim
-    settings = SearchSettings(starts=starts, seed=seed, structured_starts=0, max_hop_rounds=0, closure=False,
-                              single_ended_modes=modes, max_ts_rounds=1)
-    store = NetworkStore(spec.fingerprint() | {"description": spec.description}, settings, curvature=CURVATURE_NAME)
-    cat = _Catalogue(spec, store)
-    seconds: dict[str, float] = {}
-    say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
-    t0 = time.perf_counter()
-    z0 = np.asarray(uniform(jax.random.key(seed), (starts, n, d), dtype=np.float64))
-    res = minimize_batch(spec, z0, chunk=8)
-    store.log(Minimised("random start", starts))
-    polished, certs = _certified_minima(spec, res.z, seed)
-    for z, c in zip(polished, certs):
-        cat.add(c, z, "random start")
-    notes = []
-    if spec.name == "infonce" and n % 2 == 0 and n // 2 <= d + 1 and not spec.params.get("coupled", False) \
-            and [tuple(p) for p in spec.params["pairs"]] == [(2 * k, 2 * k + 1) for k in range(n // 2)] \
-            and spec.radius == 1.0:
-        from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum
-
-        zs, vs = infonce_simplex_minimum(n, d, float(spec.params["tau"]))
-        (cs,) = verify_batch(spec.potential, zs[None], expect=0, seed=seed)
-        cat.add(cs, zs, "structured start", "the closed-form simplex minimum")
-        notes.append(f"the closed-form simplex minimum V* = {vs:.10g} was added and certified ({cs.kind})")
-    store.log(PhaseEnded("starts"), PhaseEnded("structured", "no templates: the closed-form minimum only"),
-              PhaseEnded("hops", "no basin hopping"))
-    seconds["minima"] = time.perf_counter() - t0
-    say(f"minima: {[round(m.energy, 8) for m in store.minima]} ({seconds['minima']:.1f} s)")
-    ordered = sorted(store.minima, key=lambda m: m.energy)
-    if len(ordered) < 2:
-        raise ValueError(f"only one minimum class found from {starts} random starts (V = {ordered[0].energy:.10g}): no "
-                         "trap to explore; more starts or another landscape")
-    if trap == "highest":
-        chosen = ordered[-1]
-    elif isinstance(trap, int) and 1 <= trap < len(ordered):
-        chosen = ordered[trap]
-    else:
-        raise ValueError(f"trap={trap!r} must be 'highest' or an integer in [1, {len(ordered) - 1}] (0 is the lowest)")
     t1 = time.perf_counter()
     searches = follow_modes(spec.potential, chosen.z[None], modes=modes, seed=seed)
     store.log(Followed(chosen.id, len(searches)),
               Refined("eigenvector following", len(searches), sum(1 for s in searches if s.status != "converged")))
-    seconds["following"] = time.perf_counter() - t1
+    seconds["following"] += time.perf_counter() - t1
+    searches_all.extend(searches)
     t2 = time.perf_counter()
-    rejected: dict[str, int] = {}
     kept = []
     for s in searches:
         if not s.verified:
@@ -314,26 +273,115 @@ def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: 
         else:
             rejected[rec.reason] = rejected.get(rec.reason, 0) + 1
             store.reject(rec, "eigenvector following")
-    seconds["connect"] = time.perf_counter() - t2
-    closure = (f"{EXPLORATION}: trap m{chosen.id} (V = {chosen.energy:.10g}), its {modes} softest modes followed both "
+    seconds["connect"] += time.perf_counter() - t2
+
+
+def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: str | int = "highest", modes: int = 4,
+                 max_traps: int = 3, require_trap: bool = True, progress: bool = False) -> TrapExploration:
+    """Explore one trap of ``spec`` Hessian-free and save it as a network in ``out`` (module docstring).
+
+    Args:
+      spec: a :class:`~.network.LandscapeSpec` (e.g. ``infonce_spec(128, 16, 0.1)``). out: folder (created).
+      starts: random starts, >= 1. seed: >= 0 (starts, Lanczos). trap: ``"highest"`` (the highest non-global minimum
+        found), ``"all"`` (the ``max_traps`` highest non-global minima, each explored) or an integer index into the
+        distinct minima sorted by energy (0: the lowest). max_traps: >= 1, for ``"all"``.
+        require_trap: refuse a landscape where the starts found one minimum class only (False: save it, explore
+        nothing, ``trap`` None). modes: softest modes
+        of the trap followed, each both ways, ``1 <= modes <= 29``. progress: print stages to stderr.
+
+    Returns:
+      :class:`TrapExploration` (also what the saved store's closure text states).
+
+    Raises:
+      ValueError: bad arguments (named); only one minimum class found (no trap to explore: said so).
+      X64DisabledError: JAX's x64 mode is off.
+    """
+    from contrastive_bounds.numerics.landscapes.hessfree import follow_modes, verify_batch
+    from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
+    from contrastive_bounds.numerics.sphere import retract, uniform
+
+    require_x64(np.float64, what="landscapes.trap_network.explore_trap")
+    for name, val, lo in (("starts", starts, 1), ("seed", seed, 0), ("modes", modes, 1), ("max_traps", max_traps, 1)):
+        if not isinstance(val, int) or isinstance(val, bool) or val < lo:
+            raise ValueError(f"{name}={val!r} must be an integer >= {lo}")
+    folder = prepare_folder(out)
+    n, d = spec.num_points, spec.dim
+    settings = SearchSettings(starts=starts, seed=seed, structured_starts=0, max_hop_rounds=0, closure=False,
+                              single_ended_modes=modes, max_ts_rounds=1)
+    store = NetworkStore(spec.fingerprint() | {"description": spec.description}, settings, curvature=CURVATURE_NAME)
+    cat = _Catalogue(spec, store)
+    seconds: dict[str, float] = {}
+    say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
+    t0 = time.perf_counter()
+    z0 = np.asarray(uniform(jax.random.key(seed), (starts, n, d), dtype=np.float64))
+    res = minimize_batch(spec, z0, chunk=8)
+    store.log(Minimised("random start", starts))
+    polished, certs = _certified_minima(spec, res.z, seed)
+    for z, c in zip(polished, certs):
+        cat.add(c, z, "random start")
+    notes = []
+    if spec.name == "infonce" and n % 2 == 0 and n // 2 <= d + 1 and not spec.params.get("coupled", False) \
+            and [tuple(p) for p in spec.params["pairs"]] == [(2 * k, 2 * k + 1) for k in range(n // 2)] \
+            and spec.radius == 1.0:
+        from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum
+
+        zs, vs = infonce_simplex_minimum(n, d, float(spec.params["tau"]))
+        (cs,) = verify_batch(spec.potential, zs[None], expect=0, seed=seed, check=_verifier(spec.potential, True))
+        cat.add(cs, zs, "structured start", "the closed-form simplex minimum")
+        notes.append(f"the closed-form simplex minimum V* = {vs:.10g} was added and certified ({cs.kind})")
+    store.log(PhaseEnded("starts"), PhaseEnded("structured", "no templates: the closed-form minimum only"),
+              PhaseEnded("hops", "no basin hopping"))
+    seconds["minima"] = time.perf_counter() - t0
+    say(f"minima: {[round(m.energy, 8) for m in store.minima]} ({seconds['minima']:.1f} s)")
+    ordered = sorted(store.minima, key=lambda m: m.energy)
+    if len(ordered) < 2 and require_trap:
+        raise ValueError(f"only one minimum class found from {starts} random starts (V = {ordered[0].energy:.10g}): no "
+                         "trap to explore; more starts or another landscape")
+    if len(ordered) < 2:
+        chosen_list = []
+    elif trap == "highest":
+        chosen_list = [ordered[-1]]
+    elif trap == "all":
+        chosen_list = ordered[1:][::-1][:max_traps]
+    elif isinstance(trap, int) and not isinstance(trap, bool) and 1 <= trap < len(ordered):
+        chosen_list = [ordered[trap]]
+    else:
+        raise ValueError(f"trap={trap!r} must be 'highest', 'all' or an integer in [1, {len(ordered) - 1}] (0 is the "
+                         "lowest)")
+    seconds["following"] = seconds["connect"] = 0.0
+    rejected: dict[str, int] = {}
+    searches_all: list[Any] = []
+    for chosen in chosen_list:
+        _explore_one(spec, store, cat, chosen, modes, seed, rejected, searches_all, seconds)
+    searches = searches_all
+    closure = (f"{EXPLORATION}: trap(s) {', '.join(f'm{c.id} (V = {c.energy:.10g})' for c in chosen_list) or 'none'}, "
+               f"{modes} softest modes of each followed both "
                f"ways ({len(searches)} searches, {sum(s.verified for s in searches)} certified index-1 end points); "
                f"{starts} random starts, seed {seed}")
     store.log(ClosureReached(False, closure), PhaseEnded("ts", "per-trap following only (closure not attempted)"))
     total = sum(seconds.values())
     save_store(state_path(folder), store, total)
     analysis = analyse_network(store.minima, store.transition_states)
-    escapes = [t for t in store.verified_ts() if chosen.id in t.minima
-               and min(store.minima[i].energy for i in t.minima) < chosen.energy]
-    low = min(escapes, key=lambda t: t.energy) if escapes else None
+    explored = []
+    for c in chosen_list:
+        escapes = [t for t in store.verified_ts() if c.id in t.minima
+                   and min(store.minima[i].energy for i in t.minima) < c.energy]
+        low = min(escapes, key=lambda t: t.energy) if escapes else None
+        explored.append({"label": c.label, "energy": c.energy, "multiplicity": c.multiplicity,
+                         "barrier": None if low is None else float(low.energy - c.energy),
+                         "saddle": None if low is None else low.label,
+                         "escape_saddles": len(escapes)})
+    first = explored[0] if explored else None
     summary = TrapExploration(
-        str(folder), n, d, float(spec.params.get("tau", math.nan)), chosen.id, float(chosen.energy),
-        None if low is None else float(low.energy - chosen.energy), None if low is None else low.id,
+        str(folder), n, d, float(spec.params.get("tau", math.nan)), chosen_list[0].id if chosen_list else None,
+        float(chosen_list[0].energy) if chosen_list else None, first["barrier"] if first else None,
+        first["saddle"] if first else None,
         [{"label": m.label, "energy": m.energy, "multiplicity": m.multiplicity, "verified": m.verified,
           "found_by": m.found_by, "lowest_eigenvalues": m.eigenvalues[:3]} for m in store.minima],
         [{"label": t.label, "energy": t.energy, "minima": list(t.minima), "eigenvalue": t.eigenvalue,
           "verified": t.verified, "reason": t.reason} for t in store.transition_states],
         len(searches), sum(s.verified for s in searches), rejected, seconds, settings.to_dict(),
-        notes=notes + [f"network H* over these minima: {float(analysis.critical_height):.6g} (open)"])
+        notes=notes + [f"network H* over these minima: {float(analysis.critical_height):.6g} (open)"], explored=explored)
     return summary
 
 
@@ -350,14 +398,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--starts", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--modes", type=int, default=4)
-    p.add_argument("--trap", default="highest")
+    p.add_argument("--trap", default="highest", help="highest, all, or an index into the minima by energy")
+    p.add_argument("--max-traps", type=int, default=3)
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     enable_x64()
-    trap = a.trap if a.trap == "highest" else int(a.trap)
+    trap = a.trap if a.trap in ("highest", "all") else int(a.trap)
     try:
         summary = explore_trap(infonce_spec(a.points, a.dim, a.tau), a.out, starts=a.starts, seed=a.seed, trap=trap,
-                               modes=a.modes, progress=True)
+                               modes=a.modes, max_traps=a.max_traps, progress=True)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
