@@ -150,17 +150,18 @@ def _group_order(sym: Any, n: int) -> int | None:
 def multiplicity_at_scale(spec: Any, z: Any) -> int:
     """Configurations modulo ``O(d)`` in the symmetry orbit of ``z``, or 0 when not computed.
 
-    Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity` (orbit–stabiliser by
-    graph isomorphisms). Above: ``|Π|/|Stab|`` with ``|Π|`` in closed form (all permutations, or disjoint pairs
-    covering the points) and ``|Stab| = 1`` proved by colour refinement — when 1-dimensional Weisfeiler–Leman
-    gives every point its own colour, an automorphism of the labelled Gram graph (which a stabilising permutation
-    is) must fix every point. Otherwise 0 ("multiplicity not computed"; the prefactor then needs it and is not
-    given).
+    Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity`. Above: the same
+    orbit–stabiliser count ``|Π|/|Stab|`` with ``|Π|`` in closed form (all permutations, or ``P!·2^P`` for disjoint
+    pairs covering the points; 0 for other pair graphs) and ``|Stab|`` by
+    :func:`~.network.symmetry.group_order` of the labelled Gram graph started from its 1-dimensional
+    Weisfeiler–Leman colours (automorphism-invariant, so the group is the same; the colours leave only the
+    points they cannot tell apart — e.g. the two ends of a collapsed pair — to the isomorphism tests).
     """
     from contrastive_bounds.numerics.landscapes.network.symmetry import (
         DEFAULT_GRAM_TOL,
         _gram,
         _label_matrices,
+        group_order,
         multiplicity,
         wl_colors,
     )
@@ -174,7 +175,9 @@ def multiplicity_at_scale(spec: Any, z: Any) -> int:
     if order is None:
         return 0
     (lab,) = _label_matrices([_gram(a)], sym, DEFAULT_GRAM_TOL)
-    return order if len(set(wl_colors(lab).tolist())) == n else 0
+    colors = wl_colors(lab)
+    _, dense_colors = np.unique(colors, return_inverse=True)
+    return order // group_order(lab, dense_colors)
 
 
 def _multiplicity(spec: Any, z: np.ndarray) -> int:

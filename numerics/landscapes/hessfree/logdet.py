@@ -176,7 +176,7 @@ class LogDeterminant:
 
 
 def log_determinant(potential: Potential, z: Any, *, lock: int = 4, method: str = "basis", probes: int = 256,
-                    steps: int = 48, chunk: int = 64, orthogonal: bool = True, seed: int = 0) -> LogDeterminant:
+                    steps: int = 32, chunk: int = 128, orthogonal: bool = True, seed: int = 0) -> LogDeterminant:
     """``log|det′H(z)|`` and ``tr′H(z)`` of the deflated Riemannian Hessian at a critical point (module docstring).
 
     Args:
