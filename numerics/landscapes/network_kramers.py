@@ -34,8 +34,10 @@ Size switch. Up to ``N·d = HESSIAN_FREE_ABOVE`` the Hessians are the dense refe
 every eigenvalue, exact ``det′`` and trace); above it nothing of size ``(N·d)²`` is formed: each point is certified
 by Lanczos with residual bounds (:func:`~.hessfree.verify_point`), its ``log|det′H|`` and ``tr′H`` come from
 Lanczos quadrature (:func:`~.hessfree.logdet.log_determinant`: the softest modes — the negative one at a saddle —
-from Lanczos, the rest summed exactly over the coordinate vectors; its stated error goes into
-:attr:`EscapeSaddle.log_prefactor_error`), the orbit density from the analytic singular values
+from Lanczos, the rest summed exactly over the coordinate vectors up to ``N·d = RADEMACHER_ABOVE``, by
+``RADEMACHER_PROBES`` Rademacher probes above, shared by the trap and each saddle so the difference of the two
+log-determinants has the spread of the paired differences, :func:`~.hessfree.logdet.paired_difference`; its stated
+error goes into :attr:`EscapeSaddle.log_prefactor_error`), the orbit density from the analytic singular values
 (:func:`~.hessfree.logdet.log_orbit_volume_density`) and the stiffest eigenvalue from Lanczos at both ends of the
 spectrum. ``curvature="dense"`` or ``"hessfree"`` forces a path (the tests compare them).
 
@@ -55,7 +57,8 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_real, check_seed
 
 __all__ = ["EscapeSaddle", "NetworkTrap", "network_trap", "orbit_volume_density", "random_rotations", "trap_starts",
-           "euler_step_log_rate_bias", "HESSIAN_FREE_ABOVE", "curvature_path", "point_curvature"]
+           "euler_step_log_rate_bias", "HESSIAN_FREE_ABOVE", "RADEMACHER_ABOVE", "RADEMACHER_PROBES", "curvature_path",
+           "point_curvature", "PointCurvature"]
 
 _RANK_RTOL = 1e-8
 #: ``N·d`` above which :func:`network_trap` and the annealing's stiffest eigenvalue are computed Hessian-free
@@ -230,6 +233,13 @@ class PointCurvature:
     rank: int
     orbit_dim: int
     curvature: str
+    log_det: Any = None
+
+
+#: ``N·d`` above which the Hessian-free log-determinants use Rademacher probes (``RADEMACHER_PROBES``, paired between
+#: the trap and each saddle) instead of the exact sum over the coordinate vectors
+RADEMACHER_ABOVE = 1024
+RADEMACHER_PROBES = 256
 
 
 def curvature_path(num_points: int, dim: int, curvature: str | None = None) -> str:
@@ -277,12 +287,14 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
     (cert,) = verify_batch(spec.potential, a[None], expect=None, orthogonal=orth, seed=seed,
                            check=_verifier(spec.potential, orth))
     ok = bool(cert.verified)
-    ld = log_determinant(spec.potential, a, lock=4, orthogonal=orth, seed=seed) if ok else None
+    method = "rademacher" if n * d > RADEMACHER_ABOVE else "basis"
+    ld = log_determinant(spec.potential, a, lock=4, orthogonal=orth, seed=seed, method=method,
+                         probes=RADEMACHER_PROBES) if ok else None
     log_omega, rank, odim = log_orbit_volume_density(a) if orth else (0.0, d, 0)
     stiff = hf_stiffest(spec.potential, a, orthogonal=orth, seed=seed) if stiffest else math.nan
     return PointCurvature(ok, int(cert.index), cert.reason, tuple(float(x) for x in cert.eigenvalues),
                           ld.log_abs_det if ld else math.nan, ld.trace if ld else math.nan, ld.error if ld else 0.0,
-                          stiff, log_omega, rank, odim, path)
+                          stiff, log_omega, rank, odim, path, ld)
 
 
 @functools.lru_cache(maxsize=16)
@@ -346,9 +358,15 @@ def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> Net
             reasons.append(f"transition state {ts.id} has orbit dimension {odim_s} (rank {rank_s}) against the trap's "
                            f"{odim_x} (rank {rank_x}): the orbit volumes do not cancel to a ratio")
         elif cp.verified:
+            if cp.log_det is not None and cs.log_det is not None:
+                from contrastive_bounds.numerics.landscapes.hessfree.logdet import paired_difference
+
+                diff, diff_err = paired_difference(cp.log_det, cs.log_det)
+            else:
+                diff, diff_err = det_x - cs.log_abs_det, cp.error + cs.error
             lp = (math.log(count) + math.log(abs(float(cs.eigenvalues[0]))) - math.log(2 * math.pi)
-                  + 0.5 * (det_x - cs.log_abs_det) + (cs.log_omega - cp.log_omega))
-            lp_err = 0.5 * (cp.error + cs.error)
+                  + 0.5 * diff + (cs.log_omega - cp.log_omega))
+            lp_err = 0.5 * diff_err
         saddles.append(EscapeSaddle(ts.id, float(ts.energy), float(ts.energy - trap.energy), other,
                                     float(by_id[other].energy), cs.eigenvalues, float(count),
                                     _exp_or_inf(cs.log_omega), lp, cs.trace, cs.log_abs_det, lp_err))

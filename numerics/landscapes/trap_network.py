@@ -150,18 +150,18 @@ def _group_order(sym: Any, n: int) -> int | None:
 def multiplicity_at_scale(spec: Any, z: Any) -> int:
     """Configurations modulo ``O(d)`` in the symmetry orbit of ``z``, or 0 when not computed.
 
-    Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity`. Above: the same
-    orbit–stabiliser count ``|Π|/|Stab|`` with ``|Π|`` in closed form (all permutations, or ``P!·2^P`` for disjoint
-    pairs covering the points; 0 for other pair graphs) and ``|Stab|`` by
-    :func:`~.network.symmetry.group_order` of the labelled Gram graph started from its 1-dimensional
-    Weisfeiler–Leman colours (automorphism-invariant, so the group is the same; the colours leave only the
-    points they cannot tell apart — e.g. the two ends of a collapsed pair — to the isomorphism tests).
+    Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity`. Above: ``|Π|/|Stab|``
+    with ``|Π|`` in closed form (all permutations, or ``P!·2^P`` for disjoint pairs covering the points; other pair
+    graphs: 0) and ``|Stab|`` from 1-dimensional Weisfeiler–Leman colours of the labelled Gram graph (automorphism
+    invariant: a stabilising permutation maps each point to one of its colour): when every colour class is one
+    point, or the two ends of a pair whose Gram rows are equal within the tolerance (a collapsed pair), every
+    stabilising permutation is a product of swaps of those pairs and every such product stabilises, so
+    ``|Stab| = 2^(collapsed pairs)``; any other colour class: 0 ("multiplicity not computed").
     """
     from contrastive_bounds.numerics.landscapes.network.symmetry import (
         DEFAULT_GRAM_TOL,
         _gram,
         _label_matrices,
-        group_order,
         multiplicity,
         wl_colors,
     )
@@ -174,19 +174,40 @@ def multiplicity_at_scale(spec: Any, z: Any) -> int:
     order = _group_order(sym, n)
     if order is None:
         return 0
-    (lab,) = _label_matrices([_gram(a)], sym, DEFAULT_GRAM_TOL)
+    g = _gram(a)
+    (lab,) = _label_matrices([g], sym, DEFAULT_GRAM_TOL)
     colors = wl_colors(lab)
-    _, dense_colors = np.unique(colors, return_inverse=True)
-    return order // group_order(lab, dense_colors)
+    partner = {i: j for p in sym.pairs for i, j in (p, p[::-1])}
+    swaps = 0
+    for c in np.unique(colors):
+        members = np.flatnonzero(colors == c).tolist()
+        if len(members) == 1:
+            continue
+        if len(members) == 2 and partner.get(members[0]) == members[1] \
+                and np.max(np.abs(g[members[0]] - g[members[1]])) <= DEFAULT_GRAM_TOL:
+            swaps += 1
+            continue
+        return 0
+    return order // 2 ** swaps
 
 
 def _multiplicity(spec: Any, z: np.ndarray) -> int:
     return multiplicity_at_scale(spec, z)
 
 
+def _same_gram(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal sorted Gram entries within ``4·DEFAULT_GRAM_TOL`` (a necessary condition for equivalence)."""
+    from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL
+
+    ga, gb = a @ a.T, b @ b.T
+    iu = np.triu_indices(ga.shape[0], 1)
+    return bool(np.max(np.abs(np.sort(ga[iu]) - np.sort(gb[iu]))) <= 4 * DEFAULT_GRAM_TOL)
+
+
 class _Catalogue:
     """Minima by energy and symmetry class (the network's rule: equal energy within 1e-8 relative, then
-    :func:`~.network.symmetry.equivalent`)."""
+    :func:`~.network.symmetry.equivalent` up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points, equal sorted Gram entries
+    above — a necessary condition, used where the isomorphism test is too slow)."""
 
     def __init__(self, spec: Any, store: NetworkStore) -> None:
         self.spec, self.store = spec, store
@@ -194,8 +215,10 @@ class _Catalogue:
     def find(self, energy: float, z: np.ndarray) -> int | None:
         from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
 
+        same = (lambda a, b: equivalent(a, b, self.spec.symmetry)) \
+            if self.spec.num_points <= EXACT_MULTIPLICITY_MAX_POINTS else _same_gram
         for m in self.store.minima:
-            if abs(m.energy - energy) <= 1e-8 * max(1.0, abs(energy)) and equivalent(m.z, z, self.spec.symmetry):
+            if abs(m.energy - energy) <= 1e-8 * max(1.0, abs(energy)) and same(m.z, z):
                 return m.id
         return None
 

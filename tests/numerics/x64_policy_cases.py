@@ -368,6 +368,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network_kramers.orbit_volume_density": "numpy singular values (float64)",
     "landscapes.network_kramers.curvature_path": "chooses a path by size (no arithmetic)",
     "landscapes.hessfree.logdet.quadrature_bound": "scalar arithmetic",
+    "landscapes.hessfree.logdet.paired_difference": "numpy arithmetic on finished estimates",
     "landscapes.trap_network.multiplicity_at_scale": "numpy Gram labels and colour refinement (float64)",
     "landscapes.hessfree.logdet.orbit_volume_density": "numpy eigenvalues of a d x d Gram matrix (float64)",
     "landscapes.hessfree.logdet.log_orbit_volume_density": "numpy eigenvalues of a d x d Gram matrix (float64)",

@@ -65,19 +65,23 @@ def test_saved_exploration_reads_back_open_and_says_what_it_is(explored):
     assert abs(plan.trap.saddles[0].log_prefactor - trap.saddles[0].log_prefactor) <= 1e-9
 
 
-def test_multiplicity_at_scale_equals_the_exact_count_on_small_configurations():
-    """Above the exact threshold a configuration with a trivial stabiliser gets |Π| = P!·2^P; below it the exact
-    orbit–stabiliser count; a symmetric configuration above the threshold is "not computed" (0)."""
+def test_multiplicity_at_scale_equals_the_exact_count_on_small_configurations(monkeypatch):
+    """The colour-refinement count equals the exact orbit–stabiliser count of network.symmetry.multiplicity on
+    generic configurations (trivial stabiliser: P!·2^P) and on collapsed pairs (each swap stabilises: P!), with the
+    exact path switched off by lowering its threshold; a configuration with another symmetry (two coincident pairs)
+    is "not computed" (0)."""
+    import contrastive_bounds.numerics.landscapes.trap_network as tn
     from contrastive_bounds.numerics.landscapes.network.symmetry import multiplicity
 
     rng = np.random.default_rng(0)
     spec = infonce_spec(8, 3, 0.1)
     z = rng.normal(size=(8, 3))
     z /= np.linalg.norm(z, axis=1, keepdims=True)
-    assert multiplicity_at_scale(spec, z) == multiplicity(z, spec.symmetry) == math.factorial(4) * 2 ** 4
-    big = infonce_spec(26, 4, 0.1)
-    zb = rng.normal(size=(26, 4))
-    zb /= np.linalg.norm(zb, axis=1, keepdims=True)
-    assert multiplicity_at_scale(big, zb) == math.factorial(13) * 2 ** 13
-    zs = np.repeat(zb[::2], 2, axis=0)  # collapsed pairs: swapping the two ends of a pair fixes the Gram matrix
-    assert multiplicity_at_scale(big, zs) == 0
+    zc = np.repeat(z[::2], 2, axis=0)  # collapsed pairs
+    exact = [multiplicity(z, spec.symmetry), multiplicity(zc, spec.symmetry)]
+    assert exact == [math.factorial(4) * 2 ** 4, math.factorial(4)]
+    monkeypatch.setattr(tn, "EXACT_MULTIPLICITY_MAX_POINTS", 4)
+    assert [multiplicity_at_scale(spec, z), multiplicity_at_scale(spec, zc)] == exact
+    zd = zc.copy()
+    zd[2:4] = zd[0:2]  # pairs 0 and 1 on one site: swapping the pairs also stabilises
+    assert multiplicity_at_scale(spec, zd) == 0

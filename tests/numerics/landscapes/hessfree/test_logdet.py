@@ -37,9 +37,9 @@ def _minimum_and_saddle(ref, n: int, d: int, tau: float):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, d", [(16, 16), (24, 16)])
+@pytest.mark.parametrize("n, d", [(32, 8)])
 def test_log_determinant_equals_numpy_slogdet_at_a_few_hundred_coordinates(ref, n, d):
-    """At N·d = 256 and 384: log det′H at a minimum and log|det′H| at an index-1 saddle equal numpy's slogdet of the
+    """At N·d = 256 (N/2 > d + 1: many minima, no simplex): log det′H at a minimum and log|det′H| at an index-1 saddle equal numpy's slogdet of the
     dense deflated Hessian to 1e-8 (method "basis": exact up to the quadrature, whose stated error must cover the
     difference), the traces to 1e-9 relative, the locked negative eigenvalue to 1e-9; Rademacher probes land within
     their stated error of the same value."""
@@ -60,7 +60,7 @@ def test_log_determinant_equals_numpy_slogdet_at_a_few_hundred_coordinates(ref, 
         assert rad.stderr > 0
     hf = stiffest_eigenvalue(spec.potential, zmin)
     lam = ref.deflated_dense_spectrum(spec.potential, zmin)
-    assert lam[-1] <= hf <= lam[-1] * (1 + 1e-6)
+    assert lam[-1] * (1 - 1e-12) <= hf <= lam[-1] * (1 + 1e-6)
 
 
 @pytest.mark.slow
@@ -79,7 +79,7 @@ def test_network_trap_hessian_free_equals_dense_on_the_reference_networks(dense_
     assert dense.prefactor_reason == hf.prefactor_reason == ""
     assert abs(dense.log_det - hf.log_det) <= 1e-9
     assert math.isclose(dense.trace, hf.trace, rel_tol=1e-10)
-    assert dense.stiffest <= hf.stiffest <= dense.stiffest * (1 + 1e-6)
+    assert dense.stiffest * (1 - 1e-12) <= hf.stiffest <= dense.stiffest * (1 + 1e-6)
     assert math.isclose(dense.orbit_density, hf.orbit_density, rel_tol=1e-12)
     assert len(dense.saddles) == len(hf.saddles) >= 1
     for a, b in zip(dense.saddles, hf.saddles):
