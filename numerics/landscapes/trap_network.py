@@ -14,7 +14,8 @@ lowest escape saddle, each certified. :func:`explore_trap` does that with the He
    following (:func:`~.hessfree.follow_modes`), every end point certified an index-1 saddle or rejected
    with the reason;
 3. each verified saddle connected by two L-BFGS descents from ``z_s ± step·v`` (``v`` its negative mode;
-   the network's ``"quasi-newton"`` descent), each end polished and certified; minima met on the way enter
+   the network's ``"quasi-newton"`` descent), each end polished and certified — an end that is a saddle is
+   pushed off along its negative mode and descended again (up to 3 times); minima met on the way enter
    the network;
 4. the records (minima with multiplicities modulo ``O(d)`` from :func:`~.network.symmetry.multiplicity`,
    transition states, rejected candidates) and the events written to a
@@ -283,6 +284,17 @@ def _explore_one(spec: Any, store: NetworkStore, cat: "_Catalogue", chosen: Any,
         ends = minimize_batch(spec, sides, chunk=8)
         store.log(Minimised("quasi-newton descent", 2))
         zs_, cs_ = _certified_minima(spec, ends.z, seed + 1)
+        for _ in range(3):  # an L-BFGS descent can stop on a saddle: push off along its negative mode, descend again
+            stuck = [k for k, c in enumerate(cs_) if c.index >= 1 and c.modes.shape[0] > 0]
+            if not stuck:
+                break
+            pushed = np.stack([np.asarray(retract(jnp.asarray(zs_[k]), _STEP * jnp.asarray(cs_[k].modes[0])))
+                               for k in stuck])
+            again = minimize_batch(spec, pushed, chunk=8)
+            store.log(Minimised("push-off", len(stuck)))
+            zr, cr = _certified_minima(spec, again.z, seed + 2)
+            for j, k in enumerate(stuck):
+                zs_[k], cs_[k] = zr[j], cr[j]
         ids = []
         for z, c in zip(zs_, cs_):
             if c.verified and c.energy < s.energy:

@@ -24,7 +24,7 @@ from contrastive_bounds.numerics.landscapes.trap_network import EXPLORATION, exp
 def explored(tmp_path_factory):
     spec = infonce_spec(6, 2, 0.1)
     folder = tmp_path_factory.mktemp("trap")
-    return spec, folder, explore_trap(spec, folder, starts=32, seed=0, trap="highest", modes=2)
+    return spec, folder, explore_trap(spec, folder, starts=64, seed=0, trap="highest", modes=2)
 
 
 @pytest.mark.slow
