@@ -79,8 +79,8 @@ class EscapeSaddle:
       log_prefactor: natural log of ``n_s·|λ₁|/(2π)·sqrt(det′H(x)/|det′H(s)|)·ω_s/ω_x``, or None when the
         prefactor is not defined (see :attr:`NetworkTrap.prefactor_reason`).
       trace: ``tr′H(s)``. log_abs_det: ``log|det′H(s)|``. log_prefactor_error: stated error of
-        ``log_prefactor`` (0 on the dense path; Hessian-free: half the sum of the two log-determinants' errors).
-      eigenvalues holds the whole spectrum on the dense path, the lowest few (certified) on the Hessian-free one.
+        ``log_prefactor`` (0 on the dense path; Hessian-free: half the error of the log-determinants' difference),
+        and ``eigenvalues`` hold the whole spectrum on the dense path, the lowest few (certified) on the Hessian-free one.
     """
 
     ts: int
