@@ -55,10 +55,15 @@ from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimu
 from contrastive_bounds.numerics.landscapes.network.serial import prepare_folder, save_store, state_path
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+from contrastive_bounds.numerics.landscapes.trap_tools import (
+    EXACT_MULTIPLICITY_MAX_POINTS,
+    multiplicity_at_scale,
+    newton_polish,
+    same_gram,
+)
 from contrastive_bounds.numerics.precision import require_x64
 
-__all__ = ["TrapExploration", "explore_trap", "newton_polish", "multiplicity_at_scale", "CURVATURE_NAME", "EXPLORATION",
-           "EXACT_MULTIPLICITY_MAX_POINTS"]
+__all__ = ["TrapExploration", "explore_trap", "CURVATURE_NAME", "EXPLORATION"]
 
 #: the curvature name the saved store records (a Hessian-free exploration)
 CURVATURE_NAME = "hessfree"
@@ -97,114 +102,6 @@ class TrapExploration:
         return dict(self.__dict__)
 
 
-def newton_polish(potential: Any, z: Any, *, steps: int = 4, orthogonal: bool = True) -> tuple[np.ndarray, float]:
-    """Newton's method on the deflated Riemannian Hessian with conjugate gradients (Newton–CG, Nocedal & Wright,
-    Numerical Optimization, Alg. 7.1, solved to 1e-12): ``z ← R_z(−H⁺g)``, ``steps`` times; for a point in the
-    quadratic basin of a non-degenerate critical point (a minimum or a saddle: CG is run on the indefinite system
-    as well, MINRES-free, so use it only near the point). Returns ``(z (N, d), |grad V|_2)`` at the end.
-
-    Raises:
-      X64DisabledError: JAX's x64 mode is off.
-    """
-    require_x64(np.float64, what="landscapes.trap_network.newton_polish")
-    step = _newton_step(potential, bool(orthogonal))
-    x = jnp.asarray(np.asarray(z, dtype=np.float64))
-    for _ in range(int(steps)):
-        x = step(x)
-    from contrastive_bounds.numerics.landscapes.hessfree.operators import riemannian_gradient
-
-    return np.asarray(x), float(jnp.linalg.norm(riemannian_gradient(potential, x)[1]))
-
-
-@functools.lru_cache(maxsize=16)
-def _newton_step(potential: Any, orthogonal: bool) -> Any:
-    from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian
-    from contrastive_bounds.numerics.sphere import retract
-
-    @jax.jit
-    def step(x: jax.Array) -> jax.Array:
-        op = deflated_hessian(potential, x, orthogonal)
-        g = op.project(op.gradient)
-        dx, _ = jax.scipy.sparse.linalg.cg(op.matvec, -g, tol=1e-12, maxiter=2000)
-        return retract(x, op.project(dx))
-
-    return step
-
-
-#: up to this N the exact orbit–stabiliser count of :func:`~.network.symmetry.multiplicity` is used
-EXACT_MULTIPLICITY_MAX_POINTS = 24
-
-
-def _group_order(sym: Any, n: int) -> int | None:
-    """``|Π|`` in closed form: ``n!`` (all permutations), ``P!·2^P`` (``P`` disjoint pairs covering the points),
-    1 (none); None otherwise."""
-    if sym.permutations == "none":
-        return 1
-    if sym.permutations == "all":
-        return math.factorial(n)
-    pts = [i for p in sym.pairs for i in p]
-    if len(pts) == n and len(set(pts)) == n:
-        return math.factorial(len(sym.pairs)) * 2 ** len(sym.pairs)
-    return None
-
-
-def multiplicity_at_scale(spec: Any, z: Any) -> int:
-    """Configurations modulo ``O(d)`` in the symmetry orbit of ``z``, or 0 when not computed.
-
-    Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity`. Above: ``|Π|/|Stab|``
-    with ``|Π|`` in closed form (all permutations, or ``P!·2^P`` for disjoint pairs covering the points; other pair
-    graphs: 0) and ``|Stab|`` from 1-dimensional Weisfeiler–Leman colours of the labelled Gram graph (automorphism
-    invariant: a stabilising permutation maps each point to one of its colour): when every colour class is one
-    point, or the two ends of a pair whose Gram rows are equal within the tolerance (a collapsed pair), every
-    stabilising permutation is a product of swaps of those pairs and every such product stabilises, so
-    ``|Stab| = 2^(collapsed pairs)``; any other colour class: 0 ("multiplicity not computed").
-    """
-    from contrastive_bounds.numerics.landscapes.network.symmetry import (
-        DEFAULT_GRAM_TOL,
-        _gram,
-        _label_matrices,
-        multiplicity,
-        wl_colors,
-    )
-
-    a = np.asarray(z, dtype=np.float64)
-    n = a.shape[0]
-    sym = spec.symmetry
-    if n <= EXACT_MULTIPLICITY_MAX_POINTS or not sym.orthogonal:
-        return int(multiplicity(a, sym))
-    order = _group_order(sym, n)
-    if order is None:
-        return 0
-    g = _gram(a)
-    (lab,) = _label_matrices([g], sym, DEFAULT_GRAM_TOL)
-    colors = wl_colors(lab)
-    partner = {i: j for p in sym.pairs for i, j in (p, p[::-1])}
-    swaps = 0
-    for c in np.unique(colors):
-        members = np.flatnonzero(colors == c).tolist()
-        if len(members) == 1:
-            continue
-        if len(members) == 2 and partner.get(members[0]) == members[1] \
-                and np.max(np.abs(g[members[0]] - g[members[1]])) <= DEFAULT_GRAM_TOL:
-            swaps += 1
-            continue
-        return 0
-    return order // 2 ** swaps
-
-
-def _multiplicity(spec: Any, z: np.ndarray) -> int:
-    return multiplicity_at_scale(spec, z)
-
-
-def _same_gram(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal sorted Gram entries within ``4·DEFAULT_GRAM_TOL`` (a necessary condition for equivalence)."""
-    from contrastive_bounds.numerics.landscapes.network.symmetry import DEFAULT_GRAM_TOL
-
-    ga, gb = a @ a.T, b @ b.T
-    iu = np.triu_indices(ga.shape[0], 1)
-    return bool(np.max(np.abs(np.sort(ga[iu]) - np.sort(gb[iu]))) <= 4 * DEFAULT_GRAM_TOL)
-
-
 class _Catalogue:
     """Minima by energy and symmetry class (the network's rule: equal energy within 1e-8 relative, then
     :func:`~.network.symmetry.equivalent` up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points, equal sorted Gram entries
@@ -217,7 +114,7 @@ class _Catalogue:
         from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
 
         same = (lambda a, b: equivalent(a, b, self.spec.symmetry)) \
-            if self.spec.num_points <= EXACT_MULTIPLICITY_MAX_POINTS else _same_gram
+            if self.spec.num_points <= EXACT_MULTIPLICITY_MAX_POINTS else same_gram
         for m in self.store.minima:
             if abs(m.energy - energy) <= 1e-8 * max(1.0, abs(energy)) and same(m.z, z):
                 return m.id
@@ -228,7 +125,7 @@ class _Catalogue:
         if known is not None:
             self.store.hit(found_by, [known])
             return known
-        rec = NetworkMinimum(0, float(cert.energy), np.asarray(z, dtype=np.float64), _multiplicity(self.spec, z),
+        rec = NetworkMinimum(0, float(cert.energy), np.asarray(z, dtype=np.float64), multiplicity_at_scale(self.spec, z),
                              float(cert.gradient_norm), [float(x) for x in cert.eigenvalues[:6]], int(cert.orbit_dim),
                              bool(cert.verified), "" if cert.verified else cert.reason)
         return self.store.add_minimum(rec, found_by, detail)
@@ -300,7 +197,7 @@ def _explore_one(spec: Any, store: NetworkStore, cat: "_Catalogue", chosen: Any,
             if c.verified and c.energy < s.energy:
                 ids.append(cat.add(c, z, "eigenvector following", f"descent from the saddle at V = {s.energy:.8g}"))
         ok = len(ids) == 2 and len(set(ids)) == 2
-        rec = TransitionState(0, float(s.energy), np.asarray(s.z), _multiplicity(spec, s.z) if ok else 0,
+        rec = TransitionState(0, float(s.energy), np.asarray(s.z), multiplicity_at_scale(spec, s.z) if ok else 0,
                               float(s.certificate.gradient_norm), float(s.certificate.eigenvalues[0]), 1,
                               ids if ok else [], ok, "" if ok else
                               ("both descents ended in the same minimum" if len(set(ids)) == 1 and len(ids) == 2

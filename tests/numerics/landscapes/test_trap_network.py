@@ -17,7 +17,8 @@ import pytest
 
 from contrastive_bounds.numerics.landscapes.network import infonce_spec, load_saved_search
 from contrastive_bounds.numerics.landscapes.network_kramers import network_trap
-from contrastive_bounds.numerics.landscapes.trap_network import EXPLORATION, explore_trap, multiplicity_at_scale
+from contrastive_bounds.numerics.landscapes.trap_network import EXPLORATION, explore_trap
+from contrastive_bounds.numerics.landscapes.trap_tools import multiplicity_at_scale
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_multiplicity_at_scale_equals_the_exact_count_on_small_configurations(mo
     generic configurations (trivial stabiliser: P!·2^P) and on collapsed pairs (each swap stabilises: P!), with the
     exact path switched off by lowering its threshold; a configuration with another symmetry (two coincident pairs)
     is "not computed" (0)."""
-    import contrastive_bounds.numerics.landscapes.trap_network as tn
+    import contrastive_bounds.numerics.landscapes.trap_tools as tn
     from contrastive_bounds.numerics.landscapes.network.symmetry import multiplicity
 
     rng = np.random.default_rng(0)

@@ -25,7 +25,7 @@ def _minimum_and_saddle(ref, n: int, d: int, tau: float):
     """A polished minimum of InfoNCE (L-BFGS then Newton–CG) and a certified saddle by following its softest mode."""
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
-    from contrastive_bounds.numerics.landscapes.trap_network import newton_polish
+    from contrastive_bounds.numerics.landscapes.trap_tools import newton_polish
 
     spec = infonce_spec(n, d, tau)
     z0 = ref.unit_rows(np.random.default_rng(3), n, d)
