@@ -40,9 +40,16 @@ def _labels(g: np.ndarray, sym: Any, tol: float) -> np.ndarray:
 
 def newton_polish(potential: Any, z: Any, *, steps: int = 4, orthogonal: bool = True) -> tuple[np.ndarray, float]:
     """Newton's method on the deflated Riemannian Hessian with conjugate gradients (Newton–CG, Nocedal & Wright,
-    Numerical Optimization, Alg. 7.1, solved to 1e-12): ``z ← R_z(−H⁺g)``, ``steps`` times; for a point in the
-    quadratic basin of a non-degenerate critical point (a minimum or a saddle: CG is run on the indefinite system
-    as well, MINRES-free, so use it only near the point). Returns ``(z (N, d), |grad V|_2)`` at the end.
+    Numerical Optimization, Alg. 7.1, each system solved to 1e-12): ``z ← R_z(−H⁻¹ grad V)``, ``steps`` times, from a
+    point in the quadratic basin of a non-degenerate minimum (CG needs the deflated Hessian positive definite there).
+    Hessian–vector products only; one compiled step per (potential, symmetry flag).
+
+    Args:
+      potential: pure JAX ``V``. z: ``(N, d)`` float64 unit rows. steps: Newton steps (>= 0). orthogonal: ``V`` is
+        ``O(d)``-invariant (the rotation modes are deflated).
+
+    Returns:
+      ``(z (N, d), |grad V|_2)`` at the end.
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.

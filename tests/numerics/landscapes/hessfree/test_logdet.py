@@ -122,6 +122,7 @@ def test_quadrature_bound_limits():
     assert quadrature_bound(1e4, 20) > b20
 
 
+@pytest.mark.slow
 def test_log_determinant_refuses_bad_arguments(ref):
     """Bad method, lock, probes or steps are named; a point with an unlocked negative eigenvalue is refused."""
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
