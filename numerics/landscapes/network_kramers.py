@@ -232,7 +232,12 @@ def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> Net
             other_exits.append((ts.energy - trap.energy, other))
             continue
         e_s = sum(1 for m in ts.minima if m == tid)
-        count = ts.multiplicity * e_s / trap.multiplicity
+        if ts.multiplicity <= 0 or trap.multiplicity <= 0:  # "not computed" at scale (trap_tools.multiplicity_at_scale)
+            reasons.append(f"the multiplicity of {'the trap' if trap.multiplicity <= 0 else f'transition state {ts.id}'} "
+                           "was not computed: the saddle count n_s is unknown")
+            count = math.nan
+        else:
+            count = ts.multiplicity * e_s / trap.multiplicity
         cs = point_curvature(spec, ts.z, expect=1, curvature=path)
         rank_s, odim_s = cs.rank, cs.orbit_dim
         lp, lp_err = None, 0.0
@@ -241,7 +246,7 @@ def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> Net
         elif odim_s != odim_x or rank_s < d - 1:
             reasons.append(f"transition state {ts.id} has orbit dimension {odim_s} (rank {rank_s}) against the trap's "
                            f"{odim_x} (rank {rank_x}): the orbit volumes do not cancel to a ratio")
-        elif cp.verified:
+        elif cp.verified and math.isfinite(count):
             if cp.log_det is not None and cs.log_det is not None:
                 from contrastive_bounds.numerics.landscapes.hessfree.logdet import paired_difference
 
