@@ -190,6 +190,10 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
     if inside:
         notes.append(f"the global set V < {level:.6g} holds the non-global minima {', '.join(inside)} (delta is larger "
                      "than their gap to V_min)")
+    if saved.store.curvature != "dense" and not saved.closed:
+        notes.append(f"the saved network is not a closed search ({saved.effort.get('closure') or saved.status()}); "
+                     f"its minima and saddles were found and certified by the {saved.store.curvature!r} curvature path, "
+                     "and the prediction is evidence for this trap only")
     trap = minimum_trap(saved, spec, first.id, analysis) if first is not None else None
     if first is not None and first.id in analysis.unconnected:
         notes.append(f"the start minimum {first.label} has no path to a lower minimum in the saved network: no barrier "
@@ -266,6 +270,8 @@ class NetworkAnnealResult:
         return {
             "landscape": p.spec.name, "landscape_description": p.spec.description, "radius": p.spec.radius,
             "search": {"folder": str(saved.folder), "phase": saved.phase, "status": p.status, "critical_height": h_star,
+                       "closure": saved.effort.get("closure", ""), "curvature": saved.store.curvature,
+                       "trap_curvature": None if trap is None else trap.curvature,
                        "critical_height_complete": p.known, "v_min": float(a.v_min),
                        "global_minima": [saved.minimum(i).label for i in a.global_minima],
                        "minima": [{"label": m.label, "energy": m.energy, "multiplicity": m.multiplicity,

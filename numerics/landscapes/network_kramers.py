@@ -30,6 +30,17 @@ Where any condition fails (a degenerate minimum or saddle, orbit dimensions that
 lower) the prefactor is *not* given: :attr:`NetworkTrap.prefactor_reason` says why and only the
 Arrhenius exponent (the barrier) is used (docs/theorems.md A5, A9).
 
+Size switch. Up to ``N·d = HESSIAN_FREE_ABOVE`` the Hessians are the dense reference (:mod:`.network.verify`,
+every eigenvalue, exact ``det′`` and trace); above it nothing of size ``(N·d)²`` is formed: each point is certified
+by Lanczos with residual bounds (:func:`~.hessfree.verify_point`), its ``log|det′H|`` and ``tr′H`` come from
+Lanczos quadrature (:func:`~.hessfree.logdet.log_determinant`: the softest modes — the negative one at a saddle —
+from Lanczos, the rest summed exactly over the coordinate vectors up to ``N·d = RADEMACHER_ABOVE``, by
+``RADEMACHER_PROBES`` Rademacher probes above, shared by the trap and each saddle so the difference of the two
+log-determinants has the spread of the paired differences, :func:`~.hessfree.logdet.paired_difference`; its stated
+error goes into :attr:`EscapeSaddle.log_prefactor_error`), the orbit density from the analytic singular values
+(:func:`~.hessfree.logdet.log_orbit_volume_density`) and the stiffest eigenvalue from Lanczos at both ends of the
+spectrum. ``curvature="dense"`` or ``"hessfree"`` forces a path (the tests compare them).
+
 Also: :func:`random_rotations` (Haar on ``O(d)``) and :func:`trap_starts` (the trap's minimum under
 independent random rotations: the chains' initial states).
 """
@@ -42,12 +53,21 @@ from typing import Any
 
 import numpy as np
 
+from contrastive_bounds.numerics.landscapes.kramers_curvature import (  # noqa: F401  (re-exported)
+    HESSIAN_FREE_ABOVE,
+    RADEMACHER_ABOVE,
+    RADEMACHER_PROBES,
+    PointCurvature,
+    curvature_path,
+    orbit_volume_density,
+    point_curvature,
+)
 from contrastive_bounds.theory.domains import check_int, check_real, check_seed
 
 __all__ = ["EscapeSaddle", "NetworkTrap", "network_trap", "orbit_volume_density", "random_rotations", "trap_starts",
-           "euler_step_log_rate_bias"]
+           "euler_step_log_rate_bias", "HESSIAN_FREE_ABOVE", "RADEMACHER_ABOVE", "RADEMACHER_PROBES", "curvature_path",
+           "point_curvature", "PointCurvature"]
 
-_RANK_RTOL = 1e-8
 
 
 @dataclass(frozen=True)
@@ -62,6 +82,9 @@ class EscapeSaddle:
       orbit_density: ``ω_s`` (see the module docstring).
       log_prefactor: natural log of ``n_s·|λ₁|/(2π)·sqrt(det′H(x)/|det′H(s)|)·ω_s/ω_x``, or None when the
         prefactor is not defined (see :attr:`NetworkTrap.prefactor_reason`).
+      trace: ``tr′H(s)``. log_abs_det: ``log|det′H(s)|``. log_prefactor_error: stated error of
+        ``log_prefactor`` (0 on the dense path; Hessian-free: half the error of the log-determinants' difference),
+        and ``eigenvalues`` hold the whole spectrum on the dense path, the lowest few (certified) on the Hessian-free one.
     """
 
     ts: int
@@ -73,12 +96,16 @@ class EscapeSaddle:
     count: float
     orbit_density: float
     log_prefactor: float | None
+    trace: float = math.nan
+    log_abs_det: float = math.nan
+    log_prefactor_error: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {"ts": self.ts, "energy": self.energy, "barrier": self.barrier, "target": self.target,
                 "target_energy": self.target_energy, "eigenvalues": list(self.eigenvalues), "count": self.count,
-                "orbit_density": self.orbit_density, "log_prefactor": self.log_prefactor}
+                "orbit_density": self.orbit_density, "log_prefactor": self.log_prefactor, "trace": self.trace,
+                "log_abs_det": self.log_abs_det, "log_prefactor_error": self.log_prefactor_error}
 
 
 @dataclass(frozen=True)
@@ -96,6 +123,8 @@ class NetworkTrap:
         symmetry), else why it is not (then only the Arrhenius exponent is used).
       direct_to_global: every escape saddle leads straight to a global minimum.
       stiffest: the largest eigenvalue at the trap (sets the simulator's step size).
+      trace: ``tr′H(x)``; log_det: ``log det′H(x)``; log_det_error: its stated error (0 dense).
+      curvature: ``"dense"`` (every eigenvalue) or ``"hessfree"`` (eigenvalues: the lowest few, certified).
     """
 
     minimum: int
@@ -111,6 +140,10 @@ class NetworkTrap:
     prefactor_reason: str
     direct_to_global: bool
     stiffest: float
+    trace: float = math.nan
+    log_det: float = math.nan
+    log_det_error: float = 0.0
+    curvature: str = "dense"
 
     @property
     def non_degenerate(self) -> bool:
@@ -151,54 +184,25 @@ class NetworkTrap:
                 "v_min": self.v_min, "eigenvalues": list(self.eigenvalues), "multiplicity": self.multiplicity,
                 "orbit_density": self.orbit_density, "saddles": [s.to_dict() for s in self.saddles],
                 "non_degenerate": self.non_degenerate, "prefactor_reason": self.prefactor_reason,
-                "direct_to_global": self.direct_to_global, "stiffest": self.stiffest}
+                "direct_to_global": self.direct_to_global, "stiffest": self.stiffest, "trace": self.trace,
+                "log_det": self.log_det, "log_det_error": self.log_det_error, "curvature": self.curvature}
 
 
-def orbit_volume_density(z: Any) -> tuple[float, int, int]:
-    """``(ω, rank, orbit_dim)`` of the ``O(d)`` orbit through ``z`` ``(N, d)``.
-
-    ``ω`` = product of the non-zero singular values of the generator fields ``(A_ab z_i)_i``
-    (``a < b``), divided by 2 when the rank of ``z`` is ``d − 1`` (the reflection across the span fixes
-    ``z``: the two components of the orbit coincide). Ratios ``ω_s/ω_x`` are the orbit-volume factor of
-    the Eyring–Kramers prefactor modulo symmetry (module docstring). For ``d = 2`` and rank 2,
-    ``ω = sqrt(N)`` for every configuration.
-    """
-    a = np.asarray(z, dtype=np.float64)
-    n, d = a.shape
-    sv = np.linalg.svd(a, compute_uv=False)
-    rank = int(np.sum(sv > _RANK_RTOL * max(1.0, float(sv.max(initial=0.0)))))
-    rows = []
-    for i in range(d):
-        for j in range(i + 1, d):
-            f = np.zeros_like(a)
-            f[:, i], f[:, j] = a[:, j], -a[:, i]
-            rows.append(f.reshape(-1))
-    g = np.linalg.svd(np.stack(rows), compute_uv=False) if rows else np.zeros(0)
-    keep = g[g > _RANK_RTOL * math.sqrt(n)]
-    omega = float(np.prod(keep)) / (2.0 if rank == d - 1 else 1.0)
-    return omega, rank, int(keep.size)
-
-
-def _classified(spec: Any, z: np.ndarray) -> Any:
-    from contrastive_bounds.numerics.landscapes.network.verify import classify
-
-    return classify(spec, z)
-
-
-def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
+def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> NetworkTrap | None:
     """The deepest trap of a network with its escape saddles and prefactor data (module docstring).
 
     Args:
       result: a :class:`~.network.NetworkResult` of ``spec`` (complete or not; only connected minima
         have a barrier). spec: the :class:`~.network.LandscapeSpec` searched (its Hessians are
-        recomputed at the trap and the saddles, float64, off the symmetry modes).
+        recomputed at the trap and the saddles, float64, off the symmetry modes). curvature: None (dense up to
+        ``N·d = HESSIAN_FREE_ABOVE``, Hessian-free above), ``"dense"`` or ``"hessfree"``.
 
     Returns:
       :class:`NetworkTrap`, or ``None`` when the network has no non-global minimum with a barrier
       (barrier-free within the search).
 
     Raises:
-      ValueError: ``result`` is not a network of ``spec`` (its landscape fingerprint differs).
+      ValueError: ``result`` is not a network of ``spec`` (its landscape fingerprint differs); a bad ``curvature``.
     """
     if result.landscape.get("probe") != spec.fingerprint().get("probe"):
         raise ValueError("result is not a network of spec (landscape fingerprints differ)")
@@ -209,15 +213,16 @@ def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
     by_id = {m.id: m for m in result.minima}
     trap = by_id[tid]
     tie = 1e-10 * max(1.0, abs(trap.energy))
-    cp = _classified(spec, trap.z)
-    omega_x, rank_x, odim_x = orbit_volume_density(trap.z)
     n, d = np.asarray(trap.z).shape
+    path = curvature_path(n, d, curvature)
+    cp = point_curvature(spec, trap.z, expect=0, curvature=path, stiffest=True)
+    rank_x, odim_x = cp.rank, cp.orbit_dim
     reasons = []
-    if not cp.verified:
-        reasons.append(f"the trap is degenerate modulo symmetry ({cp.reason})")
+    if not cp.verified or cp.index != 0:
+        reasons.append(f"the trap is degenerate modulo symmetry ({cp.reason or 'index ' + str(cp.index)})")
     if rank_x < d - 1:
         reasons.append(f"the trap has rank {rank_x} < d - 1 = {d - 1} (continuous stabiliser O({d - rank_x}))")
-    det_x = float(np.sum(np.log(np.clip(cp.eigenvalues, 1e-300, None)))) if cp.verified else math.nan
+    det_x = cp.log_abs_det if cp.verified else math.nan
     saddles, other_exits = [], []
     for ts in result.transition_states:
         if tid not in ts.minima or len(set(ts.minima)) < 2:
@@ -227,23 +232,33 @@ def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
             other_exits.append((ts.energy - trap.energy, other))
             continue
         e_s = sum(1 for m in ts.minima if m == tid)
-        count = ts.multiplicity * e_s / trap.multiplicity
-        cs = _classified(spec, ts.z)
-        omega_s, rank_s, odim_s = orbit_volume_density(ts.z)
-        lp = None
+        if ts.multiplicity <= 0 or trap.multiplicity <= 0:  # "not computed" at scale (trap_tools.multiplicity_at_scale)
+            reasons.append(f"the multiplicity of {'the trap' if trap.multiplicity <= 0 else f'transition state {ts.id}'} "
+                           "was not computed: the saddle count n_s is unknown")
+            count = math.nan
+        else:
+            count = ts.multiplicity * e_s / trap.multiplicity
+        cs = point_curvature(spec, ts.z, expect=1, curvature=path)
+        rank_s, odim_s = cs.rank, cs.orbit_dim
+        lp, lp_err = None, 0.0
         if not cs.verified or cs.index != 1:
             reasons.append(f"transition state {ts.id} is degenerate modulo symmetry ({cs.reason or 'index ' + str(cs.index)})")
         elif odim_s != odim_x or rank_s < d - 1:
             reasons.append(f"transition state {ts.id} has orbit dimension {odim_s} (rank {rank_s}) against the trap's "
                            f"{odim_x} (rank {rank_x}): the orbit volumes do not cancel to a ratio")
-        elif cp.verified:
-            lam = np.asarray(cs.eigenvalues)
-            det_s = float(np.sum(np.log(np.abs(lam))))
-            lp = (math.log(count) + math.log(abs(float(lam[0]))) - math.log(2 * math.pi) + 0.5 * (det_x - det_s)
-                  + math.log(omega_s / omega_x))
+        elif cp.verified and math.isfinite(count):
+            if cp.log_det is not None and cs.log_det is not None:
+                from contrastive_bounds.numerics.landscapes.hessfree.logdet import paired_difference
+
+                diff, diff_err = paired_difference(cp.log_det, cs.log_det)
+            else:
+                diff, diff_err = det_x - cs.log_abs_det, cp.error + cs.error
+            lp = (math.log(count) + math.log(abs(float(cs.eigenvalues[0]))) - math.log(2 * math.pi)
+                  + 0.5 * diff + (cs.log_omega - cp.log_omega))
+            lp_err = 0.5 * diff_err
         saddles.append(EscapeSaddle(ts.id, float(ts.energy), float(ts.energy - trap.energy), other,
-                                    float(by_id[other].energy), tuple(float(x) for x in cs.eigenvalues), float(count),
-                                    omega_s, lp))
+                                    float(by_id[other].energy), cs.eigenvalues, float(count),
+                                    _exp_or_inf(cs.log_omega), lp, cs.trace, cs.log_abs_det, lp_err))
     saddles.sort(key=lambda s: s.barrier)
     if not saddles:
         reasons.append("no verified transition state joins the trap to a lower minimum")
@@ -256,9 +271,13 @@ def network_trap(result: Any, spec: Any) -> NetworkTrap | None:
     gz = np.asarray(by_id[glob[0]].z, dtype=np.float64)
     direct = bool(saddles) and all(s.target in glob for s in saddles)
     return NetworkTrap(tid, float(trap.energy), np.asarray(trap.z, dtype=np.float64), float(barriers[tid]["barrier"]),
-                       float(result.analysis.v_min), gz, tuple(float(x) for x in cp.eigenvalues), int(trap.multiplicity),
-                       omega_x, tuple(saddles), "; ".join(dict.fromkeys(reasons)), direct,
-                       float(np.max(np.abs(cp.eigenvalues))) if np.size(cp.eigenvalues) else 0.0)
+                       float(result.analysis.v_min), gz, cp.eigenvalues, int(trap.multiplicity),
+                       _exp_or_inf(cp.log_omega), tuple(saddles), "; ".join(dict.fromkeys(reasons)), direct,
+                       float(cp.stiffest), cp.trace, det_x, cp.error, path)
+
+
+def _exp_or_inf(x: float) -> float:
+    return math.exp(x) if x < 700 else math.inf
 
 
 def euler_step_log_rate_bias(trap: NetworkTrap, step_size: float) -> float:
@@ -277,7 +296,10 @@ def euler_step_log_rate_bias(trap: NetworkTrap, step_size: float) -> float:
     h = check_real("step_size", step_size, 0.0, math.inf)
     if not trap.saddles:
         raise ValueError("the trap has no escape saddle")
-    return 0.5 * h * (float(np.sum(trap.eigenvalues)) - float(np.sum(trap.saddles[0].eigenvalues)))
+    s = trap.saddles[0]
+    tr_x = trap.trace if math.isfinite(trap.trace) else float(np.sum(trap.eigenvalues))
+    tr_s = s.trace if math.isfinite(s.trace) else float(np.sum(s.eigenvalues))
+    return 0.5 * h * (tr_x - tr_s)
 
 
 def random_rotations(rng: np.random.Generator, count: int, dim: int) -> np.ndarray:

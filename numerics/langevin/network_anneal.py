@@ -43,6 +43,7 @@ from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
 from contrastive_bounds.numerics.landscapes.network.verify import classify
 from contrastive_bounds.numerics.landscapes.network_kramers import (
     NetworkTrap,
+    curvature_path,
     euler_step_log_rate_bias,
     network_trap,
     trap_starts,
@@ -66,6 +67,17 @@ UNKNOWN_MINIMUM = -1
 #: :func:`final_basins` label of a final state whose quench did not converge.
 NOT_CONVERGED = -2
 _QUENCH_GTOL = 1e-5
+#: :func:`final_basins` confirms a match by graph isomorphism up to this N; above, by the sorted-Gram invariant
+ISOMORPHISM_MAX_POINTS = 24
+
+
+def _same_class(a: Any, b: Any, spec: Any = None) -> bool:
+    """Equal sorted Gram entries (all pairs; within ``LOOSE_TOL``): a necessary condition for equivalence under
+    ``O(d)`` × permutations, used where isomorphism tests of the labelled Gram graphs are too slow (the
+    loose tolerance merges many Gram entries into one label at large N)."""
+    ga, gb = np.asarray(a) @ np.asarray(a).T, np.asarray(b) @ np.asarray(b).T
+    iu = np.triu_indices(ga.shape[0], 1)
+    return bool(np.max(np.abs(np.sort(ga[iu]) - np.sort(gb[iu]))) <= 4 * LOOSE_TOL)
 
 
 def network_starts(spec: Any, z: Any, chains: int, seed: int) -> np.ndarray:
@@ -113,14 +125,25 @@ def global_set_margin(energies: Sequence[float], v_min: float, fallback: float =
     return 0.5 * (min(above) - v_min) if above else float(fallback)
 
 
-def stiffest_eigenvalue(spec: Any, z: Any) -> float:
+def stiffest_eigenvalue(spec: Any, z: Any, curvature: str | None = None) -> float:
     """The largest ``|λ|`` of the Hessian off the symmetry modes at ``z`` ``(N, d)`` float64 (unit-sphere metric,
     units of V): the Euler step's stability number there is ``h·λ`` (must stay well below 2).
 
+    Dense (every eigenvalue, :func:`~contrastive_bounds.numerics.landscapes.network.verify.classify`) up to
+    ``N·d = HESSIAN_FREE_ABOVE``, Hessian-free above (Lanczos at both ends of the spectrum plus its residual,
+    :func:`~contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue`: no ``(N·d)²`` array);
+    ``curvature`` ``"dense"``/``"hessfree"`` forces one (:func:`~contrastive_bounds.numerics.landscapes.network_kramers.curvature_path`).
+
     Raises:
-      X64DisabledError: JAX's x64 mode is off.
+      X64DisabledError: JAX's x64 mode is off. ValueError: a bad ``curvature``.
     """
-    lam = np.asarray(classify(spec, z).eigenvalues, dtype=np.float64)
+    a = np.asarray(z, dtype=np.float64)
+    if curvature_path(a.shape[0], a.shape[1], curvature) == "hessfree":
+        from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue as hessian_free
+
+        require_x64(np.float64, what="langevin.network_anneal.stiffest_eigenvalue")
+        return hessian_free(spec.potential, a, orthogonal=bool(getattr(spec.symmetry, "orthogonal", False)))
+    lam = np.asarray(classify(spec, a).eigenvalues, dtype=np.float64)
     return float(np.max(np.abs(lam))) if lam.size else 0.0
 
 
@@ -168,7 +191,10 @@ class TrapPrediction:
       log_expected_escapes: ``log N``. factor: ``F = F_T·F_h``; model_factor: ``F_T = 1 + a·T(0)/ΔV``
         (``a`` the stated error per unit T/ΔV, ``ΔV`` the lowest escape barrier); step_factor:
         ``F_h = exp(|b₁|)``, ``b₁`` the first-order Euler log-rate bias.
-      hottest_temperature: ``T(0)``; barrier_over_t: ``ΔV/T(0)``.
+      hottest_temperature: ``T(0)``; barrier_over_t: ``ΔV/T(0)``. logdet_factor: ``F_q = exp(e)``, ``e`` the largest
+        stated error of the escape saddles' log-prefactors (1 where the log-determinants are exact: the dense path;
+        Hessian-free: Lanczos quadrature, :func:`~contrastive_bounds.numerics.landscapes.hessfree.logdet.log_determinant`),
+        a factor of ``factor``.
       direct_to_global: every escape saddle leads to a global minimum (then "never escaped" is "never
         reached the global set"); reason: why there is no prediction or no band (``""``: both given).
     """
@@ -185,6 +211,7 @@ class TrapPrediction:
     barrier_over_t: float | None
     direct_to_global: bool
     reason: str = ""
+    logdet_factor: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -208,7 +235,8 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
     Eyring–Kramers: ``F_T = 1 + error_per_t_over_h·T(0)/ΔV`` at the hottest temperature of the run
     (schedules do not increase; the law's error is ``O(T/ΔV)``) times ``F_h = exp(|b₁|)``, the projected
     Euler step's first-order bias (:func:`~contrastive_bounds.numerics.landscapes.network_kramers.euler_step_log_rate_bias`
-    at the unit-sphere step ``h/R²``) — the allowance of check ``A4.infonce_landscape``. No band where
+    at the unit-sphere step ``h/R²``) — the allowance of check ``A4.infonce_landscape`` — times ``F_q``, the stated error of Hessian-free
+    log-determinants (1 on the dense path). No band where
     ``ΔV/T(0) < min_barrier_over_t`` (outside the regime the allowance was measured in), nor for another
     integrator than ``"euler"``; no prediction where the prefactor is undefined (degenerate modulo symmetry).
 
@@ -241,16 +269,17 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
     log_n = expected_escapes(schedule, trap.barriers, lps, 0.0, te)
     f_t = 1.0 + a * t_hot / barrier
     f_h = math.exp(abs(euler_step_log_rate_bias(trap, h / r2)))
+    f_q = math.exp(max(s.log_prefactor_error for s in trap.saddles))
     reason = ""
     if barrier / t_hot < floor:
         reason = (f"T(0) = {t_hot:.4g} is hot for the lowest escape barrier {barrier:.4g} (barrier/T(0) = "
                   f"{barrier / t_hot:.3g} < {floor:g}): outside the regime of the stated allowance, no band")
     elif integrator != "euler":
         reason = f"the step factor is calibrated for the euler integrator, not {integrator!r}: no band"
-    f = f_t * f_h
+    f = f_t * f_h * f_q
     lo, hi = (None, None) if reason else (_exp_neg(log_n, f), _exp_neg(log_n, 1.0 / f))
     return TrapPrediction(trap.minimum, _exp_neg(log_n, 1.0), lo, hi, log_n, f, f_t, f_h, t_hot, barrier / t_hot,
-                          trap.direct_to_global, reason)
+                          trap.direct_to_global, reason, f_q)
 
 
 def final_basins(spec: Any, positions: Any, minima: Sequence[Any], *, block: int = 256,
@@ -263,7 +292,9 @@ def final_basins(spec: Any, positions: Any, minima: Sequence[Any], *, block: int
     minimum of the same energy (within ``1e-6·max(1, |V|)``) that it is equivalent to under
     ``spec.symmetry`` (:func:`~contrastive_bounds.numerics.landscapes.network.symmetry.equivalent` at
     ``LOOSE_TOL``; a graph-isomorphism test per state, about 0.5 ms at N = 4 and 6 ms at N = 16 with all
-    permutations). Labels: the minimum's id, :data:`UNKNOWN_MINIMUM` (a minimum the network does not hold:
+    permutations; above ``ISOMORPHISM_MAX_POINTS`` = 24 points the sorted Gram entries within ``4·LOOSE_TOL``
+    instead, a necessary condition: two minima of equal energy and equal sorted Gram entries that are not
+    equivalent would be merged). Labels: the minimum's id, :data:`UNKNOWN_MINIMUM` (a minimum the network does not hold:
     the search missed it), :data:`NOT_CONVERGED`.
 
     Args:
@@ -291,9 +322,10 @@ def final_basins(spec: Any, positions: Any, minima: Sequence[Any], *, block: int
         close = np.abs(e[:, None] - energies[None, :]) <= LOOSE_ENERGY_RTOL * np.maximum(
             1.0, np.maximum(np.abs(e)[:, None], np.abs(energies)[None, :]))
         out = np.full(e.shape, UNKNOWN_MINIMUM, dtype=np.int64)
+        same = _same_class if spec.num_points > ISOMORPHISM_MAX_POINTS else \
+            (lambda a, b: equivalent(a, b, spec.symmetry, tol=LOOSE_TOL))
         for k in np.flatnonzero(ok & close.any(axis=1)):  # same energy: confirm the configuration up to symmetry
-            out[k] = next((m.id for m, c in zip(minima, close[k]) if c
-                           and equivalent(m.z, res.z[k], spec.symmetry, tol=LOOSE_TOL)), UNKNOWN_MINIMUM)
+            out[k] = next((m.id for m, c in zip(minima, close[k]) if c and same(m.z, res.z[k])), UNKNOWN_MINIMUM)
         labels[lo:lo + block] = np.where(ok, out, NOT_CONVERGED)
         quenched[lo:lo + block] = e
     return labels, quenched

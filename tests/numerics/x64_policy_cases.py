@@ -287,6 +287,16 @@ CASES: dict[str, Callable[[], Any]] = {
         "landscapes.hessfree.transition_states", "search_transition_states")(_spec().potential, Z3[None], Z3[None]),
     "landscapes.hessfree.transition_states.follow_modes": lambda: _m(
         "landscapes.hessfree.transition_states", "follow_modes")(_spec().potential, Z3),
+    "landscapes.hessfree.logdet.lanczos_quadrature": lambda: _m("landscapes.hessfree.logdet", "lanczos_quadrature")(
+        lambda v: v, lambda v: v, Z3, 4),
+    "landscapes.hessfree.logdet.log_determinant": lambda: _m("landscapes.hessfree.logdet", "log_determinant")(
+        _spec().potential, Z3),
+    "landscapes.hessfree.logdet.stiffest_eigenvalue": lambda: _m("landscapes.hessfree.logdet", "stiffest_eigenvalue")(
+        _spec().potential, Z3),
+    "landscapes.kramers_curvature.point_curvature": lambda: _m("landscapes.kramers_curvature", "point_curvature")(
+        _spec(), Z3, expect=0),
+    "landscapes.trap_tools.newton_polish": lambda: _m("landscapes.trap_tools", "newton_polish")(_spec().potential, Z3),
+    "landscapes.trap_network.explore_trap": lambda: _m("landscapes.trap_network", "explore_trap")(_spec(), "/nonexistent"),
     "langevin.network_runs.escape_sample": lambda: _m("langevin.network_runs", "escape_sample")(
         _spec(), Z3[None], 0.5, t_end=0.1, step_size=0.01, seed=0, level=0.0),
     "langevin.network_runs.schedule_sample": lambda: _m("langevin.network_runs", "schedule_sample")(
@@ -355,7 +365,14 @@ EXEMPT: dict[str, str] = {
     "langevin.network_runs.arrhenius_exponent": "numpy least squares and bootstrap on finished escape samples",
     "landscapes.network_kramers.network_trap": "numpy bookkeeping of a finished network around classify, which refuses "
                                                "float64 with x64 off",
-    "landscapes.network_kramers.orbit_volume_density": "numpy singular values (float64)",
+    "landscapes.kramers_curvature.orbit_volume_density": "numpy singular values (float64)",
+    "landscapes.kramers_curvature.curvature_path": "chooses a path by size (no arithmetic)",
+    "landscapes.hessfree.logdet.quadrature_bound": "scalar arithmetic",
+    "landscapes.hessfree.logdet.paired_difference": "numpy arithmetic on finished estimates",
+    "landscapes.trap_tools.multiplicity_at_scale": "numpy Gram labels and colour refinement (float64)",
+    "landscapes.trap_tools.same_gram": "numpy sorted Gram entries (float64)",
+    "landscapes.hessfree.logdet.orbit_volume_density": "numpy eigenvalues of a d x d Gram matrix (float64)",
+    "landscapes.hessfree.logdet.log_orbit_volume_density": "numpy eigenvalues of a d x d Gram matrix (float64)",
     "langevin.network_anneal.network_starts": "numpy Haar rotations of a saved minimum (float64)",
     "langevin.network_anneal.global_set_margin": "scalar arithmetic on saved minimum energies",
     "langevin.network_anneal.stiffest_eigenvalue": "numpy bookkeeping around classify, which refuses float64 with x64 off",

@@ -35,6 +35,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following impor
     HEFSettings,
     hef_searcher,
 )
+from contrastive_bounds.numerics.landscapes.hessfree.logdet import LogDeterminant, log_determinant  # noqa: F401
 from contrastive_bounds.numerics.landscapes.hessfree.operators import (  # noqa: F401
     hessian_vector_product,
     riemannian_gradient,

@@ -1,0 +1,88 @@
+"""One trap explored Hessian-free and saved as a network (numerics.landscapes.trap_network; A5, A9).
+
+Guards: on the table's N = 6, d = 2, τ = 0.1 landscape (two minima from random starts, H* = 0.18809, complete
+in docs/landscape-networks.md) the per-trap exploration finds the trap and its barrier equals the closed
+network's H* (from the dense search, an independent path) to 1e-9; the saved folder reads back through the one
+reader, its status is "open" (closure not attempted) with the closure text naming the Hessian-free
+exploration; the annealing plan on it states that, and its Eyring–Kramers trap equals the dense search's.
+The multiplicity at scale equals the exact orbit–stabiliser count where both run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from contrastive_bounds.numerics.landscapes.network import infonce_spec, load_saved_search
+from contrastive_bounds.numerics.landscapes.network_kramers import network_trap
+from contrastive_bounds.numerics.landscapes.trap_network import EXPLORATION, explore_trap
+from contrastive_bounds.numerics.landscapes.trap_tools import multiplicity_at_scale
+
+
+@pytest.fixture(scope="module")
+def explored(tmp_path_factory):
+    spec = infonce_spec(6, 2, 0.1)
+    folder = tmp_path_factory.mktemp("trap")
+    return spec, folder, explore_trap(spec, folder, starts=64, seed=0, trap="highest", modes=2)
+
+
+@pytest.mark.slow
+def test_per_trap_exploration_reproduces_the_closed_network_barrier(explored):
+    """The N = 6, d = 2 trap (V = −2.4091) and its barrier 0.18809 as the dense closed search gives them."""
+    from contrastive_bounds.numerics.landscapes.network import landscape_network
+
+    spec, folder, out = explored
+    dense = landscape_network(spec, seed=0)
+    a = dense.analysis
+    (tid,) = list(a.barriers)
+    by_id = {m.id: m for m in dense.minima}
+    assert math.isclose(out.trap_energy, by_id[tid].energy, rel_tol=0, abs_tol=1e-9)
+    assert abs(out.barrier - a.barriers[tid]["barrier"]) <= 1e-9
+    assert abs(out.barrier - 0.18809) <= 5e-6  # the published table's value (5 digits)
+    assert out.exploration == EXPLORATION and out.verified >= 1
+
+
+@pytest.mark.slow
+def test_saved_exploration_reads_back_open_and_says_what_it_is(explored):
+    """The one reader reads it; status open (closure not attempted); the closure text names the exploration; the
+    annealing plan notes it and its trap equals the dense network_trap of the dense search to 1e-9."""
+    from contrastive_bounds.numerics.network_experiment import plan_anneal
+    from contrastive_bounds.theory.schedules import make_schedule
+
+    spec, folder, out = explored
+    saved = load_saved_search(folder)
+    assert saved.store.curvature == "hessfree"
+    assert saved.status().startswith("open: closure not attempted")
+    assert not saved.critical_height_known
+    assert "Hessian-free following" in saved.effort["closure"] and "not a closed search" in saved.effort["closure"]
+    saved.verify_energies(spec)
+    plan = plan_anneal(saved, make_schedule("fixed", c=0.05), chains=4, t_end=0.1, start="trap")
+    assert any("not a closed search" in n for n in plan.notes)
+    assert plan.trap is not None and plan.trap.non_degenerate
+    trap = network_trap(saved.result(), spec, curvature="hessfree")
+    assert abs(trap.barrier - out.barrier) <= 1e-12
+    assert abs(plan.trap.saddles[0].log_prefactor - trap.saddles[0].log_prefactor) <= 1e-9
+
+
+def test_multiplicity_at_scale_equals_the_exact_count_on_small_configurations(monkeypatch):
+    """The colour-refinement count equals the exact orbit–stabiliser count of network.symmetry.multiplicity on
+    generic configurations (trivial stabiliser: P!·2^P) and on collapsed pairs (each swap stabilises: P!), with the
+    exact path switched off by lowering its threshold; a configuration with another symmetry (two coincident pairs)
+    is "not computed" (0)."""
+    import contrastive_bounds.numerics.landscapes.trap_tools as tn
+    from contrastive_bounds.numerics.landscapes.network.symmetry import multiplicity
+
+    rng = np.random.default_rng(0)
+    spec = infonce_spec(8, 3, 0.1)
+    z = rng.normal(size=(8, 3))
+    z /= np.linalg.norm(z, axis=1, keepdims=True)
+    zc = np.repeat(z[::2], 2, axis=0)  # collapsed pairs
+    exact = [multiplicity(z, spec.symmetry), multiplicity(zc, spec.symmetry)]
+    assert exact == [math.factorial(4) * 2 ** 4, math.factorial(4)]
+    monkeypatch.setattr(tn, "EXACT_MULTIPLICITY_MAX_POINTS", 4)
+    assert [multiplicity_at_scale(spec, z), multiplicity_at_scale(spec, zc)] == exact
+    zd = zc.copy()
+    zd[2:4] = zd[0:2]  # pairs 0 and 1 on one site: swapping the pairs also stabilises
+    assert multiplicity_at_scale(spec, zd) == 0
