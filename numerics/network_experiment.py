@@ -163,7 +163,8 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
         :class:`LandscapeMismatch`; :class:`~contrastive_bounds.numerics.landscapes.network.saved.SavedEnergyMismatch`
         (a saved energy that is not the potential at its coordinates); a landscape that cannot be rebuilt.
     """
-    from contrastive_bounds.numerics.langevin.network_anneal import global_set_margin, minimum_trap, network_starts, \
+    from contrastive_bounds.numerics.langevin.global_set import global_set_margin
+    from contrastive_bounds.numerics.langevin.network_anneal import minimum_trap, network_starts, \
         stiffest_eigenvalue, uniform_starts
 
     chains = check_int("chains", chains, 1, None)
@@ -179,7 +180,7 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
     saved.verify_energies(spec)
     analysis, status = saved.analysis(), saved.status()
     v_min, r2 = float(analysis.v_min), float(spec.radius) ** 2
-    d = global_set_margin([m.energy for m in saved.minima], v_min) if delta is None else \
+    d = global_set_margin(v_min, [m.energy for m in saved.minima]) if delta is None else \
         check_real("delta", delta, 0.0, math.inf)
     level = v_min + d
     notes = []

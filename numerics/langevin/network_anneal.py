@@ -8,7 +8,8 @@ What the ``anneal`` command needs beyond :func:`.network_runs.schedule_sample` t
 * :func:`network_starts` / :func:`uniform_starts` — initial states ``(chains, N, d)``: a minimum under
   independent Haar rotations where the potential is ``O(d)``-invariant (every copy is the same minimum
   modulo symmetry), the minimum itself otherwise; or i.i.d. uniform points;
-* :func:`global_set_margin` — the default δ of the global set ``{V < V_min + δ}``: half the gap between
+* the default δ of the global set ``{V < V_min + δ}`` is the one rule
+  :func:`~contrastive_bounds.numerics.langevin.global_set.global_set_margin`: half the gap between
   ``V_min`` and the lowest non-global minimum, so the set lies inside the basins of the global minima
   (a point whose gradient flow ends at a minimum ``m`` has ``V >= V(m)``);
 * :func:`minimum_trap` — the Eyring–Kramers escape data of any non-global minimum of the network
@@ -51,7 +52,7 @@ from contrastive_bounds.numerics.landscapes.network_kramers import (
 from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.sphere import uniform
 
-__all__ = ["network_starts", "uniform_starts", "global_set_margin", "stiffest_eigenvalue", "minimum_trap",
+__all__ = ["network_starts", "uniform_starts", "stiffest_eigenvalue", "minimum_trap",
            "TrapPrediction", "trap_prediction", "final_basins", "UNKNOWN_MINIMUM", "NOT_CONVERGED",
            "KRAMERS_ERROR_PER_T_OVER_H", "MIN_BARRIER_OVER_T"]
 
@@ -109,20 +110,6 @@ def uniform_starts(spec: Any, chains: int, seed: int) -> np.ndarray:
     chains = check_int("chains", chains, 1, None)
     key = jax.random.fold_in(jax.random.key(check_seed(seed)), 1)
     return np.asarray(uniform(key, (chains, spec.num_points, spec.dim), dtype=np.float64))
-
-
-def global_set_margin(energies: Sequence[float], v_min: float, fallback: float = 0.1) -> float:
-    """δ = half the gap between ``v_min`` and the lowest minimum energy above it (``fallback`` when every
-    minimum is global): ``{V < v_min + δ}`` then holds no other minimum found, and lies inside the basins
-    of the global minima (gradient flow does not increase V).
-
-    Args:
-      energies: the minima's energies; v_min: the global minimum energy (ties within
-        ``1e-10·max(1, |V|)``, the network's tie tolerance, count as global).
-    """
-    tie = 1e-10 * max(1.0, abs(v_min))
-    above = [float(e) for e in energies if float(e) > v_min + tie]
-    return 0.5 * (min(above) - v_min) if above else float(fallback)
 
 
 def stiffest_eigenvalue(spec: Any, z: Any, curvature: str | None = None) -> float:

@@ -318,8 +318,11 @@ def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step
 
 def trap_level(trap: Any) -> float:
     """``V_min + δ`` with ``δ = (V(trap) − V_min)/2``: the target level "reached the global set" of runs
-    from a network trap (``V_min``: the network's global minimum energy)."""
-    return float(trap.v_min + 0.5 * (trap.energy - trap.v_min))
+    from a network trap (``V_min``: the network's global minimum energy), by the one rule
+    :func:`~contrastive_bounds.numerics.langevin.global_set.global_set_level` with the trap outside the set."""
+    from contrastive_bounds.numerics.langevin.global_set import global_set_level
+
+    return global_set_level(trap.v_min, [trap.energy])
 
 
 def trap_step_size(trap: Any, step_scale: float) -> float:

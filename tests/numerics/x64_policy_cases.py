@@ -374,7 +374,6 @@ EXEMPT: dict[str, str] = {
     "landscapes.hessfree.logdet.orbit_volume_density": "numpy eigenvalues of a d x d Gram matrix (float64)",
     "landscapes.hessfree.logdet.log_orbit_volume_density": "numpy eigenvalues of a d x d Gram matrix (float64)",
     "langevin.network_anneal.network_starts": "numpy Haar rotations of a saved minimum (float64)",
-    "langevin.network_anneal.global_set_margin": "scalar arithmetic on saved minimum energies",
     "langevin.network_anneal.stiffest_eigenvalue": "numpy bookkeeping around classify, which refuses float64 with x64 off",
     "langevin.network_anneal.minimum_trap": "numpy bookkeeping of a saved network around network_trap (classify refuses)",
     "langevin.network_anneal.trap_prediction": "mpmath quadrature of escape rates of a finished trap",

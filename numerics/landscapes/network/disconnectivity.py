@@ -20,7 +20,7 @@ from typing import Sequence
 
 from contrastive_bounds.numerics.landscapes.network.graph import merge_tree
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
-from contrastive_bounds.numerics.landscapes.network.serial import atomic_write_bytes
+from contrastive_bounds.numerics.filemode import write_atomically
 
 __all__ = ["draw_disconnectivity", "disconnectivity_figure", "TITLE_FONTSIZE"]
 
@@ -48,7 +48,7 @@ def draw_disconnectivity(minima: Sequence[NetworkMinimum], transition_states: Se
     buf = io.BytesIO()
     fig.savefig(buf, format="png", bbox_inches="tight", pad_inches=0.15)
     out = Path(path)
-    atomic_write_bytes(out, buf.getvalue())
+    write_atomically(out, buf.getvalue())
     return out
 
 

@@ -30,13 +30,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from contrastive_bounds.numerics.filemode import ensure_writable_parent, publish_mode
+from contrastive_bounds.numerics.filemode import ensure_writable_parent, write_atomically
 from contrastive_bounds.numerics.landscapes.network.events import (
     PHASES,
     Carried,
@@ -59,7 +58,7 @@ from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 
 __all__ = ["STATE_FILE", "STATE_VERSION", "READABLE_VERSIONS", "FINGERPRINT_KEYS", "store_to_dict", "store_from_dict",
-           "save_store", "read_state", "check_resume", "prepare_folder", "atomic_write_bytes", "canonical_fingerprint",
+           "save_store", "read_state", "check_resume", "prepare_folder", "canonical_fingerprint",
            "state_path"]
 
 STATE_FILE = "network.json"
@@ -70,30 +69,6 @@ READABLE_VERSIONS = (1, 2, 3, 4)
 FINGERPRINT_KEYS = ("name", "num_points", "dim", "radius", "symmetry", "params", "probe")
 _UNIT_ATOL = 1e-9
 _LEGACY_PHASES = {1: ("starts", "hops", "ts", "done"), 2: PHASES}
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``),
-    with the mode an ordinary ``open(path, "w")`` would give.
-
-    Raises:
-      OSError: the folder is not writable (the target is then untouched).
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def prepare_folder(out: str | os.PathLike) -> Path:
@@ -137,7 +112,8 @@ def store_to_dict(store: NetworkStore, seconds: float = 0.0) -> dict[str, Any]:
 
 def save_store(path: str | os.PathLike, store: NetworkStore, seconds: float = 0.0) -> None:
     """Write :func:`store_to_dict` to ``path`` atomically."""
-    atomic_write_bytes(path, (json.dumps(store_to_dict(store, seconds), allow_nan=False) + "\n").encode())
+    write_atomically(path, (json.dumps(store_to_dict(store, seconds), allow_nan=False) + "\n").encode(),
+                     prefix=f".{Path(path).name}.", suffix=".tmp", fsync=True)
 
 
 # ------------------------------------------------------------------------------------------ reading

@@ -20,10 +20,10 @@ from contrastive_bounds.numerics.landscapes.network import landscape_network, th
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum
 from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
 from contrastive_bounds.numerics.landscapes.network_kramers import EscapeSaddle, NetworkTrap, random_rotations
+from contrastive_bounds.numerics.langevin.global_set import global_set_margin
 from contrastive_bounds.numerics.langevin.network_anneal import (
     UNKNOWN_MINIMUM,
     final_basins,
-    global_set_margin,
     minimum_trap,
     network_starts,
     trap_prediction,
@@ -69,8 +69,8 @@ def test_minimum_trap_equals_the_circle_kramers_law(dw):
         assert trap.log_escape_time(temp) == pytest.approx(ref, rel=1e-9)
     glob = min(saved.minima, key=lambda m: m.energy).id
     assert minimum_trap(saved, spec, glob) is None
-    assert global_set_margin([m.energy for m in saved.minima], saved.analysis().v_min) == pytest.approx(0.5)
-    assert global_set_margin([-1.5], -1.5) == 0.1
+    assert global_set_margin(saved.analysis().v_min, [m.energy for m in saved.minima]) == pytest.approx(0.5)
+    assert global_set_margin(-1.5, [-1.5]) == 0.1
 
 
 @pytest.mark.slow
