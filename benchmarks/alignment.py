@@ -114,7 +114,7 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
 
 
 def bench_cka(gram_n: int, repeats: int) -> dict:
-    from contrastive_bounds.numerics.alignment.similarity import linear_cka
+    from contrastive_bounds.numerics.alignment.cka import linear_cka
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((100_000, 64))

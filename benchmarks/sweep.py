@@ -26,7 +26,8 @@ import tempfile
 import time
 
 from contrastive_bounds.numerics.precision import enable_x64
-from contrastive_bounds.properties.sweeps.engine import execute_task, open_client, run_sweep
+from contrastive_bounds.properties.sweeps.engine import execute_task, run_sweep
+from contrastive_bounds.properties.sweeps.cluster import open_client
 from contrastive_bounds.properties.sweeps.spec import parse_spec
 
 

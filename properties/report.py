@@ -15,14 +15,15 @@ import html
 import re
 from pathlib import Path
 
-from contrastive_bounds.properties.checks.framework import VERDICTS, CheckResult, could_not_have_failed
+from contrastive_bounds.properties.checks.outcome import VERDICTS
+from contrastive_bounds.properties.checks.framework import CheckResult
+from contrastive_bounds.properties.checks.verdicts import could_not_have_failed
 from .figures import render_figure
 from .glossary import GLOSSARY, terms_used
 from .runner import SuiteResult, atomic_write_bytes, atomic_write_text
 from .stats import DEFAULT_SUITE_ALPHA
 
-__all__ = ["write_report", "render_figure", "fmt_value", "md_escape", "verdict_of", "VERDICT_COLOURS", "HEADERS",
-           "table_cell", "headline", "could_not_have_failed_counts"]
+__all__ = ["write_report", "fmt_value", "md_escape", "verdict_of", "VERDICT_COLOURS", "HEADERS", "table_cell", "headline", "could_not_have_failed_counts"]
 
 #: Colour of each verdict (rich colour names; the HTML report uses the same hues).
 VERDICT_COLOURS = {"holds": "green", "uninformative": "dark_orange", "vacuous": "yellow", "inconclusive": "cyan",

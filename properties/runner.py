@@ -24,7 +24,8 @@ from typing import Any, Callable
 
 from contrastive_bounds.numerics.filemode import probe_writable_folder, write_atomically
 
-from contrastive_bounds.properties.checks.framework import FAILING, FAILING_STRICT, CheckResult, Outcome
+from contrastive_bounds.properties.checks.outcome import FAILING, FAILING_STRICT, Outcome
+from contrastive_bounds.properties.checks.framework import CheckResult
 from contrastive_bounds.properties.checks.registry import registered_checks
 from .scenarios import Scenario
 from .stats import DEFAULT_SUITE_ALPHA, holm

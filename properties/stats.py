@@ -1,4 +1,4 @@
-"""Suite-level statistics: intervals re-exported from :mod:`contrastive_bounds.numerics.stats`,
+"""Suite-level statistics (intervals themselves are in :mod:`contrastive_bounds.numerics.stats`):
 Holm's step-down correction across a suite, and "how many more samples would decide".
 
 Every stochastic check states its false-alarm probability; across a suite of them the runner uses
@@ -16,8 +16,7 @@ from scipy import stats as _st
 from contrastive_bounds.numerics.stats import clopper_pearson, mean_ci, proportion_ci, wilson
 from contrastive_bounds.theory.domains import check_int, check_probability, check_real
 
-__all__ = ["holm", "clopper_pearson", "wilson", "proportion_ci", "mean_ci", "binomial_upper_p",
-           "samples_to_decide_proportion", "DEFAULT_SUITE_ALPHA"]
+__all__ = ["holm", "binomial_upper_p", "samples_to_decide_proportion", "DEFAULT_SUITE_ALPHA"]
 
 DEFAULT_SUITE_ALPHA = 1e-3
 

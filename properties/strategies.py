@@ -189,7 +189,7 @@ def schedules(draw: Any, forms: Sequence[str] | None = None) -> Any:
     Every schedule drawn is valid (finite, positive temperature) on ``[1, inf)``; all but the
     ``generator`` form (beta(0) = 0 by definition) are valid from ``t = 0``.
     """
-    from contrastive_bounds.theory.annealing import make_schedule
+    from contrastive_bounds.theory.schedules import make_schedule
 
     form = draw(st.sampled_from(list(forms or _SCHEDULE_PARAMS)))
     params = {k: draw(st.floats(lo, hi)) for k, (lo, hi) in _SCHEDULE_PARAMS[form].items()}

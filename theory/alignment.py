@@ -23,12 +23,12 @@ import numpy as np
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .bound import Bound, Constraint, Reparametrisation, Vacuity
+from contrastive_bounds.theory.bound import Bound
+from contrastive_bounds.theory.bound_spec import Constraint, Reparametrisation, Vacuity
 from .domains import Interval, Param, check_int, check_probability, check_real
 from .registry import register
 from .source import LOSS_GAP_PAPER, PAPER_B, Source
 from .special import Softplus
-from .step_sizes import eta_sum_from_learning_rates  # noqa: F401  (public here too: alignment.eta_sum_from_learning_rates)
 
 INF = math.inf
 

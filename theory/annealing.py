@@ -1,7 +1,6 @@
 """Annealing theory of Paper A (Chaudhry, arXiv 2603.12552) and the classical results it transfers.
 
-Public face of the annealing layer: schedules in every convention (:mod:`.schedules`, docs/theorems.md
-A2), the HKS verdict (A4), the finite-time tail bound and Catoni's exponent (A6), and the claims of
+The annealing layer beside the schedules (:mod:`.schedules`, docs/theorems.md A2): the HKS verdict (A4), the finite-time tail bound and Catoni's exponent (A6), and the claims of
 the seed notes (A8.1, A8.2) as :class:`~contrastive_bounds.theory.claim.Claim` objects registered at
 import time.
 """
@@ -16,29 +15,10 @@ from .claim import Claim, Verdict
 from .domains import check_int, check_real
 from .registry import register
 
-from .schedules import (
-    FAST_FORMS,
-    FORMS,
-    LOG_FORMS,
-    ConvergenceVerdict,
-    Schedule,
-    hks_constant_to_form,
-    make_schedule,
-)
+from .schedules import make_schedule
 from .source import Source
 
 __all__ = [
-    "FAST_FORMS",
-    "FORMS",
-    "LOG_FORMS",
-    "ConvergenceVerdict",
-    "Schedule",
-    "hks_constant_to_form",
-    "make_schedule",
-]
-
-
-__all__ += [
     "finite_time_tail_log",
     "catoni_difficulty",
     "seed_finite_time_exponent",

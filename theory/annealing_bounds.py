@@ -29,7 +29,8 @@ import math
 import sympy as sp
 from sympy.codegen.cfunctions import log1p
 
-from .bound import Bound, Caveat, Vacuity
+from contrastive_bounds.theory.bound import Bound
+from contrastive_bounds.theory.bound_spec import Caveat, Vacuity
 from .claim import Claim, SignCheckSpec, sign_claim_check
 from .domains import Interval, Param
 from .registry import register

@@ -13,7 +13,7 @@ over parameters with domains. It evaluates
 Vacuity is a result, not an error: a bound whose condition fails (e.g. ``1 - pi_max - epsilon <= 0``
 makes Delta infinite) evaluates to a :class:`BoundValue` with ``vacuous=True`` and the reason.
 
-This module holds the class; its parts live in modules of their own and are re-exported here:
+This module holds the class; its parts live in modules of their own:
 declarations (:mod:`.bound_spec`), value objects (:mod:`.bound_value`), precision
 (:mod:`.reliable`), compilation (:mod:`.backends`), vectorised evaluation (:mod:`.bound_arrays`)
 and solving (:mod:`.solve`).
@@ -39,9 +39,7 @@ from .reliable import DEFAULT_DIGITS, GUARD_DIGITS, MAX_DIGITS, reliable_sign, r
 EVALUATE_MAX_DIGITS = 1000
 from .source import Source
 
-__all__ = ["Bound", "BoundValue", "Vacuity", "Constraint", "Reparametrisation", "Caveat", "LogArray",
-           "AcceptedParam", "INFORMATIVENESS", "DEFAULT_DIGITS", "GUARD_DIGITS", "MAX_DIGITS",
-           "reliable_value", "reliable_sign"]
+__all__ = ["Bound"]
 
 KINDS = ("upper", "lower", "estimate")
 

@@ -26,7 +26,7 @@ form                   definition                                      defaults 
 ``sqrt``               ``T(t) = c / sqrt(t + t0)``                     ``t0 = 1``           ``0``
 =====================  ==============================================  ===================  =========
 
-The forms and their evaluation from parameters are in :mod:`.schedule_forms` (re-exported here).
+The forms and their evaluation from parameters are in :mod:`.schedule_forms`.
 
 ``generator`` is the time-scaled generator ``Δ − beta(t)∇V·∇`` of docs/theorems.md A2, whose process is
 the standard Langevin process run on the clock ``s(t) = ∫_0^t beta``; this object reports
@@ -51,15 +51,7 @@ import numpy as np
 from .domains import check_real
 from .schedule_forms import FAST_FORMS, FORM_PARAMETERS, FORMS, LOG_FORMS, form_beta, form_temperature
 
-__all__ = [
-    "FORMS",
-    "LOG_FORMS",
-    "FAST_FORMS",
-    "ConvergenceVerdict",
-    "Schedule",
-    "make_schedule",
-    "hks_constant_to_form",
-]
+__all__ = ["ConvergenceVerdict", "Schedule", "make_schedule", "hks_constant_to_form"]
 
 _BOUNDARY_RTOL = 1e-12
 

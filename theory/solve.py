@@ -39,7 +39,7 @@ from .isolate import (ArbCondition, Piece, arb_exact, arb_to_float, arb_to_mpf, 
                       exact_point, floor_integer, isolate)
 from .solve_result import Condition, Endpoint, SolveResult
 
-__all__ = ["Endpoint", "Condition", "SolveResult", "solve", "log_difference", "WINDOW_EXPONENT"]
+__all__ = ["solve", "log_difference", "WINDOW_EXPONENT"]
 
 WINDOW_EXPONENT = 300
 """Infinite domain ends are searched up to ``10**300`` (and open ends at 0 from ``10**-300``)."""

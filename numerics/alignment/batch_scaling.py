@@ -37,7 +37,8 @@ from contrastive_bounds.numerics.alignment.proxy import centred_cka
 from contrastive_bounds.numerics.alignment.sgd import (
     SGDConfig, batch_for_step, check_reference_memory, divergence_message, embed_rows,
     init_model, load_reference_set, reference_sigma, run_keys, sgd_pair_step, sigma_defect, sigma_tolerance)
-from contrastive_bounds.numerics.alignment.similarity import cka_rho, linear_cka, rsa_from_similarity, rsa_r
+from contrastive_bounds.numerics.alignment.cka import cka_rho, linear_cka
+from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 
 if TYPE_CHECKING:
     from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult

@@ -30,8 +30,8 @@ import numpy as np
 from contrastive_bounds.theory import alignment
 from contrastive_bounds.theory.domains import check_int, check_seed
 
-from contrastive_bounds.numerics.alignment.similarity import (
-    cka_rho, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r)
+from contrastive_bounds.numerics.alignment.cka import cka_rho, cosine_gram_cka, linear_cka
+from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 
 __all__ = ["load_embeddings", "load_labels", "compare_embeddings", "feature_rho", "feature_pair_stats",
            "MAX_SPEARMAN_SAMPLE", "MAX_SPEARMAN_PAIRS"]

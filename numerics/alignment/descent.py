@@ -18,8 +18,8 @@ Closed form (row-wise convention, A anchors; A = B, or 2B with ``anchors="both"`
 symmetrised ``(G + G^T)/2``. Duplicate batch entries (sampling with replacement) are merged, so the
 block gradient is exactly the gradient of the batch loss in the entries of Sigma.
 
-The closed-form gradient and its reference forms for checks are in :mod:`.descent_gradients`
-(re-exported here); the driver (chunks, records, bounds, checkpoints) is :mod:`.descent_run`.
+The closed-form gradient and its reference forms for checks are in :mod:`.descent_gradients`;
+the driver (chunks, records, bounds, checkpoints) is :mod:`.descent_run`.
 """
 
 from __future__ import annotations
@@ -38,19 +38,7 @@ from contrastive_bounds.numerics.alignment.descent_gradients import (
     rows_gradient,
 )
 
-__all__ = [
-    "DescentState",
-    "StepRecord",
-    "descent_step",
-    "applied_gradients",
-    "same_class_fractions",
-    "sample_batch",
-    # re-exported from .descent_gradients
-    "block_gradients",
-    "block_structure",
-    "batch_loss_on_sigma",
-    "full_gradient",
-]
+__all__ = ["DescentState", "StepRecord", "descent_step", "applied_gradients", "same_class_fractions", "sample_batch"]
 
 
 class DescentState(NamedTuple):

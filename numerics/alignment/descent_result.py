@@ -25,7 +25,8 @@ import numpy as np
 from contrastive_bounds.theory import alignment
 
 from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig
-from contrastive_bounds.numerics.alignment.similarity import cka_rho, cosine_gram_cka, rsa_from_similarity, rsa_r
+from contrastive_bounds.numerics.alignment.cka import cka_rho, cosine_gram_cka
+from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 
 __all__ = ["DescentResult", "LINKS", "link_bounds_log10"]
 

@@ -9,8 +9,8 @@ of the proof (:func:`~.descent_result.link_bounds_log10`). Its inputs are valida
 :func:`run_descent_chunk` (a jitted ``lax.scan`` of :func:`~.descent.descent_step`).
 
 Batches of step t come from ``fold_in(key, t)``, so a run is identical whatever the chunk size and
-across checkpoint/resume (d^2 is recomputed exactly at every chunk start). The names of
-:mod:`.descent_problem` and :mod:`.descent_result` are re-exported here (their historical home).
+across checkpoint/resume (d^2 is recomputed exactly at every chunk start).
+The run's inputs are in :mod:`.descent_problem`, its result in :mod:`.descent_result`.
 """
 
 from __future__ import annotations
@@ -41,8 +41,7 @@ from contrastive_bounds.numerics.alignment.descent_problem import (
 )
 from contrastive_bounds.numerics.alignment.descent_result import LINKS, DescentResult, link_bounds_log10
 
-__all__ = ["DescentConfig", "DescentResult", "make_problem", "run_similarity_descent", "check_run_inputs", "read_checkpoint_arrays", "LINKS",
-           "chunk_batches", "run_descent_chunk"]
+__all__ = ["run_similarity_descent", "read_checkpoint_arrays", "chunk_batches", "run_descent_chunk"]
 
 _RECORD_FIELDS = StepRecord._fields
 

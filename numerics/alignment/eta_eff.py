@@ -40,7 +40,7 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int
 
 from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.alignment.descent import block_gradients
+from contrastive_bounds.numerics.alignment.descent_gradients import block_gradients
 from contrastive_bounds.numerics.alignment.sgd import (
     ReferenceSet, SGDConfig, TrainingDivergedError, batch_for_step, embed_rows, reference_sigma,
     run_keys, sgd_pair_step, sigma_defect, sigma_tolerance)

@@ -33,7 +33,8 @@ from contrastive_bounds.numerics.precision import require_x64
 from contrastive_bounds.numerics.filemode import ensure_writable_parent
 from contrastive_bounds.numerics.alignment.checkpoint import (
     fingerprint, flatten_tree, load_npz_checked, save_npz_atomic, unflatten_tree)
-from contrastive_bounds.numerics.alignment.descent import DescentState, block_gradients, descent_step
+from contrastive_bounds.numerics.alignment.descent import DescentState, descent_step
+from contrastive_bounds.numerics.alignment.descent_gradients import block_gradients
 from contrastive_bounds.numerics.alignment.eta_eff import ESTIMATORS, EtaEstimate, batch_rows, estimate_eta_eff
 from contrastive_bounds.numerics.alignment.proxy_result import RECORD_FIELDS, ProxyResult
 from contrastive_bounds.numerics.alignment.sgd import (

@@ -23,8 +23,8 @@ import numpy as np
 from contrastive_bounds.theory import alignment
 
 from contrastive_bounds.numerics.alignment.eta_eff import EtaEstimate
-from contrastive_bounds.numerics.alignment.similarity import (
-    cka_rho, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r)
+from contrastive_bounds.numerics.alignment.cka import cka_rho, cosine_gram_cka, linear_cka
+from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 
 __all__ = ["ProxyResult", "RECORD_FIELDS", "REAL_LINKS"]
 

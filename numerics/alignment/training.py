@@ -32,7 +32,8 @@ from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 
 from contrastive_bounds.numerics.alignment.data import augment, load_digits_subset
 from contrastive_bounds.numerics.alignment.losses import anchor_loss_terms, batch_loss, min_tau, view_masks
-from contrastive_bounds.numerics.alignment.similarity import cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity
+from contrastive_bounds.numerics.alignment.cka import cosine_gram, cosine_gram_cka, linear_cka
+from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity
 from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["TrainConfig", "TrainResult", "init_params", "encode", "train_alignment", "check_train_config", "population_loss_gap", "MODELS"]

@@ -11,8 +11,8 @@ with a union-find cross-check on the same graph):
 * :func:`landscape_barrier` — whichever of these the geometry allows.
 
 For other landscapes :func:`.string_method.sampled_minima` and
-:func:`.string_method.string_method_barrier` give an *estimate*. The persistence and string-method
-functions are re-exported here (their historical home).
+:func:`.string_method.string_method_barrier` give an *estimate*. Persistence itself is
+:mod:`.persistence`.
 """
 
 from __future__ import annotations
@@ -38,29 +38,11 @@ from contrastive_bounds.numerics.landscapes.persistence import (
     torus_edges,
     union_find_depths,
 )
-from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.landscapes.landscape import Landscape
 from contrastive_bounds.numerics.landscapes.string_method import sampled_minima, string_method_barrier
 from contrastive_bounds.numerics.precision import require_x64
 
-__all__ = [
-    "BarrierResult",
-    "MAX_SPHERE_VERTICES",
-    "circle_barrier",
-    "torus_barrier",
-    "sphere_barrier",
-    "landscape_barrier",
-    # re-exported from .persistence and .string_method
-    "MinimumRecord",
-    "tie_tolerance",
-    "union_find_depths",
-    "gudhi_persistence",
-    "critical_height_from_pairs",
-    "cycle_edges",
-    "torus_edges",
-    "fibonacci_sphere",
-    "sampled_minima",
-    "string_method_barrier",
-]
+__all__ = ["BarrierResult", "MAX_SPHERE_VERTICES", "circle_barrier", "torus_barrier", "sphere_barrier", "landscape_barrier"]
 
 
 MAX_SPHERE_VERTICES = 10**6

@@ -18,7 +18,7 @@ from contrastive_bounds.theory.domains import check_real
 from contrastive_bounds.theory.kramers import exact_mfpt_interval, kramers_circle_log_time, kramers_regime, min_mfpt_temperature
 
 from contrastive_bounds.numerics.landscapes.circle import TWO_PI, analyse_circle
-from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.landscapes.landscape import Landscape
 
 __all__ = ["EscapeRecord", "circle_escape_times", "min_escape_temperature"]
 

@@ -3,7 +3,7 @@ and :func:`resolve_landscape` (a name or an S¹ Fourier file) (docs/theorems.md 
 
 The names and their parameters are listed in :mod:`.builtin` (``double-well``, ``triple-well``,
 ``barrier-H``, ``fourier``, ``vmf``, ``vmf-mixture``, ``infonce-toy``, ``infonce-toy-soft``,
-``infonce``, ``thomson``). A :class:`Landscape` (:mod:`.landscape`, re-exported here with its
+``infonce``, ``thomson``). A :class:`Landscape` (:mod:`.landscape`, with its
 constructors) takes ``z`` of shape ``(N, d)`` (N unit vectors in R^d) and returns a scalar; it is
 jit/vmap/grad-able and keeps the input dtype. The β-scaled model of A7 (v0 multiplies the drift by
 β) is :func:`scaled` applied to a landscape.
@@ -19,8 +19,7 @@ from typing import Any
 from contrastive_bounds.numerics.landscapes.builtin import BUILDERS, DOUBLE_WELL_H, PARAMETER_RANGES
 from contrastive_bounds.numerics.landscapes.landscape import Landscape, fourier_landscape, load_fourier, scaled
 
-__all__ = ["Landscape", "get_landscape", "list_landscapes", "landscape_parameters", "resolve_landscape",
-           "load_fourier", "fourier_landscape", "scaled", "DOUBLE_WELL_H"]
+__all__ = ["get_landscape", "list_landscapes", "landscape_parameters", "resolve_landscape"]
 
 
 def list_landscapes() -> list[str]:

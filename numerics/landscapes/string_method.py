@@ -15,7 +15,7 @@ import numpy as np
 
 from contrastive_bounds.theory.domains import check_int, check_real
 
-from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.landscapes.landscape import Landscape
 from contrastive_bounds.numerics.precision import require_x64
 
 __all__ = ["sampled_minima", "string_method_barrier"]

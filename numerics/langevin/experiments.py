@@ -27,7 +27,7 @@ import numpy as np
 from contrastive_bounds.theory.domains import check_int, check_seed, check_real
 from contrastive_bounds.theory.kramers import expected_escapes
 
-from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.landscapes.landscape import Landscape
 from contrastive_bounds.numerics.langevin.annealing import START_MODES
 from contrastive_bounds.numerics.langevin.config import DriverOptions, SimulationConfig
 from contrastive_bounds.numerics.langevin.driver import simulate

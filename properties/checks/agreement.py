@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
 from contrastive_bounds.properties.statements import compare_text
-from contrastive_bounds.properties.checks.framework import Condition, Outcome
+from contrastive_bounds.properties.checks.outcome import Condition, Outcome
 
 __all__ = ["Agreement", "agreement", "apply_agreements", "relative_error", "DEFAULT_RTOL"]
 

@@ -22,9 +22,12 @@ from contrastive_bounds.properties import strategies as cbst
 from contrastive_bounds.properties.checks.agreement import apply_agreements
 from contrastive_bounds.properties.checks.claims import claims_outcome
 from contrastive_bounds.properties.statements import compare_text
-from contrastive_bounds.properties.checks.framework import Outcome, check, compare_upper
+from contrastive_bounds.properties.checks.outcome import Outcome
+from contrastive_bounds.properties.checks.framework import check
+from contrastive_bounds.properties.checks.verdicts import compare_upper
 from contrastive_bounds.properties.checks import independent_alignment as ind
-from contrastive_bounds.properties.stats import binomial_upper_p, clopper_pearson
+from contrastive_bounds.properties.stats import binomial_upper_p
+from contrastive_bounds.numerics.stats import clopper_pearson
 
 __all__ = ["PAPER_B", "hypothesis_search", "loss_gap", "corollaries_any_pair", "reference_values", "batch_event",
            "b7_claims"]
@@ -106,7 +109,8 @@ def corollaries_any_pair(params: Mapping[str, Any], seed: int) -> Outcome:
 
     The ratio deficit/allowed deficit is the bound's tightness; hypothesis targets its maximum.
     """
-    from contrastive_bounds.numerics.alignment.similarity import cka_rho, cosine_gram_cka, rsa_from_similarity, rsa_r
+    from contrastive_bounds.numerics.alignment.cka import cka_rho, cosine_gram_cka
+    from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 
     worst: dict[str, Any] = {"ratio": -math.inf}
     beyond: list[dict[str, float]] = []  # r >= 1: the formula is not asserted there (vacuous), but recorded

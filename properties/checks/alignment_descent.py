@@ -20,7 +20,9 @@ from contrastive_bounds.theory import alignment as A
 from contrastive_bounds.properties.statements import chain_text, compare_text
 from contrastive_bounds.properties.checks.agreement import Agreement, agreement, apply_agreements
 from contrastive_bounds.properties.checks.alignment_bounds import PAPER_B
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check, compare_lower, compare_upper
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
+from contrastive_bounds.properties.checks.verdicts import compare_lower, compare_upper
 from contrastive_bounds.properties.checks import independent_alignment as ind
 from contrastive_bounds.properties.checks import independent_metrics as im
 
@@ -36,8 +38,9 @@ __all__ = ["descent_run", "descent_from", "validate_descent", "metric_agreements
 def gradient_identity(params: Mapping[str, Any], seed: int) -> Outcome:
     import jax
 
-    from contrastive_bounds.numerics.alignment.descent import batch_loss_on_sigma, full_gradient, sample_batch
-    from contrastive_bounds.numerics.alignment.descent_run import make_problem
+    from contrastive_bounds.numerics.alignment.descent_gradients import batch_loss_on_sigma, full_gradient
+    from contrastive_bounds.numerics.alignment.descent import sample_batch
+    from contrastive_bounds.numerics.alignment.descent_problem import make_problem
 
     sigma0, labels = make_problem(int(params["num_samples"]), int(params["num_classes"]), seed=seed)
     key = jax.random.key(seed)
@@ -62,7 +65,8 @@ def gradient_identity(params: Mapping[str, Any], seed: int) -> Outcome:
 @functools.lru_cache(maxsize=8)
 def descent_run(num_samples: int, num_classes: int, batch_size: int, steps: int, tau: float, step_size: float,
              delta: float, seed: int) -> Any:
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, make_problem
+    from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 
     sigma0, labels = make_problem(num_samples, num_classes, seed=seed)
     cfg = DescentConfig(batch_size=batch_size, steps=steps, tau=tau, step_size=step_size, seed=seed, delta=delta,
@@ -78,7 +82,7 @@ _DESCENT_THOROUGH = {"num_samples": 2000, "num_classes": 20, "batch_size": 128, 
 
 def validate_descent(params: Mapping[str, Any]) -> None:
     """Parameters of the descent checks: the theorems need S = steps * step_size > 0."""
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig
     from contrastive_bounds.theory.domains import check_int, check_probability, check_real
 
     n = check_int("num_samples", params["num_samples"], 2)

@@ -12,7 +12,9 @@ from typing import Any, Mapping
 
 from contrastive_bounds.properties.checks.agreement import apply_agreements
 from contrastive_bounds.properties.checks.alignment_bounds import PAPER_B
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check, compare_upper
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
+from contrastive_bounds.properties.checks.verdicts import compare_upper
 from contrastive_bounds.properties.checks.independent_alignment import verify_loss_gap
 
 __all__ = ["digits"]

@@ -19,7 +19,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from contrastive_bounds.properties.checks.findings import TREND_FAMILY_ALPHA, compare_direction, trend_finding
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check, compare_upper
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
+from contrastive_bounds.properties.checks.verdicts import compare_upper
 
 PAPER_B = "B"
 

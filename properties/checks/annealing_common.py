@@ -26,9 +26,10 @@ from scipy import stats as sst
 from contrastive_bounds.theory.schedules import make_schedule
 
 from contrastive_bounds.properties.checks.agreement import Agreement, agreement, apply_agreements
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
 from contrastive_bounds.properties.checks import independent_annealing as ind
-from contrastive_bounds.properties.stats import binomial_upper_p, clopper_pearson, samples_to_decide_proportion
+from contrastive_bounds.properties.stats import binomial_upper_p, samples_to_decide_proportion
+from contrastive_bounds.numerics.stats import clopper_pearson
 
 __all__ = ["PAPER_A", "CONF", "H_DOUBLE_WELL", "band_test", "kramers_curve", "trapped_plot", "schedule_run", "fit_slope",
            "miss_slope",

@@ -22,7 +22,8 @@ import numpy as np
 from scipy import stats as sst
 
 from contrastive_bounds.properties.checks.annealing_common import CONF, PAPER_A, vmf_exact, vmf_mean_z3_simulated
-from contrastive_bounds.properties.checks.framework import Outcome, check
+from contrastive_bounds.properties.checks.outcome import Outcome
+from contrastive_bounds.properties.checks.framework import check
 
 __all__ = ["one_step_exact_circle", "one_step_exact_sphere", "one_step", "vmf", "a85_anisotropic"]
 

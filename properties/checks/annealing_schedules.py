@@ -24,9 +24,10 @@ from contrastive_bounds.properties.statements import compare_text
 from contrastive_bounds.properties.checks.agreement import agreement, apply_agreements
 from contrastive_bounds.properties.checks.annealing_common import (CONF, PAPER_A, miss_slope, schedule_run,
                                                                    trap_vs_kramers, trapped_plot)
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
 from contrastive_bounds.properties.checks.independent_annealing import verify_schedule
-from contrastive_bounds.properties.stats import clopper_pearson
+from contrastive_bounds.numerics.stats import clopper_pearson
 
 __all__ = ["schedule_values", "a4_convergence", "a4_trapping", "a4_fast", "a6_finite_time", "a81_inverted",
            "asserted_behaviour", "SCHEDULE_CASES"]
@@ -54,7 +55,8 @@ SCHEDULE_CASES = [
                  "finite times to 1e-12 relative, conversions between logarithmic conventions keep T(t), and the "
                  "HKS constant is lim T(t) log t", quick={"rtol": 1e-12}, thorough={"rtol": 1e-12})
 def schedule_values(params: Mapping[str, Any], seed: int) -> Outcome:
-    from contrastive_bounds.theory.schedules import LOG_FORMS, make_schedule
+    from contrastive_bounds.theory.schedule_forms import LOG_FORMS
+    from contrastive_bounds.theory.schedules import make_schedule
 
     rows = []
     for form, p, times in SCHEDULE_CASES:

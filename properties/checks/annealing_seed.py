@@ -16,8 +16,9 @@ from scipy import stats as sst
 from contrastive_bounds.properties.checks.agreement import apply_agreements
 from contrastive_bounds.properties.checks.annealing_common import CONF, PAPER_A, band_test, schedule_run, verify_band
 from contrastive_bounds.properties.checks.findings import note_entry
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
-from contrastive_bounds.properties.stats import clopper_pearson
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
+from contrastive_bounds.numerics.stats import clopper_pearson
 
 __all__ = ["a83_table", "a84_toy"]
 
@@ -179,7 +180,7 @@ _PUBLISHED_TOY = {
 def a84_toy(params: Mapping[str, Any], seed: int) -> Outcome:
     import jax
 
-    from contrastive_bounds.numerics.landscapes.barriers import sampled_minima
+    from contrastive_bounds.numerics.landscapes.string_method import sampled_minima
     from contrastive_bounds.numerics.landscapes.registry import get_landscape
 
     from contrastive_bounds.properties.checks.agreement import agreement

@@ -23,7 +23,8 @@ from contrastive_bounds.properties.checks.agreement import agreement, apply_agre
 from contrastive_bounds.properties.checks.annealing_common import CONF, H_DOUBLE_WELL, PAPER_A
 from contrastive_bounds.properties.checks.claims import claims_outcome
 from contrastive_bounds.properties.checks import independent_annealing as ind
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
 
 __all__ = ["critical_height", "a5_kramers", "a_claims", "a82_finite_time", "KRAMERS_RATE_CONSTANT", "ASYMPTOTIC_T",
            "FAR_ABOVE_MARGIN"]
@@ -192,7 +193,7 @@ def a82_finite_time(params: Mapping[str, Any], seed: int) -> Outcome:
     ``note <= margin · lo``, inconclusive between; i.e. ``compare_upper(note/margin, slope, (lo, hi))``. Its
     false alarm: a true slope at ``note/margin`` is reported "far above" with probability <= 5e-4."""
     from contrastive_bounds.properties.checks.annealing_common import miss_slope, schedule_run
-    from contrastive_bounds.properties.checks.framework import compare_upper
+    from contrastive_bounds.properties.checks.verdicts import compare_upper
     from contrastive_bounds.theory.annealing import seed_finite_time_exponent
 
     claim = registry.get_claim("annealing.seed_finite_time_exponent")

@@ -10,7 +10,7 @@ deterministic ``registry`` condition of the outcome (no randomness: the sampled 
 
 from __future__ import annotations
 
-from contrastive_bounds.properties.checks.framework import Outcome
+from contrastive_bounds.properties.checks.outcome import Outcome
 from contrastive_bounds.theory import registry
 
 __all__ = ["claims_outcome", "accepted_statuses"]

@@ -6,7 +6,7 @@ versions, so every record in ``results.json`` is enough to re-run it.
 
 The verdicts and what they mean are in :mod:`.outcome`; the comparisons that produce them
 (``compare_upper``, ``compare_lower``, ``compare_band``) and the rules that keep a ``holds`` honest
-(informative, powered) are in :mod:`.verdicts`. Both are re-exported here, so checks need one import.
+(informative, powered) are in :mod:`.verdicts`.
 Every outcome a registered check returns goes through :func:`~.verdicts.assess`.
 """
 
@@ -22,9 +22,7 @@ from contrastive_bounds.properties.checks.outcome import (CONDITION_KINDS, FAILI
 from contrastive_bounds.properties.checks.verdicts import (ROUNDING, assess, compare_band, compare_lower,
                                                            compare_upper, could_not_have_failed)
 
-__all__ = ["Outcome", "Condition", "CONDITION_KINDS", "CheckResult", "CheckSpec", "PlotSpec", "Series", "check",
-           "defined_checks", "state_truthfully", "compare_upper", "compare_lower", "compare_band", "assess", "could_not_have_failed",
-           "Verdict", "VERDICTS", "FAILING", "FAILING_STRICT", "ROUNDING"]
+__all__ = ["CheckResult", "CheckSpec", "check", "defined_checks", "state_truthfully"]
 
 
 @dataclass

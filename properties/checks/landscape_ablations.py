@@ -42,7 +42,8 @@ from contrastive_bounds.properties.checks.ablation_rows import (
     network_ok,
     trend_verdict,
 )
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
 
 __all__ = ["a86_dimension", "a87_negatives", "a88_curvature", "radius_equivalence", "minima_agreement",
            "arrhenius_p_value", "grid_text", "FULL_GRID_COMMAND", "ENERGY_RTOL", "GRADIENT_TOL"]

@@ -126,7 +126,7 @@ def _schedule(p: Mapping[str, Any], seed: int, spec: Any, res: Any, out: dict, d
     from contrastive_bounds.numerics.landscapes.network_kramers import network_trap, trap_starts
     from contrastive_bounds.numerics.langevin.network_runs import schedule_sample
     from contrastive_bounds.numerics.stats import clopper_pearson
-    from contrastive_bounds.theory.annealing import make_schedule
+    from contrastive_bounds.theory.schedules import make_schedule
 
     spec0, res0 = row_network(p, seed, radius=p["start_radius"])
     trap0 = network_trap(res0, spec0)

@@ -42,7 +42,8 @@ import numpy as np
 from scipy import stats as sst
 
 from contrastive_bounds.properties.checks.annealing_common import band_test
-from contrastive_bounds.properties.checks.framework import Outcome, PlotSpec, Series, check
+from contrastive_bounds.properties.checks.outcome import Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks.framework import check
 
 __all__ = ["a4_infonce_landscape", "choose_t0"]
 
@@ -138,7 +139,7 @@ def a4_infonce_landscape(params: Mapping[str, Any], seed: int) -> Outcome:
         trap_step_size,
     )
     from contrastive_bounds.numerics.stats import clopper_pearson
-    from contrastive_bounds.theory.annealing import make_schedule
+    from contrastive_bounds.theory.schedules import make_schedule
     from contrastive_bounds.theory.kramers import expected_escapes
 
     from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec, network_for

@@ -35,7 +35,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from contrastive_bounds.properties.checks.framework import Outcome, check
+from contrastive_bounds.properties.checks.outcome import Outcome
+from contrastive_bounds.properties.checks.framework import check
 
 __all__ = ["s2_trap_network", "REFERENCE", "LANDSCAPE", "ENERGY_ATOL", "PREFACTOR_ATOL", "EIGENVALUE_RTOL",
            "GRADIENT_TOL", "network_of"]

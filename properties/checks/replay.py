@@ -28,7 +28,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from contrastive_bounds.properties.checks.agreement import Agreement, agreement, apply_agreements
-from contrastive_bounds.properties.checks.framework import Outcome, check
+from contrastive_bounds.properties.checks.outcome import Outcome
+from contrastive_bounds.properties.checks.framework import check
 from contrastive_bounds.properties.checks import independent_metrics as im
 
 __all__ = ["replay_langevin", "replay_descent", "replay_training", "driver_noise"]
@@ -112,7 +113,8 @@ def replay_descent(params: Mapping[str, Any], seed: int) -> Outcome:
     import jax.numpy as jnp
 
     from contrastive_bounds.numerics.alignment.descent import DescentState, descent_step, sample_batch
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, make_problem
+    from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 
     n, c, b, steps = int(params["num_samples"]), int(params["num_classes"]), int(params["batch_size"]), int(params["steps"])
     tau, eta = float(params["tau"]), float(params["step_size"])
@@ -198,7 +200,8 @@ def replay_training(params: Mapping[str, Any], seed: int) -> Outcome:
     import jax.numpy as jnp
 
     from contrastive_bounds.numerics.alignment.data import augment
-    from contrastive_bounds.numerics.alignment.similarity import cosine_gram_cka, linear_cka, rsa_from_similarity
+    from contrastive_bounds.numerics.alignment.cka import cosine_gram_cka, linear_cka
+    from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity
     from contrastive_bounds.numerics.alignment.training import TrainConfig, encode, population_loss_gap, train_alignment
 
     cfg = TrainConfig(num_classes=int(params["num_classes"]), tau=float(params["tau"]), epochs=1,

@@ -55,8 +55,8 @@ def simulate(
 ) -> None:
     """Coupled CL/NSCL similarity descent: d_T against each proof link's bound, slack budget, CKA/RSA."""
     from contrastive_bounds.properties.cli import align_schedule as sched
-    from contrastive_bounds.numerics.alignment.descent_run import (
-        DescentConfig, check_run_inputs, make_problem, run_similarity_descent)
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, check_run_inputs, make_problem
+    from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
     from contrastive_bounds.properties.cli.align_cost import refuse_costly, refuse_memory, simulate_bytes, simulate_seconds
     from contrastive_bounds.theory.domains import check_int
 

@@ -48,11 +48,10 @@ from rich.table import Table
 
 from contrastive_bounds.numerics.langevin.annealing import DEFAULT_STEP_SIZE, START_MODES, AnnealConfig
 from contrastive_bounds.numerics.langevin.config import DriverOptions, check_checkpoint_path
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.schedules import make_schedule
 from contrastive_bounds.theory.domains import check_real
 
-from contrastive_bounds.properties.cli.anneal_run import (  # noqa: F401 - MAX_CHAIN_STEPS, BIG_CHAIN_STEPS: re-exported
-    BIG_CHAIN_STEPS,
+from contrastive_bounds.properties.cli.anneal_run import (
     MAX_CHAIN_STEPS,
     announce_cost,
     guard_cost,

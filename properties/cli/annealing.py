@@ -10,8 +10,10 @@ from rich.table import Table
 
 from contrastive_bounds.numerics.landscapes.barriers import landscape_barrier
 from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
-from contrastive_bounds.numerics.landscapes.registry import Landscape, list_landscapes, resolve_landscape
-from contrastive_bounds.theory.annealing import LOG_FORMS, make_schedule
+from contrastive_bounds.numerics.landscapes.landscape import Landscape
+from contrastive_bounds.numerics.landscapes.registry import list_landscapes, resolve_landscape
+from contrastive_bounds.theory.schedule_forms import LOG_FORMS
+from contrastive_bounds.theory.schedules import make_schedule
 from contrastive_bounds.theory.domains import check_real
 
 from contrastive_bounds.properties.cli.common import command, console, emit_json, parse_assignments, parse_number

@@ -37,7 +37,7 @@ MAX_WORKERS_PER_CORE = 4
 MAX_RETRIES = 100
 
 def _list(as_json: bool) -> None:
-    from contrastive_bounds.properties.sweeps.engine import estimate_cost
+    from contrastive_bounds.properties.sweeps.cost import estimate_cost
     from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec
 
     import tomllib
@@ -102,8 +102,9 @@ def sweep(
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, report."""
-    from contrastive_bounds.properties.sweeps.engine import COST_LIMIT_CORE_HOURS, SweepInterrupted, SweepClusterLost, \
-        default_workers, estimate_cost, run_sweep
+    from contrastive_bounds.properties.sweeps.cost import COST_LIMIT_CORE_HOURS, estimate_cost
+    from contrastive_bounds.properties.sweeps.engine import SweepInterrupted, SweepClusterLost, run_sweep
+    from contrastive_bounds.properties.sweeps.cluster import default_workers
     from contrastive_bounds.properties.sweeps.losses import describe_losses
     from contrastive_bounds.properties.sweeps.report import violations_that_stand, write_sweep_report
     from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec

@@ -64,7 +64,7 @@ def uncentred_cka(original: Any) -> Any:
 
 
 def schedule_shift(original: Any) -> Any:
-    from contrastive_bounds.theory.schedules import LOG_FORMS
+    from contrastive_bounds.theory.schedule_forms import LOG_FORMS
 
     def form_beta(form: str, p: Any, t: Any, xp: Any = np) -> Any:
         return original(form, p, t + 1.0, xp) if form in LOG_FORMS else original(form, p, t, xp)
@@ -72,7 +72,7 @@ def schedule_shift(original: Any) -> Any:
 
 
 def program_shift(original: Any) -> Any:
-    from contrastive_bounds.theory.schedules import LOG_FORMS
+    from contrastive_bounds.theory.schedule_forms import LOG_FORMS
 
     def call(self: Any, data: Any, t: Any) -> Any:
         return original(self, data, t + 1.0) if self.kind == "schedule" and self.form in LOG_FORMS else original(self, data, t)

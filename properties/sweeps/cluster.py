@@ -45,9 +45,7 @@ from contrastive_bounds.properties.sweeps.losses import STARTED_TOPIC, task_key_
 from contrastive_bounds.properties.sweeps.lost_connections import (LostConnectionFilter, install_worker_filter,
                                                                    quiet_lost_connections)
 
-__all__ = ["open_client", "SweepWorkerSetup", "SweepNanny", "WORKER_XLA_FLAGS", "default_workers", "worker_environment",
-           "register_setup", "SchedulerLost", "ClusterStartError", "LostConnectionFilter", "quiet_lost_connections",
-           "close_fast", "close_quietly", "cluster_config", "load_factor", "START_ATTEMPTS", "CONNECT_ATTEMPTS"]
+__all__ = ["open_client", "SweepWorkerSetup", "SweepNanny", "WORKER_XLA_FLAGS", "default_workers", "worker_environment", "register_setup", "SchedulerLost", "ClusterStartError", "close_fast", "close_quietly"]
 
 
 logger = logging.getLogger(__name__)

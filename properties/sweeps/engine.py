@@ -33,19 +33,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from contrastive_bounds.properties.sweeps.cluster import (WORKER_XLA_FLAGS, ClusterStartError, SchedulerLost,
-                                                          SweepWorkerSetup, default_workers, open_client,
-                                                          quiet_lost_connections, register_setup,
-                                                          worker_environment)
+from contrastive_bounds.properties.sweeps.cluster import (
+    WORKER_XLA_FLAGS,
+    ClusterStartError,
+    SchedulerLost,
+    SweepWorkerSetup,
+    default_workers,
+    open_client,
+    register_setup,
+    worker_environment,
+)
+from contrastive_bounds.properties.sweeps.lost_connections import quiet_lost_connections
 from contrastive_bounds.properties.sweeps.cost import COST_LIMIT_CORE_HOURS, CostEstimate, estimate_cost
 from contrastive_bounds.properties.sweeps.kinds import VERDICTS, TaskOutput, get_kind
 from contrastive_bounds.properties.sweeps.losses import METADATA_KEY, ClusterLosses, collect_losses, losses_from_metadata
 from contrastive_bounds.properties.sweeps.spec import SweepSpec, Task
 from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema, to_json_text
 
-__all__ = ["run_sweep", "execute_task", "open_client", "SweepResult", "SweepInterrupted", "SweepClusterLost",
-           "SweepWorkerSetup", "WORKER_XLA_FLAGS", "default_workers", "worker_environment", "make_row", "validate_row",
-           "estimate_cost", "CostEstimate", "COST_LIMIT_CORE_HOURS"]
+__all__ = ["run_sweep", "execute_task", "SweepResult", "SweepInterrupted", "SweepClusterLost", "make_row", "validate_row"]
 
 
 @functools.lru_cache(maxsize=1)

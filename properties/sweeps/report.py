@@ -36,16 +36,16 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from contrastive_bounds.properties.checks.framework import PlotSpec, Series
-from contrastive_bounds.properties.report import fmt_value, render_figure
+from contrastive_bounds.properties.checks.outcome import PlotSpec, Series
+from contrastive_bounds.properties.report import fmt_value
+from contrastive_bounds.properties.figures import render_figure
 from contrastive_bounds.properties.runner import atomic_write_bytes, atomic_write_text
 from contrastive_bounds.properties.stats import DEFAULT_SUITE_ALPHA, holm
 from contrastive_bounds.properties.sweeps.losses import describe_losses, losses_from_metadata
 from contrastive_bounds.properties.sweeps.report_table import (INTERVAL, MAX_TABLE_ROWS, TABLE_STYLE, rows_table,
                                                                varying_parameters)
 
-__all__ = ["write_sweep_report", "render_heatmap", "varying_parameters", "significant_violations", "violations_that_stand",
-           "check_report_settings", "MAX_TABLE_ROWS", "describe_column", "COLUMN_MEANINGS"]
+__all__ = ["write_sweep_report", "render_heatmap", "significant_violations", "violations_that_stand", "check_report_settings", "describe_column", "COLUMN_MEANINGS"]
 
 #: What the results columns mean, for axis labels and captions.
 COLUMN_MEANINGS = {

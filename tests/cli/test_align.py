@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.alignment.descent_run import (
-    LINKS, DescentConfig, make_problem, run_similarity_descent)
+from contrastive_bounds.numerics.alignment.descent_result import LINKS
+from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 from contrastive_bounds.properties.cli import align as cli_align
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.theory import alignment

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 
 from contrastive_bounds.properties.statements import contradictions
 
-from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
+from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
 from contrastive_bounds.properties.cli.app import app
 

@@ -16,7 +16,7 @@ import time
 import numpy as np
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.anneal import MAX_CHAIN_STEPS
+from contrastive_bounds.properties.cli.anneal_run import MAX_CHAIN_STEPS
 from contrastive_bounds.properties.cli.app import app
 import pytest
 

@@ -218,7 +218,7 @@ def test_toolkit_reproduces_c06_c07_c08_from_the_page():
     import jax.numpy as jnp
 
     from contrastive_bounds.numerics.alignment import losses as L
-    from contrastive_bounds.numerics.alignment import similarity as S
+    from contrastive_bounds.numerics import alignment as S
 
     f, y = np.array(SUPCON_F, float), np.array(SUPCON_Y)
     for tau in ("0.8", "0.1"):

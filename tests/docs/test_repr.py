@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from contrastive_bounds.properties.checks.framework import CheckResult, compare_lower, compare_upper
+from contrastive_bounds.properties.checks.framework import CheckResult
+from contrastive_bounds.properties.checks.verdicts import compare_lower, compare_upper
 from contrastive_bounds.theory import alignment
 
 

@@ -57,7 +57,7 @@ def _kernel() -> Any:
 
 
 def _descent_config() -> Any:
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig
 
     return DescentConfig(batch_size=2, steps=1, tau=0.5, step_size=1.0)
 

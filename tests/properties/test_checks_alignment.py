@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contrastive_bounds.properties.checks import alignment as CA
+from contrastive_bounds.properties.checks.alignment_descent import descent_run
 from contrastive_bounds.properties.checks.registry import registered_checks
 from contrastive_bounds.theory import alignment as A
 
@@ -20,9 +20,9 @@ def _run(check_id: str, params: dict | None = None, seed: int = 0):
 
 @pytest.fixture(autouse=True)
 def _fresh_descent_cache():
-    CA.descent_run.cache_clear()
+    descent_run.cache_clear()
     yield
-    CA.descent_run.cache_clear()
+    descent_run.cache_clear()
 
 
 @pytest.mark.slow

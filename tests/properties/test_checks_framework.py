@@ -3,7 +3,7 @@ bound and a measurement into the right verdict, and every theorem of both papers
 
 from __future__ import annotations
 
-from contrastive_bounds.properties.checks.framework import compare_lower, compare_upper
+from contrastive_bounds.properties.checks.verdicts import compare_lower, compare_upper
 
 
 def test_compare_verdicts():

@@ -16,7 +16,9 @@ import math
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Condition, Outcome, compare_band, compare_upper
+from contrastive_bounds.properties.checks.framework import CheckResult
+from contrastive_bounds.properties.checks.outcome import Condition, Outcome
+from contrastive_bounds.properties.checks.verdicts import compare_band, compare_upper
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.runner import SuiteResult, _apply_holm
 from contrastive_bounds.properties.selftest import Substitution, substituted
@@ -90,7 +92,7 @@ def test_holm_softens_only_the_stochastic_part():
 def test_require_keeps_the_tests_verdict_and_survives_a_later_overwrite():
     """A failed condition: violated after assess whatever the check wrote later, the test's verdict in test_verdict,
     the summary names the condition; a CheckResult round-trips its conditions through JSON."""
-    from contrastive_bounds.properties.checks.framework import assess
+    from contrastive_bounds.properties.checks.verdicts import assess
 
     out = compare_band(0.5, (0.45, 0.55), 0.5, (0.48, 0.52), samples=4000, false_alarm=1e-3)
     assert out.require("premise", "the schedule satisfies the premise", False, "beta(1) = 0.2") is False
@@ -117,6 +119,6 @@ def test_non_finite_values_are_never_holds():
     assert compare_upper(None, math.inf, bound_log10=400.0).verdict == "violated"
     assert compare_upper(math.inf, 0.5).verdict == "vacuous"
     hand = Outcome("holds", "hand-built", bound=math.inf, empirical=0.5, kind="upper")
-    from contrastive_bounds.properties.checks.framework import assess
+    from contrastive_bounds.properties.checks.verdicts import assess
 
     assert assess(hand).verdict == "vacuous"

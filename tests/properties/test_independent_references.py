@@ -62,7 +62,8 @@ def test_second_metric_computations_match_the_toolkit_and_see_a_missing_centring
     """Trace-identity CKA, Gram-form linear CKA, corrcoef RSA: equal to the toolkit; an uncentred CKA is not."""
     import numpy as np
 
-    from contrastive_bounds.numerics.alignment.similarity import cka_rho, cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r
+    from contrastive_bounds.numerics.alignment.cka import cka_rho, cosine_gram, cosine_gram_cka, linear_cka
+    from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((40, 6)), rng.standard_normal((40, 5))

@@ -89,7 +89,8 @@ def test_the_verdict_builders_print_true_comparisons(bound, empirical, width, ex
 def test_a_check_that_prints_a_false_inequality_is_violated_by_a_statement_condition():
     """The framework scans every registered check's summary and conditions: a printed inequality the printed numbers
     contradict is a failed deterministic condition (verdict violated), whatever the check's own test said."""
-    from contrastive_bounds.properties.checks.framework import Outcome, check
+    from contrastive_bounds.properties.checks.outcome import Outcome
+    from contrastive_bounds.properties.checks.framework import check
 
     @check("T.false_statement", theorem="t", statement="s", paper="A", quick={})
     def false_statement(params, seed):

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import markdown
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
+from contrastive_bounds.properties.checks.framework import CheckResult
+from contrastive_bounds.properties.checks.outcome import Outcome
 from contrastive_bounds.properties.glossary import GLOSSARY
 from contrastive_bounds.properties.report import md_escape, write_report
 from contrastive_bounds.properties.runner import SuiteResult

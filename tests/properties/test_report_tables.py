@@ -1,6 +1,7 @@
 """Evidence tables of a check outcome (Outcome.table) in report.md and report.html."""
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
+from contrastive_bounds.properties.checks.framework import CheckResult
+from contrastive_bounds.properties.checks.outcome import Outcome
 from contrastive_bounds.properties.report import table_cell, write_report
 from contrastive_bounds.properties.runner import SuiteResult
 
@@ -95,7 +96,7 @@ def test_a_one_point_axis_spans_a_unit_around_its_value_and_a_short_log_axis_is_
 def test_report_first_line_counts_checks_that_could_not_have_failed_and_lists_failed_conditions(tmp_path):
     """A holds, an uninformative, an inconclusive at power < 1/2 and a violated by a failed reference condition: the
     first line says 2 of 4 could not have failed; the section of the violated one names the failed condition."""
-    from contrastive_bounds.properties.checks.framework import Condition
+    from contrastive_bounds.properties.checks.outcome import Condition
 
     outs = [Outcome("holds", "fine", power=0.9), Outcome("uninformative", "loose"),
             Outcome("inconclusive", "wide", power=0.1, detect=0.2),

@@ -189,7 +189,8 @@ def test_ctrl_c_saves_finished_records_and_prints_how_to_resume(tmp_path):
 
 def test_holm_is_reapplied_over_the_merged_file_from_the_verdicts_before_holm(tmp_path):
     """Holm runs over every stochastic record of the merged file; a resume does not compound its edits."""
-    from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
+    from contrastive_bounds.properties.checks.framework import CheckResult
+    from contrastive_bounds.properties.checks.outcome import Outcome
     from contrastive_bounds.properties.runner import SuiteResult, load_suite, run_suite, write_results
 
     out = tmp_path / "r"

@@ -9,7 +9,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.checks.framework import check, compare_upper, defined_checks
+from contrastive_bounds.properties.checks.framework import check, defined_checks
+from contrastive_bounds.properties.checks.verdicts import compare_upper
 from contrastive_bounds.properties.checks.registry import CHECK_MODULES, registered_checks
 from contrastive_bounds.properties.cli.app import app
 from contrastive_bounds.properties.selftest import (FAULTS, KINDS, Fault, Substitution, get_fault, run_self_test,

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.checks.framework import (FAILING, FAILING_STRICT, VERDICTS, Outcome, compare_band,
-                                                            compare_lower, compare_upper)
+from contrastive_bounds.properties.checks.outcome import FAILING, FAILING_STRICT, VERDICTS, Outcome
+from contrastive_bounds.properties.checks.verdicts import compare_band, compare_lower, compare_upper
 from contrastive_bounds.properties.checks.registry import registered_checks
 from contrastive_bounds.properties.checks.verdicts import POWER_TARGET, power_against, samples_for_power
 from contrastive_bounds.properties.cli.app import app

@@ -16,7 +16,9 @@ import sympy as sp
 from sympy.codegen.cfunctions import log1p
 
 from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.bound import MAX_DIGITS, Bound, Vacuity, reliable_sign, reliable_value
+from contrastive_bounds.theory.reliable import MAX_DIGITS, reliable_sign, reliable_value
+from contrastive_bounds.theory.bound import Bound
+from contrastive_bounds.theory.bound_spec import Vacuity
 from contrastive_bounds.theory.claim import Claim, SignCheckSpec, _integer_witness, sign_claim_check
 from contrastive_bounds.theory.domains import Interval, Param
 from contrastive_bounds.theory.source import Source

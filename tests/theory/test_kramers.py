@@ -10,7 +10,8 @@ import pytest
 from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.theory import annealing
-from contrastive_bounds.theory.annealing import catoni_difficulty, finite_time_tail_log, make_schedule
+from contrastive_bounds.theory.annealing import catoni_difficulty, finite_time_tail_log
+from contrastive_bounds.theory.schedules import make_schedule
 from contrastive_bounds.theory.kramers import (
     arrhenius_log_time,
     eyring_kramers_log_time,

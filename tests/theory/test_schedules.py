@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.theory.annealing import FORMS, LOG_FORMS, make_schedule
+from contrastive_bounds.theory.schedule_forms import FORMS, LOG_FORMS
+from contrastive_bounds.theory.schedules import make_schedule
 
 T_GRID = np.array([0.5, 1.0, 10.0, 1e3, 1e6])
 

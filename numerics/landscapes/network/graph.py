@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import networkx as nx
 import numpy as np
 
-from contrastive_bounds.numerics.landscapes.barriers import union_find_depths
+from contrastive_bounds.numerics.landscapes.persistence import union_find_depths
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
 from contrastive_bounds.theory.annealing import catoni_difficulty
 

@@ -30,7 +30,7 @@ from contrastive_bounds.numerics.landscapes.network.arguments import check_pairs
     thomson_arguments
 from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, apply_element, random_element
-from contrastive_bounds.numerics.landscapes.registry import Landscape
+from contrastive_bounds.numerics.landscapes.landscape import Landscape
 from contrastive_bounds.numerics.landscapes.thomson import thomson_potential
 from contrastive_bounds.theory.domains import check_int
 

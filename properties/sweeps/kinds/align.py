@@ -59,7 +59,7 @@ SIM_OUTPUTS = {"status": str, "d_T_log10": float, "delta_log10": float, "pi_max"
 
 
 def _config(p: Mapping[str, Any], seed: int):
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig
 
     return DescentConfig(batch_size=p["batch_size"], steps=p["steps"], tau=p["tau"], step_size=p["eta"], seed=seed,
                          delta=p["delta"], anchors="both" if p["both_views"] else "first", coupled=p["coupled"],
@@ -76,7 +76,8 @@ def _finite(x: float | None) -> float | None:
 
 
 def _run_sim(p: Mapping[str, Any], seed: int) -> TaskOutput:
-    from contrastive_bounds.numerics.alignment.descent_run import make_problem, run_similarity_descent
+    from contrastive_bounds.numerics.alignment.descent_problem import make_problem
+    from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 
     sigma0, labels = make_problem(p["num_samples"], p["num_classes"], dim=p["dim"], class_signal=p["class_signal"], seed=seed)
     res = run_similarity_descent(sigma0, labels, _config(p, seed))

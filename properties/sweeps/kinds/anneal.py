@@ -32,7 +32,7 @@ import math
 from typing import Any, Mapping
 
 from contrastive_bounds.theory.domains import check_int, check_probability, check_real
-from contrastive_bounds.theory.schedules import FORMS, LOG_FORMS
+from contrastive_bounds.theory.schedule_forms import FORMS, LOG_FORMS
 
 from contrastive_bounds.properties.sweeps.kinds import REQUIRED, ParamSpec, TaskKind, TaskOutput, register_kind
 
@@ -137,7 +137,7 @@ def run(p: Mapping[str, Any], seed: int) -> TaskOutput:
     from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
     from contrastive_bounds.numerics.stats import clopper_pearson, hitting_time_summary
 
-    from contrastive_bounds.properties.checks.annealing import band_test
+    from contrastive_bounds.properties.checks.annealing_common import band_test
 
     land = _landscape(p)
     sched = _schedule(p, land.critical_height)

@@ -9,8 +9,8 @@ import pytest
 
 from contrastive_bounds.numerics.alignment.compare import (
     compare_embeddings, feature_pair_stats, feature_rho, load_embeddings, load_labels)
-from contrastive_bounds.numerics.alignment.similarity import (
-    cka_rho, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r)
+from contrastive_bounds.numerics.alignment.cka import cka_rho, cosine_gram_cka, linear_cka
+from contrastive_bounds.numerics.alignment.rsa import rsa_from_similarity, rsa_r
 from contrastive_bounds.theory import alignment
 
 

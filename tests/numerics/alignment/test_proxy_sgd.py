@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment.descent import DescentState, batch_loss_on_sigma, descent_step
+from contrastive_bounds.numerics.alignment.descent import DescentState, descent_step
+from contrastive_bounds.numerics.alignment.descent_gradients import batch_loss_on_sigma
 from contrastive_bounds.numerics.alignment.eta_eff import (
     batch_rows, estimate_eta_eff, first_order_terms, orthonormal_fit_expansion, symmetric_block_gradients)
 from contrastive_bounds.numerics.alignment.proxy import ProxyConfig, run_proxy_comparison

@@ -17,7 +17,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
+from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
 from contrastive_bounds.numerics.alignment.theorem1_log import load_array_file
 from contrastive_bounds.numerics.alignment.theorem1_log_io import (

@@ -11,17 +11,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.numerics.landscapes.barriers import (
-    circle_barrier,
+from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, sphere_barrier, torus_barrier
+from contrastive_bounds.numerics.landscapes.persistence import (
     critical_height_from_pairs,
     cycle_edges,
     gudhi_persistence,
-    sphere_barrier,
-    torus_barrier,
     union_find_depths,
 )
 from contrastive_bounds.numerics.landscapes.circle import FourierSeries, analyse_circle
-from contrastive_bounds.numerics.landscapes.registry import Landscape, fourier_landscape, get_landscape, load_fourier
+from contrastive_bounds.numerics.landscapes.landscape import Landscape, fourier_landscape, load_fourier
+from contrastive_bounds.numerics.landscapes.registry import get_landscape
 
 
 def test_c13_double_well_exact():

@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.barriers import sampled_minima, string_method_barrier
-from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes, scaled
+from contrastive_bounds.numerics.landscapes.string_method import sampled_minima, string_method_barrier
+from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes
+from contrastive_bounds.numerics.landscapes.landscape import scaled
 
 
 def _z(theta):
@@ -160,7 +161,7 @@ def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
 def test_malformed_fourier_file_names_file_key_and_range(tmp_path, text, message):
     """A malformed Fourier file (non-number, bool, list, out-of-range coefficient, negative frequency, not a
     table) is a ValueError naming the file, the key and the allowed range."""
-    from contrastive_bounds.numerics.landscapes.registry import load_fourier
+    from contrastive_bounds.numerics.landscapes.landscape import load_fourier
 
     p = tmp_path / "x.json"
     p.write_text(text)

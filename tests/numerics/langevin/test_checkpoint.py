@@ -17,7 +17,7 @@ import pytest
 from contrastive_bounds.numerics import filemode
 from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel, simulate
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.schedules import make_schedule
 
 
 def _kernel():

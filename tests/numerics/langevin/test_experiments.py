@@ -14,7 +14,7 @@ from contrastive_bounds.numerics.langevin.experiments import (
     misscaled_temperature,
     start_positions,
 )
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.schedules import make_schedule
 
 
 def test_double_well_trap_closed_form():

@@ -26,11 +26,12 @@ from contrastive_bounds.numerics.landscapes.infonce import (
     hardest_negative_potential,
     hardest_negative_value_and_grad,
 )
-from contrastive_bounds.numerics.landscapes.registry import get_landscape, scaled
+from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes.landscape import scaled
 from contrastive_bounds.numerics.langevin.paths import supported_step_paths
 from contrastive_bounds.numerics.langevin.steps import chains_last, circle
 from contrastive_bounds.numerics.sphere import uniform
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.schedules import make_schedule
 
 ALPHA = 1e-4
 

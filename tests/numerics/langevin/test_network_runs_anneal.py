@@ -30,7 +30,7 @@ from contrastive_bounds.numerics.langevin.network_anneal import (
     uniform_starts,
 )
 from contrastive_bounds.numerics.langevin.network_runs import schedule_sample
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.schedules import make_schedule
 from contrastive_bounds.theory.kramers import kramers_circle_log_time
 
 

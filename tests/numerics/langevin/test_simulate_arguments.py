@@ -11,7 +11,7 @@ from contrastive_bounds.numerics.landscapes.registry import get_landscape
 from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel,
                                                   simulate)
 from contrastive_bounds.numerics.langevin.experiments import start_positions
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory.schedules import make_schedule
 from contrastive_bounds.theory.domains import MAX_SEED
 
 

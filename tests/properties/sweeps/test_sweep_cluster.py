@@ -9,7 +9,8 @@ import signal
 import pyarrow.parquet as pq
 import pytest
 
-from contrastive_bounds.properties.sweeps.engine import SweepInterrupted, execute_task, run_sweep, worker_environment
+from contrastive_bounds.properties.sweeps.engine import SweepInterrupted, execute_task, run_sweep
+from contrastive_bounds.properties.sweeps.cluster import worker_environment
 from contrastive_bounds.properties.sweeps.spec import parse_spec
 
 SPEC = {"name": "cluster-test", "kind": "anneal", "seeds": [0],

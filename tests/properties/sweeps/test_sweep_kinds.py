@@ -75,7 +75,8 @@ def test_bound_rows_equal_bound_evaluate_and_report_vacuous_and_uninformative():
 def test_align_simulate_row_is_theorem1_along_the_run_and_its_slack_budget_telescopes():
     """d_T and Theorem 1 at T are run_similarity_descent's; ratio_log10 = log10 d_T - log10 bound, and the link
     slacks (log10 factors from d_T up to Theorem 1) add up to exactly minus that."""
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
+    from contrastive_bounds.numerics.alignment.descent_problem import DescentConfig, make_problem
+    from contrastive_bounds.numerics.alignment.descent_run import run_similarity_descent
 
     p = {"num_samples": 40, "num_classes": 4, "batch_size": 8, "tau": 0.5, "eta": 0.5, "steps": 20}
     _, row = _one({"kind": "align-simulate", "seeds": [3], "params": p})

@@ -3,7 +3,8 @@
 import pyarrow as pa
 import pytest
 
-from contrastive_bounds.properties.sweeps.report import significant_violations, varying_parameters, write_sweep_report
+from contrastive_bounds.properties.sweeps.report import significant_violations, write_sweep_report
+from contrastive_bounds.properties.sweeps.report_table import varying_parameters
 
 
 def _table():

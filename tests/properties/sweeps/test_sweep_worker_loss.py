@@ -11,7 +11,8 @@ import signal
 import psutil
 import pytest
 
-from contrastive_bounds.properties.sweeps.cluster import LostConnectionFilter, SweepWorkerSetup
+from contrastive_bounds.properties.sweeps.lost_connections import LostConnectionFilter
+from contrastive_bounds.properties.sweeps.cluster import SweepWorkerSetup
 from contrastive_bounds.properties.sweeps.engine import execute_task, run_sweep
 from contrastive_bounds.properties.sweeps.spec import parse_spec
 from contrastive_bounds.properties.sweeps.store import ResultsStore

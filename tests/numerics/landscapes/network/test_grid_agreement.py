@@ -118,7 +118,7 @@ def test_torus_separable_matches_closed_forms_and_the_grid():
     energies = sorted(t.energy for t in res.transition_states)
     assert energies == pytest.approx([-1.5 + 33 / 32] * 4 + [-0.5 + 33 / 32] * 4, abs=1e-12)
     assert res.critical_height == pytest.approx(1.53125, abs=1e-12)
-    from contrastive_bounds.numerics.landscapes.registry import Landscape
+    from contrastive_bounds.numerics.landscapes.landscape import Landscape
 
     grid = torus_barrier(Landscape("torus", 2, 2, _separable), resolution=128)
     assert abs(grid.critical_height - res.critical_height) <= grid.grid_error_bound

@@ -105,7 +105,7 @@ def landscape_of(case: dict):
 
 
 def temperature_of(case: dict):
-    from contrastive_bounds.theory.annealing import make_schedule
+    from contrastive_bounds.theory.schedules import make_schedule
 
     spec = case["temperature"]
     if spec == "callable":
