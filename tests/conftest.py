@@ -1,7 +1,7 @@
 """Test-suite set-up: float64 in JAX (our own entry point) and the hypothesis profile from the env."""
 
-from contrastive_bounds.numerics.precision import enable_x64
-from contrastive_bounds.properties.profiles import load_from_env
+from contrastive_bounds.numerics._precision import enable_x64
+from contrastive_bounds.properties._profiles import load_from_env
 
 enable_x64()
 load_from_env()
@@ -61,8 +61,8 @@ def _restore_check_registry():
     """Checks a test defines (user scenario files, hand-built checks) do not outlive it: after each test the
     registry holds the built-in checks plus what it held before, so counts of the built-in checks do not depend
     on the order tests run in. Built-in checks (registered by CHECK_MODULES, perhaps first during the test) stay."""
-    from contrastive_bounds.properties.checks import framework
-    from contrastive_bounds.properties.checks.registry import CHECK_MODULES
+    import contrastive_bounds.properties.checks._framework as framework
+    from contrastive_bounds.properties.checks._registry import CHECK_MODULES
 
     saved = dict(framework._CHECKS)
     yield

@@ -34,8 +34,8 @@ from typing import Any, Callable, Sequence
 import jax
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
-from contrastive_bounds.theory.kramers import expected_escapes
+from contrastive_bounds.theory._domains import check_int, check_real, check_seed
+from contrastive_bounds.theory._kramers import expected_escapes
 
 from contrastive_bounds.numerics.landscapes.network.constants import LOOSE_ENERGY_RTOL, LOOSE_TOL
 from contrastive_bounds.numerics.landscapes.network.optimize import CONVERGED, STALLED, minimize_batch
@@ -47,8 +47,8 @@ from contrastive_bounds.numerics.landscapes.network_kramers import (
     network_trap,
     trap_starts,
 )
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import uniform
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import uniform
 
 __all__ = ["network_starts", "uniform_starts", "global_set_margin", "stiffest_eigenvalue", "minimum_trap",
            "TrapPrediction", "trap_prediction", "final_basins", "UNKNOWN_MINIMUM", "NOT_CONVERGED",
@@ -202,7 +202,7 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
                     error_per_t_over_h: float, min_barrier_over_t: float, integrator: str = "euler") -> TrapPrediction:
     """Eyring–Kramers never-escape probability of ``trap`` under ``schedule`` on ``[0, t_end]``, with its band.
 
-    ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func:`~contrastive_bounds.theory.kramers.expected_escapes`)
+    ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func:`~contrastive_bounds.theory._kramers.expected_escapes`)
     with the prefactors modulo symmetry of :func:`~contrastive_bounds.numerics.landscapes.network_kramers.network_trap`
     (radius-R clock: ``k/R²``). The band assumes the chain's escape rate within a factor ``F`` of
     Eyring–Kramers: ``F_T = 1 + error_per_t_over_h·T(0)/ΔV`` at the hottest temperature of the run

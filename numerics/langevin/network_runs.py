@@ -30,11 +30,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
+from contrastive_bounds.theory._domains import check_int, check_real, check_seed
 
 from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, simulate
-from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics.langevin._kernel import langevin_kernel
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["EscapeSample", "ArrheniusEstimate", "ScheduleSample", "radius_clock_temperature", "escape_sample",
            "censored_mean", "arrhenius_exponent", "schedule_sample", "run_description"]

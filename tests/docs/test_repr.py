@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from contrastive_bounds.properties.checks.framework import CheckResult
-from contrastive_bounds.properties.checks.verdicts import compare_lower, compare_upper
-from contrastive_bounds.theory import alignment
+from contrastive_bounds.properties.checks._framework import CheckResult
+from contrastive_bounds.properties.checks._verdicts import compare_lower, compare_upper
+import contrastive_bounds.theory._alignment as alignment
 
 
 def test_outcome_html_shows_verdict_numbers_and_escapes() -> None:

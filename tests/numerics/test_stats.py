@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics import stats as st
+import contrastive_bounds.numerics._stats as st
 
 
 def test_clopper_pearson_closed_forms():

@@ -11,12 +11,12 @@ intervals (false alarm 1e-3 per check); seeds are fixed, so each test is determi
 import math
 
 
-from contrastive_bounds.properties.checks.annealing_sampling import a85_anisotropic, vmf
-from contrastive_bounds.properties.checks.annealing_schedules import (
+from contrastive_bounds.properties.checks._annealing_sampling import a85_anisotropic, vmf
+from contrastive_bounds.properties.checks._annealing_schedules import (
     a4_convergence, a4_fast, a4_trapping, a6_finite_time, a81_inverted)
-from contrastive_bounds.properties.checks.annealing_seed import a83_table, a84_toy
-from contrastive_bounds.properties.checks.annealing_theory import a5_kramers, a82_finite_time, a_claims, critical_height
-from contrastive_bounds.properties.checks.registry import registered_checks
+from contrastive_bounds.properties.checks._annealing_seed import a83_table, a84_toy
+from contrastive_bounds.properties.checks._annealing_theory import a5_kramers, a82_finite_time, a_claims, critical_height
+from contrastive_bounds.properties.checks._registry import registered_checks
 import pytest
 
 SMALL_A4 = {"chains": 512, "step_size": 0.02, "rule": "hks", "epsilon": 0.1, "noise_factor": 1.0}

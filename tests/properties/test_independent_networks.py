@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.properties.checks import independent_networks as ind
-from contrastive_bounds.properties.checks.independent_landscapes import infonce_energy
+import contrastive_bounds.properties.checks._independent_networks as ind
+from contrastive_bounds.properties.checks._independent_landscapes import infonce_energy
 
 PAIRS = [(0, 1), (2, 3), (4, 5)]
 CROSS = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=np.float64)

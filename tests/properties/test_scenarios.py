@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contrastive_bounds.properties.scenarios import load_scenarios
+from contrastive_bounds.properties._scenarios import load_scenarios
 
 USER_CHECKS = '''
-from contrastive_bounds.properties.checks.framework import check, compare_upper, Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks._framework import check, compare_upper, Outcome, PlotSpec, Series
 
 @check("user.square", theorem="x^2 <= bound", statement="x^2 <= bound for the given x", paper="B",
        quick={"x": 0.5, "bound": 1.0})

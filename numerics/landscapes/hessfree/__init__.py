@@ -15,8 +15,8 @@ certified), :mod:`.simplex` (the closed-form InfoNCE global minimum).
 
 Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the collapsed simplex):
 
->>> from contrastive_bounds.numerics.precision import enable_x64; enable_x64()
->>> from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+>>> from contrastive_bounds.numerics._precision import enable_x64; enable_x64()
+>>> from contrastive_bounds.numerics.landscapes._infonce import infonce_potential
 >>> from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum, verify_point
 >>> z, energy = infonce_simplex_minimum(6, 3, 0.1)
 >>> cert = verify_point(infonce_potential(6, [(0, 1), (2, 3), (4, 5)], 0.1), z, expect=0)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.closure import run_transition_states
 from contrastive_bounds.numerics.landscapes.network.curvature import Curvature, curvature_provider
 from contrastive_bounds.numerics.landscapes.network.events import PhaseEnded, StructuredPlan

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory._domains import check_int, check_real
 
 __all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS"]
 

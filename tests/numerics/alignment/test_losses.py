@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.numerics.alignment import loss_core, losses as L
-from contrastive_bounds.numerics.alignment.losses import masked_logsumexp
-from contrastive_bounds.theory.alignment import loss_gap_value
+import contrastive_bounds.numerics.alignment._loss_core as loss_core
+import contrastive_bounds.numerics.alignment._losses as L
+from contrastive_bounds.numerics.alignment._loss_core import masked_logsumexp
+from contrastive_bounds.theory._alignment import loss_gap_value
 
 
 

@@ -19,7 +19,7 @@ from contrastive_bounds.numerics.landscapes.network_kramers import (
     trap_starts,
 )
 from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec, network_for
-from contrastive_bounds.theory.kramers import eyring_kramers_log_time
+from contrastive_bounds.theory._kramers import eyring_kramers_log_time
 
 TAU = 0.1
 

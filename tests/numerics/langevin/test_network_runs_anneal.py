@@ -30,8 +30,8 @@ from contrastive_bounds.numerics.langevin.network_anneal import (
     uniform_starts,
 )
 from contrastive_bounds.numerics.langevin.network_runs import schedule_sample
-from contrastive_bounds.theory.schedules import make_schedule
-from contrastive_bounds.theory.kramers import kramers_circle_log_time
+from contrastive_bounds.theory._schedules import make_schedule
+from contrastive_bounds.theory._kramers import kramers_circle_log_time
 
 
 def _dw(z):

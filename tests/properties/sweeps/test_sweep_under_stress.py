@@ -23,11 +23,11 @@ import psutil
 import pyarrow.parquet as pq
 import pytest
 
-from contrastive_bounds.properties.sweeps import engine
-from contrastive_bounds.properties.sweeps.cluster import SweepWorkerSetup
-from contrastive_bounds.properties.sweeps.engine import execute_task, run_sweep
-from contrastive_bounds.properties.sweeps.losses import losses_from_metadata, task_key_of
-from contrastive_bounds.properties.sweeps.spec import parse_spec
+import contrastive_bounds.properties.sweeps._engine as engine
+from contrastive_bounds.properties.sweeps._cluster import SweepWorkerSetup
+from contrastive_bounds.properties.sweeps._engine import execute_task, run_sweep
+from contrastive_bounds.properties.sweeps._losses import losses_from_metadata, task_key_of
+from contrastive_bounds.properties.sweeps._spec import parse_spec
 
 KILLS = int(os.environ.get("CONTRASTIVE_BOUNDS_STRESS_KILLS", "1"))
 CLI_RUNS = int(os.environ.get("CONTRASTIVE_BOUNDS_STRESS_CLI_RUNS", "0"))
