@@ -10,11 +10,13 @@ Modules (private ones hold the code behind the names below; public ones are impo
 modules):
 
 * :mod:`._alignment` — Paper B: CL vs NSCL alignment bounds as cited
-  :class:`~contrastive_bounds.theory._bound.Bound` objects.
+  :class:`~contrastive_bounds.theory.Bound` objects.
 * :mod:`._alignment_claims` — Paper B's qualitative claims (docs/theorems.md B7) as machine-checked sign
   claims.
 * :mod:`._alignment_trajectory` — The proof links of Theorem 1 along a recorded trajectory, for any step-
   size sequence (Paper B).
+* :mod:`._alignment_values` — Paper B's bounds as plain numpy functions: the second implementation beside
+  the sympy bounds.
 * :mod:`._annealing` — Annealing theory of Paper A (Chaudhry, arXiv 2603.12552) and the classical results it
   transfers.
 * :mod:`._annealing_bounds` — Paper A in the registry: the annealing statements as cited
@@ -88,10 +90,10 @@ _HOME = {
     "check_real": "_domains",
     "check_seed": "_domains",
     "CKA_LOWER": "_alignment",
-    "cka_lower": "_alignment",
+    "cka_lower": "_alignment_values",
     "CKA_LOWER_APRIORI": "_alignment",
     "CKA_LOWER_SHARP": "_alignment",
-    "cka_lower_sharp": "_alignment",
+    "cka_lower_sharp": "_alignment_values",
     "Claim": "_claim",
     "claims": "_registry",
     "compiled": "_backends",
@@ -100,11 +102,11 @@ _HOME = {
     "decimal_text": "_isolate",
     "DEFAULT_DIGITS": "_reliable",
     "DELTA_BOUND": "_alignment",
-    "delta_log10": "_alignment",
-    "delta_value": "_alignment",
+    "delta_log10": "_alignment_values",
+    "delta_value": "_alignment_values",
     "Endpoint": "_solve_result",
     "EPSILON": "_alignment",
-    "epsilon_value": "_alignment",
+    "epsilon_value": "_alignment_values",
     "eta_sum_from_learning_rates": "_step_sizes",
     "evaluate_log10": "_bound_arrays",
     "exact_mfpt_interval": "_kramers",
@@ -125,7 +127,7 @@ _HOME = {
     "FORMS": "_schedule_forms",
     "free_syms": "_backends",
     "FROBENIUS": "_alignment",
-    "frobenius_log10": "_alignment",
+    "frobenius_log10": "_alignment_values",
     "get": "_registry",
     "get_bound": "_registry",
     "get_claim": "_registry",
@@ -148,13 +150,13 @@ _HOME = {
     "link_chain_log10": "_alignment_trajectory",
     "link_constants": "_alignment_trajectory",
     "LINK_L1": "_alignment",
-    "link_l1_bound": "_alignment",
+    "link_l1_bound": "_alignment_values",
     "link_l1_log10": "_alignment_trajectory",
     "LINK_L2": "_alignment",
     "link_l2_interval_log10": "_alignment_trajectory",
-    "link_l2_log10": "_alignment",
+    "link_l2_log10": "_alignment_values",
     "LINK_L3": "_alignment",
-    "link_l3_log10": "_alignment",
+    "link_l3_log10": "_alignment_values",
     "load_all": "_registry",
     "log_difference": "_solve",
     "LOG_FORMS": "_schedule_forms",
@@ -163,7 +165,7 @@ _HOME = {
     "LogExprel": "_special",
     "LOSS_GAP": "_alignment",
     "LOSS_GAP_PAPER": "_source",
-    "loss_gap_value": "_alignment",
+    "loss_gap_value": "_alignment_values",
     "make_schedule": "_schedules",
     "MAX_DIGITS": "_reliable",
     "MAX_SEED": "_domains",
@@ -182,9 +184,9 @@ _HOME = {
     "reliable_value": "_reliable",
     "Reparametrisation": "_bound_spec",
     "RSA_LOWER": "_alignment",
-    "rsa_lower": "_alignment",
+    "rsa_lower": "_alignment_values",
     "RSA_LOWER_SHARP": "_alignment",
-    "rsa_lower_sharp": "_alignment",
+    "rsa_lower_sharp": "_alignment_values",
     "Schedule": "_schedules",
     "SCHEDULE_CONDITIONS": "_annealing_bounds",
     "SEED_FINITE_TIME": "_annealing",
@@ -199,11 +201,11 @@ _HOME = {
     "SolveResult": "_solve_result",
     "Source": "_source",
     "split_point": "_isolate",
-    "theorem1_log10": "_alignment",
+    "theorem1_log10": "_alignment_values",
     "THEORY_MODULES": "_registry",
     "to_mpf": "_reliable",
     "TRAP_PROBABILITY": "_annealing_bounds",
-    "trivial_frobenius": "_alignment",
+    "trivial_frobenius": "_alignment_values",
     "unknown_parameter_message": "_bound_spec",
     "Vacuity": "_bound_spec",
     "Verdict": "_claim",

@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-import contrastive_bounds.theory._alignment as alignment
-
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.numerics._stats import mean_ci
 
 __all__ = ["ScalingResult", "PAPER_TREND", "claim_for", "METRIC_RANGE", "bounded_mean_ci"]

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.theory._domains import check_int, check_seed
 
 from contrastive_bounds.numerics.alignment._cka import cka_rho, cosine_gram_cka, linear_cka

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-import contrastive_bounds.theory._alignment as alignment
-
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig
 from contrastive_bounds.numerics.alignment._cka import cka_rho, cosine_gram_cka
 from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity, rsa_r

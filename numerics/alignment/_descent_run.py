@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.theory._domains import check_int
 
 from contrastive_bounds.numerics._filemode import ensure_writable_parent, write_atomically

@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-import contrastive_bounds.theory._alignment as alignment
-
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.numerics.alignment._eta_eff import EtaEstimate
 from contrastive_bounds.numerics.alignment._cka import cka_rho, cosine_gram_cka, linear_cka
 from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity, rsa_r

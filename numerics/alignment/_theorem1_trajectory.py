@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 import contrastive_bounds.theory._alignment_trajectory as links
 
 from contrastive_bounds.numerics._precision import require_x64

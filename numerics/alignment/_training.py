@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.theory._domains import check_int, check_seed, check_real
 
 from contrastive_bounds.numerics.alignment._data import augment, load_digits_subset

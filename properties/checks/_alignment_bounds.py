@@ -16,8 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings, target
 
-import contrastive_bounds.theory._alignment as A
-
+from contrastive_bounds import theory as A
 import contrastive_bounds.properties._strategies as cbst
 from contrastive_bounds.properties.checks._agreement import apply_agreements
 from contrastive_bounds.properties.checks._claims import claims_outcome

@@ -15,8 +15,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-import contrastive_bounds.theory._alignment as A
-
+from contrastive_bounds import theory as A
 from contrastive_bounds.properties._statements import chain_text, compare_text
 from contrastive_bounds.properties.checks._agreement import Agreement, agreement, apply_agreements
 from contrastive_bounds.properties.checks._alignment_bounds import PAPER_B

@@ -142,8 +142,7 @@ def _fmt(**kw: Any) -> str:
 def verify_loss_gap(points: list[tuple[float, float]]) -> list[Agreement]:
     """The loss-gap bound: numpy ``loss_gap_value`` and the ``alignment.loss_gap`` Bound at ``points``
     ``[(tau, pi_max), ...]`` against :func:`loss_gap_mp`, and at the C03 rows against docs/reference-values.md."""
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     rows = []
     for tau, pi in points:
         ref = loss_gap_mp(repr(float(tau)), repr(float(pi)))
@@ -165,8 +164,7 @@ def verify_loss_gap(points: list[tuple[float, float]]) -> list[Agreement]:
 def verify_corollaries(rhos: list[float], rs: list[float]) -> list[Agreement]:
     """CKA/RSA corollaries (paper form and sharp form; numpy and Bound) at the check's rho/r values
     (those < 1) and at exact special values."""
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     rows = []
     pairs = [("cka_lower", A.cka_lower, A.CKA_LOWER, "rho", corollary_mp), ("rsa_lower", A.rsa_lower, A.RSA_LOWER, "r", corollary_mp),
              ("cka_lower_sharp", A.cka_lower_sharp, A.CKA_LOWER_SHARP, "rho", sharp_mp),
@@ -187,8 +185,7 @@ def verify_corollaries(rhos: list[float], rs: list[float]) -> list[Agreement]:
 
 def verify_epsilon(batch_size: int, steps: int, delta: float) -> list[Agreement]:
     """eps_{B,delta}: numpy ``epsilon_value`` and the Bound at the check's point and the C02 rows."""
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     rows = [agreement("alignment.epsilon_value (numpy)", _fmt(batch_size=batch_size, steps=steps, delta=delta),
                       A.epsilon_value(batch_size, steps, delta), epsilon_mp(batch_size, steps, repr(float(delta))))]
     for (c, b, t, dl, tau, s), (eps_ref, _, _) in C02:
@@ -203,8 +200,7 @@ def verify_theorem1(tau: float, pi_max: float, batch_size: int, steps: int, delt
     and at the three finite C02 rows (the vacuous row is checked by ``B4.reference_values``)."""
     import sympy as sp
 
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     where = _fmt(tau=tau, pi_max=pi_max, batch_size=batch_size, steps=steps, delta=delta, S=eta_sum)
     ref = frobenius_log10_mp(repr(float(tau)), repr(float(pi_max)), batch_size, steps, repr(float(delta)), repr(float(eta_sum)))
     if ref == mpmath.inf:
@@ -234,8 +230,7 @@ def verify_links(eta: float, steps: int, tau: float, batch_size: int, delta_valu
     against the closed forms (:func:`links_log10_mp`), at the check's point and two tabulated points."""
     import numpy as np
 
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     rows = []
     points = [((eta, steps, tau, batch_size, delta_value), None)] + [
         ((float(_mpf(e)), t, float(_mpf(ta)), b, float(_mpf(dv))), refs) for (e, t, ta, b, dv), refs in LINK_REFS]
@@ -254,8 +249,7 @@ def verify_links(eta: float, steps: int, tau: float, batch_size: int, delta_valu
 def verify_weight_divergence(tau: float, pi_max: float, batch_size: int, steps: int, delta: float, eta_sum: float,
                              grad_norm: float, smoothness: float) -> list[Agreement]:
     """Theorem 2's form: the Bound at the check's point and two tabulated points vs the mpmath closed form."""
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     rows = []
     pts = [((tau, pi_max, batch_size, steps, delta, eta_sum, grad_norm, smoothness), None)] + [
         ((float(_mpf(a)), float(_mpf(p)), b, t, float(_mpf(d)), float(s), float(_mpf(g)), float(_mpf(bs))), ref)

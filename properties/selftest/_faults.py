@@ -43,6 +43,7 @@ KINDS = {
 
 CB = "contrastive_bounds"
 ALIGN = f"{CB}.theory._alignment"
+ALIGN_VALUES = f"{CB}.theory._alignment_values"
 NET = f"{CB}.numerics.landscapes.network"
 LN10 = math.log(10.0)
 
@@ -80,7 +81,7 @@ class Fault:
 FAULTS: tuple[Fault, ...] = (
     # --------------------------------------------------------------------------- weaker bounds
     Fault("loss_gap.exponent", "weaker-bound", "loss-gap bound (numpy) with e^{3/tau} for e^{2/tau}",
-          (Substitution(f"{ALIGN}:loss_gap_value", lambda f: (lambda tau, pi_max: f(tau * 2 / 3, pi_max))),),
+          (Substitution(f"{ALIGN_VALUES}:loss_gap_value", lambda f: (lambda tau, pi_max: f(tau * 2 / 3, pi_max))),),
           ("B2.loss_gap", "B4.reference_values")),
     Fault("loss_gap.bound_object", "weaker-bound", "alignment.loss_gap Bound evaluated with e^{3/tau} (sympy form)",
           (Substitution(f"{ALIGN}:LOSS_GAP.evaluate", mk.kw(tau=lambda t: t * 2 / 3)),),
@@ -88,30 +89,30 @@ FAULTS: tuple[Fault, ...] = (
     Fault("theorem1.constant", "weaker-bound", "Theorem 1 twice as large in BOTH implementations (Bound and per-step "
           "numpy): 4 e^{2/tau} for 2 e^{2/tau} in Delta, consistently", (
               Substitution(f"{ALIGN}:FROBENIUS.evaluate", mk.bound_times(2.0)),
-              Substitution(f"{ALIGN}:theorem1_log10", mk.shift_log10(lambda etas, **kw: math.log10(2.0))),
-              Substitution(f"{ALIGN}:frobenius_log10", lambda f: (lambda *a, **k: f(*a, **k) + math.log10(2.0)))),
+              Substitution(f"{ALIGN_VALUES}:theorem1_log10", mk.shift_log10(lambda etas, **kw: math.log10(2.0))),
+              Substitution(f"{ALIGN_VALUES}:frobenius_log10", lambda f: (lambda *a, **k: f(*a, **k) + math.log10(2.0)))),
           ("B4.theorem1", "B4.reference_values", "B9.theorem1_real")),
     Fault("theorem1.growth_exponent", "weaker-bound", "Theorem 1's growth exp(S/(tau^2 B)) for exp(S/(2 tau^2 B)) "
-          "(per-step numpy)", (Substitution(f"{ALIGN}:theorem1_log10", mk.shift_log10(
+          "(per-step numpy)", (Substitution(f"{ALIGN_VALUES}:theorem1_log10", mk.shift_log10(
               lambda etas, tau, batch_size, delta_value: np.concatenate([[0.0], np.cumsum(etas)]) / (2 * tau * tau * batch_size) / LN10)),),
           ("B4.theorem1",)),
     Fault("delta.exponent", "weaker-bound", "Delta with e^{3/tau} for e^{2/tau} (numpy delta_log10)",
-          (Substitution(f"{ALIGN}:delta_log10", lambda f: (lambda tau, pi_max, epsilon: f(tau, pi_max, epsilon) + 1 / tau / LN10)),),
+          (Substitution(f"{ALIGN_VALUES}:delta_log10", lambda f: (lambda tau, pi_max, epsilon: f(tau, pi_max, epsilon) + 1 / tau / LN10)),),
           ("B4.theorem1", "B4.reference_values")),
     Fault("epsilon.union_bound", "weaker-bound", "eps = sqrt(log(2 T B/delta)/(2B)) (union bound counted twice)",
-          (Substitution(f"{ALIGN}:epsilon_value", lambda f: (lambda b, t, d: f(b, t, d / 2))),),
+          (Substitution(f"{ALIGN_VALUES}:epsilon_value", lambda f: (lambda b, t, d: f(b, t, d / 2))),),
           ("B4.batch_event", "B4.reference_values")),
     Fault("link_l2.constant", "weaker-bound", "link L2 solved with 1.5 Delta (looser recursion constant)",
-          (Substitution(f"{ALIGN}:link_l2_log10", mk.kw(delta_value=lambda d: 1.5 * d)),),
+          (Substitution(f"{ALIGN_VALUES}:link_l2_log10", mk.kw(delta_value=lambda d: 1.5 * d)),),
           ("B4.theorem1",)),
     Fault("theorem2.constant", "weaker-bound", "Theorem 2's form with e·G for G (a looser constant)",
           (Substitution(f"{ALIGN}:WEIGHT_DIVERGENCE.evaluate", mk.kw(grad_norm=lambda g: g * math.e)),),
           ("B6.weight_divergence",)),
     Fault("cka_lower.looser", "weaker-bound", "CKA corollary (1 - 2 rho)/(1 + rho) for (1 - rho)/(1 + rho)",
-          (Substitution(f"{ALIGN}:cka_lower", lambda f: (lambda rho: (1 - 2 * np.asarray(rho, np.float64)) / (1 + np.asarray(rho, np.float64)))),),
+          (Substitution(f"{ALIGN_VALUES}:cka_lower", lambda f: (lambda rho: (1 - 2 * np.asarray(rho, np.float64)) / (1 + np.asarray(rho, np.float64)))),),
           ("B5.corollaries_any_pair", "B5.cka_rsa_along_descent")),
     Fault("rsa_lower_sharp.looser", "weaker-bound", "sharp RSA corollary 1 - r for sqrt(1 - r^2)",
-          (Substitution(f"{ALIGN}:rsa_lower_sharp", lambda f: (lambda r: np.where(np.asarray(r) < 1, 1 - np.asarray(r, np.float64), -1.0))),),
+          (Substitution(f"{ALIGN_VALUES}:rsa_lower_sharp", lambda f: (lambda r: np.where(np.asarray(r) < 1, 1 - np.asarray(r, np.float64), -1.0))),),
           ("B5.corollaries_any_pair",)),
     # --------------------------------------------------------------------------- agreement limits
     Fault("kramers.prefactor_pi", "agreement-limit", "Eyring-Kramers rate with |lambda|/pi for |lambda|/(2 pi): "

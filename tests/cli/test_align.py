@@ -21,7 +21,7 @@ from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig
 from contrastive_bounds.numerics.alignment._descent_run import run_similarity_descent
 import contrastive_bounds.properties.cli._align as cli_align
 from contrastive_bounds.properties.cli._app import app
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 from contrastive_bounds.theory._registry import get
 
 runner = CliRunner()

@@ -198,8 +198,7 @@ def _page(case, quantity, where=None, **inputs):
 
 def test_toolkit_reproduces_c02_and_c03_from_the_page():
     """Theorem 1's epsilon, Delta, bound (C02) and the loss gap (C03), read from the page."""
-    import contrastive_bounds.theory._alignment as A
-
+    from contrastive_bounds import theory as A
     for c, q, i, _v, _s in ROWS:
         if c == "C02" and q in ("epsilon", "Delta"):
             p = _inputs(i)

@@ -6,9 +6,7 @@ import re
 
 from contrastive_bounds.properties.checks._framework import CheckResult
 from contrastive_bounds.properties.checks._verdicts import compare_lower, compare_upper
-import contrastive_bounds.theory._alignment as alignment
-
-
+from contrastive_bounds import theory as alignment
 def test_outcome_html_shows_verdict_numbers_and_escapes() -> None:
     """An Outcome's notebook HTML shows the verdict and numbers, escapes HTML, and leaves out absent numbers
     instead of printing None."""

@@ -7,8 +7,7 @@ import pytest
 
 from contrastive_bounds.properties.checks._alignment_descent import descent_run
 from contrastive_bounds.properties.checks._registry import registered_checks
-import contrastive_bounds.theory._alignment as A
-
+from contrastive_bounds import theory as A
 SMALL_DESCENT = {"num_samples": 200, "num_classes": 5, "batch_size": 32, "steps": 60, "tau": 0.5,
                  "step_size": 1.0, "delta": 0.05}
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 import contrastive_bounds.properties._strategies as cbst
-import contrastive_bounds.theory._alignment as A
+from contrastive_bounds import theory as A
 import contrastive_bounds.theory._registry as registry
 from contrastive_bounds.theory._domains import Interval, Param
 

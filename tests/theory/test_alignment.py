@@ -11,8 +11,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-import contrastive_bounds.theory._alignment as A
-from contrastive_bounds.theory._alignment import epsilon_value
+from contrastive_bounds import theory as A
+from contrastive_bounds.theory import epsilon_value
 from contrastive_bounds.theory._bound import Bound
 from contrastive_bounds.theory._domains import Interval, Param
 from contrastive_bounds.theory._source import Source

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 import contrastive_bounds.theory._alignment_trajectory as AT
 
 mp.mp.dps = 40

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import contrastive_bounds.theory._alignment as A
+from contrastive_bounds import theory as A
 import contrastive_bounds.theory._annealing_bounds as AB
 from contrastive_bounds.theory._bound import Bound
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-import contrastive_bounds.theory._alignment as A
+from contrastive_bounds import theory as A
 import contrastive_bounds.theory._kramers as K
 from contrastive_bounds.theory._schedule_forms import LOG_FORMS
 from contrastive_bounds.theory._schedules import hks_constant_to_form, make_schedule

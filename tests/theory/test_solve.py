@@ -10,7 +10,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-import contrastive_bounds.theory._alignment as A
+from contrastive_bounds import theory as A
 import contrastive_bounds.theory._annealing_bounds as AB
 from contrastive_bounds.theory._bound import Bound
 from contrastive_bounds.theory._domains import Interval, Param

@@ -14,7 +14,7 @@ from contrastive_bounds.numerics.alignment._batch_scaling import (
     ScalingConfig, learning_rate_for, run_batch_scaling, steps_for)
 from contrastive_bounds.numerics.alignment._batch_scaling_report import PAPER_TREND, claim_for
 from contrastive_bounds.numerics.alignment._sgd import SGDConfig
-import contrastive_bounds.theory._alignment as alignment
+from contrastive_bounds import theory as alignment
 import contrastive_bounds.theory._registry as registry
 
 GRID = ScalingConfig(batch_sizes=(8, 16), exponents=(1.0, 0.0), seeds=2, epochs=2, reference_batch=8, eta_ref=0.05,

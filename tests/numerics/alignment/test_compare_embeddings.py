@@ -11,9 +11,7 @@ from contrastive_bounds.numerics.alignment._compare import (
     compare_embeddings, feature_pair_stats, feature_rho, load_embeddings, load_labels)
 from contrastive_bounds.numerics.alignment._cka import cka_rho, cosine_gram_cka, linear_cka
 from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity, rsa_r
-import contrastive_bounds.theory._alignment as alignment
-
-
+from contrastive_bounds import theory as alignment
 def _unit(x):
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 

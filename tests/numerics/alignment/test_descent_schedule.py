@@ -22,8 +22,7 @@ from contrastive_bounds.numerics.alignment._descent_result import LINKS
 from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
 from contrastive_bounds.numerics.alignment._descent_run import chunk_batches, run_descent_chunk, run_similarity_descent
 from contrastive_bounds.numerics.alignment._step_schedule import SCHEDULE_FORMS, StepSizeSchedule
-import contrastive_bounds.theory._alignment as alignment
-
+from contrastive_bounds import theory as alignment
 T = 40
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import contrastive_bounds.numerics.alignment._loss_core as loss_core
 import contrastive_bounds.numerics.alignment._losses as L
 from contrastive_bounds.numerics.alignment._loss_core import masked_logsumexp
-from contrastive_bounds.theory._alignment import loss_gap_value
+from contrastive_bounds.theory import loss_gap_value
 
 
 

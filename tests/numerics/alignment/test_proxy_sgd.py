@@ -18,8 +18,7 @@ from contrastive_bounds.numerics.alignment._proxy import ProxyConfig, run_proxy_
 from contrastive_bounds.numerics.alignment._sgd import (
     SGDConfig, TrainingDivergedError, batch_for_step, check_reference_memory, init_model, load_reference_set,
     pair_losses, reference_sigma, run_keys, sgd_pair_step)
-import contrastive_bounds.theory._alignment as alignment
-
+from contrastive_bounds import theory as alignment
 MLP = SGDConfig(model="mlp", reference_size=16, batch_size=8, learning_rate=0.05, steps=12, hidden=8, feature_dim=8,
                 projection_dim=4, num_classes=4)
 FREE = SGDConfig(model="free", reference_size=8, batch_size=4, learning_rate=0.01, steps=1, projection_dim=16,

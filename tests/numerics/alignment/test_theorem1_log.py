@@ -24,8 +24,7 @@ from contrastive_bounds.numerics.alignment._theorem1_log import load_array_file
 from contrastive_bounds.numerics.alignment._theorem1_log_io import (
     read_theorem1_log, theorem1_log_arrays, write_theorem1_log)
 from contrastive_bounds.numerics.alignment._theorem1_trajectory import evaluate_theorem1_log
-import contrastive_bounds.theory._alignment as alignment
-
+from contrastive_bounds import theory as alignment
 N, C, B, STEPS = 60, 10, 40, 12
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from contrastive_bounds.numerics.alignment._data import augment, load_digits_subset
 from contrastive_bounds.numerics.alignment._training import MODELS, TrainConfig, population_loss_gap, train_alignment
-from contrastive_bounds.theory._alignment import loss_gap_value
+from contrastive_bounds.theory import loss_gap_value
 
 
 def test_digits_subset():
