@@ -45,7 +45,7 @@ INJECTED = (
     Substitution(f"{CB}.theory._schedules:Schedule.converges",  # premise: "theory says it traps" becomes false
                  lambda f: (lambda self, h: dataclasses.replace(f(self, h), converges=True))),
     Substitution(f"{CB}.theory._registry:get_claim", _claim_says_supported),  # registry: refuted claim -> supported
-    Substitution(f"{CB}.theory._alignment:epsilon_value", lambda f: (lambda b, t, d: f(b, t, d / 2))),  # reference
+    Substitution(f"{CB}.theory._alignment_values:epsilon_value", lambda f: (lambda b, t, d: f(b, t, d / 2))),  # reference
     Substitution(f"{CB}.properties.checks._annealing_common:vmf_mean_z3_simulated", _nan_mean),  # NaN
 )
 EXPECTED = {"A4.fast_schedules": "premise", "A8.1_inverted_condition": "registry", "B4.batch_event": "reference",

@@ -79,7 +79,7 @@ def test_select_faults_by_id_glob_and_kind():
 def test_a_harmless_fault_is_reported_missed_with_exit_code_1():
     """The runner must not call a fault caught when nothing changes (identity substitution): missed, its declared
     witness stayed green, exit code 1."""
-    noop = Fault("noop", "values", "identity", (Substitution("contrastive_bounds.theory._alignment:cka_lower", lambda f: f),),
+    noop = Fault("noop", "values", "identity", (Substitution("contrastive_bounds.theory._alignment_values:cka_lower", lambda f: f),),
                  ("A3.critical_height",))
     res = run_self_test([noop])
     assert res.baseline_ok and res.missed and res.exit_code == 1
