@@ -28,6 +28,7 @@ modules):
 * :mod:`._app` — The ``contrastive-bounds`` command line (typer + rich), loaded lazily.
 * :mod:`._check` — ``contrastive-bounds check``: every theorem's checks on built-in scenarios and real data.
 * :mod:`._common` — Shared plumbing for the command line: error handling, JSON output, key=value parsing.
+* :mod:`._self_test` — ``contrastive-bounds check --self-test``: the self-test run from the command line.
 * :mod:`._sweep` — Command ``sweep``: run a grid of tasks (a spec) on dask.distributed, one Parquet row per
   task.
 * :mod:`._theory` — Commands ``list``, ``bound`` and ``claims``: the theorems as objects, from the shell.

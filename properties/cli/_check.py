@@ -54,7 +54,7 @@ def check_cmd(
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
     if self_test:  # docs/self-test.md: faults substituted through properties.selftest.hook, no file edits
-        from contrastive_bounds.properties.selftest._report import self_test_command
+        from contrastive_bounds.properties.cli._self_test import self_test_command
 
         self_test_command(only=only, out=out, as_json=as_json, profile=profile)
         return

@@ -12,8 +12,8 @@ modules):
   block.
 * :mod:`._makers` — The replacement makers of the self-test's faults: ``make(original) -> replacement`` for
   a :class:`~.hook.Substitution`, one per kind of one-expression mistake (:mod:`.faults` lists the faults).
-* :mod:`._report` — The output of ``contrastive-bounds check --self-test``: progress lines, the check ×
-  fault matrix, files.
+* :mod:`._report` — What a self-test says: the Markdown report (the check × fault matrix), the summary and
+  failure lines.
 * :mod:`._runner` — Runner of ``contrastive-bounds check --self-test``: the main job's checks under each
   built-in fault.
 """
@@ -28,6 +28,7 @@ _HOME = {
     "batch_duplicates": "_makers",
     "block_gradients_over_tau": "_makers",
     "bound_times": "_makers",
+    "caught_text": "_report",
     "certification_gives_up": "_makers",
     "CheckRun": "_runner",
     "clear_caches": "_hook",
@@ -35,6 +36,7 @@ _HOME = {
     "environment": "_report",
     "EXIT_INTERRUPTED": "_report",
     "exponential_half_rate": "_makers",
+    "failure_line": "_report",
     "Fault": "_faults",
     "FaultResult": "_runner",
     "FAULTS": "_faults",
@@ -60,13 +62,13 @@ _HOME = {
     "saddle_copies_inverted": "_makers",
     "schedule_shift": "_makers",
     "select_faults": "_faults",
-    "self_test_command": "_report",
     "SelfTestInterrupted": "_runner",
     "SelfTestResult": "_runner",
     "sgd_learning_rate": "_makers",
     "shift_log10": "_makers",
     "substituted": "_hook",
     "Substitution": "_hook",
+    "summary_line": "_report",
     "time_index": "_makers",
     "trap_prefactor": "_makers",
     "u0_positive_as_negative": "_makers",
@@ -79,16 +81,16 @@ _HOME = {
 #: public submodules and subpackages (imported as modules on first use)
 _SUBMODULES = ()
 
-__all__ = ["batch_duplicates", "block_gradients_over_tau", "bound_times", "certification_gives_up", "CheckRun",
-           "clear_caches", "drift_scaled", "environment", "EXIT_INTERRUPTED", "exponential_half_rate",
-           "Fault", "FaultResult", "FAULTS", "follow_one_sign", "get_fault", "index_two_accepted",
-           "infonce_tau_scaled", "kernel_temperature", "KINDS", "kw", "losses_swapped", "mfpt_scaled",
-           "misscaled", "mp_confirms_everything", "network_prefactor_doubled", "PACKAGE", "program_shift",
-           "radius_linear", "render_markdown", "resolve_target", "run_check", "run_self_test",
-           "saddle_copies_inverted", "schedule_shift", "select_faults", "self_test_command",
-           "SelfTestInterrupted", "SelfTestResult", "sgd_learning_rate", "shift_log10", "substituted",
-           "Substitution", "time_index", "trap_prefactor", "u0_positive_as_negative", "uncentred_cka",
-           "unrefined_barrier", "unwitnessed", "witnesses_of"]
+__all__ = ["batch_duplicates", "block_gradients_over_tau", "bound_times", "caught_text", "certification_gives_up",
+           "CheckRun", "clear_caches", "drift_scaled", "environment", "EXIT_INTERRUPTED",
+           "exponential_half_rate", "failure_line", "Fault", "FaultResult", "FAULTS", "follow_one_sign",
+           "get_fault", "index_two_accepted", "infonce_tau_scaled", "kernel_temperature", "KINDS", "kw",
+           "losses_swapped", "mfpt_scaled", "misscaled", "mp_confirms_everything",
+           "network_prefactor_doubled", "PACKAGE", "program_shift", "radius_linear", "render_markdown",
+           "resolve_target", "run_check", "run_self_test", "saddle_copies_inverted", "schedule_shift",
+           "select_faults", "SelfTestInterrupted", "SelfTestResult", "sgd_learning_rate", "shift_log10",
+           "substituted", "Substitution", "summary_line", "time_index", "trap_prefactor",
+           "u0_positive_as_negative", "uncentred_cka", "unrefined_barrier", "unwitnessed", "witnesses_of"]
 
 
 def __getattr__(name: str) -> Any:
