@@ -31,7 +31,8 @@ from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_probab
 
 from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics._filemode import ensure_writable_parent, write_atomically
-from contrastive_bounds.numerics.alignment._checkpoint import fingerprint, fingerprint_difference
+from contrastive_bounds.numerics.alignment._checkpoint import fingerprint
+from contrastive_bounds.numerics._fingerprints import fingerprint_difference
 from contrastive_bounds.numerics.alignment._eta_eff import batch_rows, symmetric_block_gradients
 from contrastive_bounds.numerics.alignment._proxy import centred_cka
 from contrastive_bounds.numerics.alignment._sgd import (

@@ -19,8 +19,7 @@ import numpy as np
 from contrastive_bounds.numerics._filemode import write_atomically
 from contrastive_bounds.numerics._fingerprints import fingerprint_difference
 
-__all__ = ["fingerprint", "fingerprint_difference", "save_npz_atomic", "load_npz_checked", "flatten_tree",
-           "unflatten_tree"]
+__all__ = ["fingerprint", "save_npz_atomic", "load_npz_checked", "flatten_tree", "unflatten_tree"]
 
 
 def _flatten(prefix: str, obj: Any, out: dict[str, Any]) -> None:

@@ -41,7 +41,7 @@ from contrastive_bounds.numerics.alignment._descent_gradients import block_struc
 from contrastive_bounds.numerics.alignment._descent_result import LINKS
 from contrastive_bounds.numerics.alignment._theorem1_log import Theorem1Log
 
-__all__ = ["Theorem1Trajectory", "evaluate_theorem1_log", "CHAIN"]
+__all__ = ["Theorem1Trajectory", "evaluate_theorem1_log"]
 
 CHAIN = LINKS  # triangle, L1, L2, L3, theorem1
 _BLOCK_BYTES = 2**27  # gradient blocks per jitted chunk of records

@@ -115,7 +115,8 @@ def anneal(
     config = _config(sched, schedule, circle, chains=chains, t_end=time_end, step_size=step_size, seed=seed,
                      start=start, delta=delta, integrator=integrator)
     options = _driver_options(checkpoint, resume, progress and not as_json)
-    from contrastive_bounds.properties.cli.landscape_options import NETWORK_ONLY, LandscapeOptions
+    from contrastive_bounds.numerics.landscapes.network.rebuild import NETWORK_ONLY
+    from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions
 
     if not circle and (search is not None or landscape is None or landscape in NETWORK_ONLY):
         from contrastive_bounds.properties.cli.anneal_network import anneal_network

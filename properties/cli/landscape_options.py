@@ -33,7 +33,7 @@ from contrastive_bounds.numerics.landscapes.network.rebuild import NETWORK_ONLY,
 from contrastive_bounds.properties.cli._common import CLIError, parse_assignments, parse_number
 
 __all__ = ["LandscapeOptions", "parse_pairs", "landscape_spec_from_options", "options_from_fingerprint",
-           "option_for_field", "option_error", "NETWORK_ONLY"]
+           "option_for_field", "option_error"]
 
 #: the library's argument names as the command line spells them
 OPTIONS = {"num_points": "--points", "dim": "--dim", "tau": "--tau", "pairs": "--pairs", "radius": "--radius",

@@ -24,6 +24,8 @@ modules):
 * :mod:`._store` — Results of a sweep on disk: one Parquet file per finished task, a manifest, a
   consolidated table.
 * :mod:`._timeouts` — Timeouts of a sweep's cluster on a loaded machine: scaled with the load, or retried.
+* :mod:`.kinds` — (subpackage) Task kinds of a sweep: what one task computes, as a pure function of (kind,
+  parameters, seed).
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ _HOME = {
 }
 
 #: public submodules and subpackages (imported as modules on first use)
-_SUBMODULES = ()
+_SUBMODULES = ('kinds',)
 
 __all__ = ["builtin_specs", "check_report_settings", "close_fast", "close_quietly", "cluster_config", "ClusterLosses",
            "ClusterStartError", "collect_losses", "COLUMN_MEANINGS", "COMMON_COLUMNS", "CONNECT_ATTEMPTS",
@@ -118,7 +120,7 @@ __all__ = ["builtin_specs", "check_report_settings", "close_fast", "close_quietl
            "START_ATTEMPTS", "STARTED_TOPIC", "SweepClusterLost", "SweepInterrupted", "SweepNanny",
            "SweepResult", "SweepSpec", "SweepWorkerSetup", "TABLE_STYLE", "Task", "task_key", "task_key_of",
            "to_json_text", "validate_row", "varying_parameters", "violations_that_stand",
-           "worker_environment", "WORKER_XLA_FLAGS", "write_sweep_report"]
+           "worker_environment", "WORKER_XLA_FLAGS", "write_sweep_report", "kinds"]
 
 
 def __getattr__(name: str) -> Any:
