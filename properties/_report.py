@@ -1,6 +1,6 @@
 """The report of the main job: PNG figures, ``report.md`` and a self-contained ``report.html``.
 
-Figures are drawn (:mod:`.figures`) from the :class:`~.checks.outcome.PlotSpec` data kept in each
+Figures are drawn (:mod:`._figures`) from the :class:`~.checks.outcome.PlotSpec` data kept in each
 record, so a report can be re-made from ``results.json`` alone (``contrastive-bounds check
 --report-only``). Both documents carry the same facts per check (verdict, summary, evidence,
 false-alarm probability, p-value, power, samples needed, slack budget, parameters, figures) and end

@@ -269,7 +269,7 @@ def run_suite(scenarios: list[Scenario], *, profile: str, out_dir: Path, resume:
     Turns on JAX's float64 mode for the process (checks compare bounds in float64).
 
     Args:
-      scenarios: what to run (see :mod:`.scenarios`).
+      scenarios: what to run (see :mod:`._scenarios`).
       profile: 'quick' or 'thorough' (recorded, and part of the resume key).
       out_dir: folder for results.json (created; must be writable).
       resume: merge with an earlier results.json in ``out_dir``: reuse its finished records whose

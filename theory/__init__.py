@@ -20,13 +20,13 @@ modules):
 * :mod:`._annealing` — Annealing theory of Paper A (Chaudhry, arXiv 2603.12552) and the classical results it
   transfers.
 * :mod:`._annealing_bounds` — Paper A in the registry: the annealing statements as cited
-  :class:`~.bound.Bound` and :class:`~.claim.Claim` objects (docs/theorems.md A2, A4, A5, A6).
+  :class:`~._bound.Bound` and :class:`~._claim.Claim` objects (docs/theorems.md A2, A4, A5, A6).
 * :mod:`._backends` — Compiling sympy expressions to callables: one lambdify per (symbols, expression,
   backend).
 * :mod:`._bound` — The :class:`Bound` object: a cited sympy expression with validated parameters.
 * :mod:`._bound_arrays` — Vectorised log-space evaluation of a bound over arrays of parameters (numpy or
   JAX).
-* :mod:`._bound_spec` — The parts a :class:`~.bound.Bound` is declared with, and how its parameters are
+* :mod:`._bound_spec` — The parts a :class:`~._bound.Bound` is declared with, and how its parameters are
   described.
 * :mod:`._bound_value` — What evaluating a bound returns: :class:`BoundValue` (one point, mpmath) and
   :class:`LogArray` (vectorised, log space), with their JSON and notebook renderings.
@@ -46,7 +46,7 @@ modules):
   verdicts.
 * :mod:`._solve` — Solving a bound for one parameter: where is it non-vacuous and informative? Certified
   with arb.
-* :mod:`._solve_result` — What :func:`.solve.solve` returns: the solution set of one parameter as certified
+* :mod:`._solve_result` — What :func:`._solve.solve` returns: the solution set of one parameter as certified
   intervals.
 * :mod:`._source` — Where a bound or claim comes from: paper, arXiv id, theorem/equation, and our reading.
 * :mod:`._special` — Special functions that bounds use in stable forms, with one implementation per backend.

@@ -16,7 +16,7 @@ that is not recorded at every step.
 
 Everything is computed in natural-log space with log-sum-exp and returned as log10, so no value
 overflows whatever T, tau or Delta (Delta is passed as ``delta_log10``; ``inf`` means vacuous).
-The plain per-step forms with ``delta_value`` for d_0 = 0 are :func:`.alignment.link_l2_log10` and
+The plain per-step forms with ``delta_value`` for d_0 = 0 are :func:`._alignment.link_l2_log10` and
 its neighbours (an independent implementation; the tests compare both and an mpmath transcription).
 """
 

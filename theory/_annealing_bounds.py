@@ -1,5 +1,5 @@
-"""Paper A in the registry: the annealing statements as cited :class:`~.bound.Bound` and
-:class:`~.claim.Claim` objects (docs/theorems.md A2, A4, A5, A6).
+"""Paper A in the registry: the annealing statements as cited :class:`~._bound.Bound` and
+:class:`~._claim.Claim` objects (docs/theorems.md A2, A4, A5, A6).
 
 Source: Chaudhry, "Asymptotic and Finite-Time Guarantees for Langevin-Based Temperature Annealing in
 InfoNCE", arXiv:2603.12552, and the classical results it transfers: Hajek (1988), Holley–Kusuoka–
@@ -16,10 +16,10 @@ Stroock (1989), Catoni (1992), Miclo (1992), Bovier–Gayrard–Klein (2004).
 - ``annealing.expected_escapes`` and ``annealing.trap_probability`` (A5) under
   ``T(t) = c/log(t + t0)``: ``N = ∫ dt/τ(T(t))`` in closed form and ``P(trapped) ≈ exp(-N)``.
 
-Each is the symbolic twin of a plain function (:func:`.annealing.finite_time_tail_log`,
-:func:`.annealing.catoni_difficulty`, :func:`.kramers.eyring_kramers_log_time`,
-:func:`.kramers.kramers_circle_log_time`, :func:`.kramers.expected_escapes`,
-:meth:`.schedules.Schedule.converges`); the tests check that they agree.
+Each is the symbolic twin of a plain function (:func:`._annealing.finite_time_tail_log`,
+:func:`._annealing.catoni_difficulty`, :func:`._kramers.eyring_kramers_log_time`,
+:func:`._kramers.kramers_circle_log_time`, :func:`._kramers.expected_escapes`,
+:meth:`._schedules.Schedule.converges`); the tests check that they agree.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The backends are ``numpy`` (float64), ``jax`` (the caller's JAX precision; sympy's JaxPrinter turns
 ``Piecewise`` into ``jnp.select``, so the callables trace under ``jax.jit``/``jax.vmap``) and
 ``mpmath`` (the caller's ``mpmath.mp.dps``; constants such as ``sqrt(2)`` are evaluated at call
-time at that precision, case C05 of docs/reference-values.md). The special functions of :mod:`.special` and
+time at that precision, case C05 of docs/reference-values.md). The special functions of :mod:`._special` and
 sympy's ``log1p``/``expm1`` are mapped for every backend.
 """
 

@@ -14,9 +14,9 @@ Vacuity is a result, not an error: a bound whose condition fails (e.g. ``1 - pi_
 makes Delta infinite) evaluates to a :class:`BoundValue` with ``vacuous=True`` and the reason.
 
 This module holds the class; its parts live in modules of their own:
-declarations (:mod:`.bound_spec`), value objects (:mod:`.bound_value`), precision
-(:mod:`.reliable`), compilation (:mod:`.backends`), vectorised evaluation (:mod:`.bound_arrays`)
-and solving (:mod:`.solve`).
+declarations (:mod:`._bound_spec`), value objects (:mod:`._bound_value`), precision
+(:mod:`._reliable`), compilation (:mod:`._backends`), vectorised evaluation (:mod:`._bound_arrays`)
+and solving (:mod:`._solve`).
 """
 
 from __future__ import annotations

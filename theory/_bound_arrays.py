@@ -3,7 +3,7 @@
 :func:`evaluate_log10` is :meth:`Bound.evaluate_log10 <contrastive_bounds.theory._bound.Bound.evaluate_log10>`:
 inputs are validated entry by entry (:func:`input_array`, :func:`check_array`), reparametrised,
 constraint-checked, then the bound's natural-log expression is compiled once per backend
-(:mod:`.backends`) and evaluated elementwise. Inputs that do not fit float64 (``steps=10**400``)
+(:mod:`._backends`) and evaluated elementwise. Inputs that do not fit float64 (``steps=10**400``)
 send the whole call to a point-by-point mpmath evaluation.
 """
 

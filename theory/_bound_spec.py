@@ -1,4 +1,4 @@
-"""The parts a :class:`~.bound.Bound` is declared with, and how its parameters are described.
+"""The parts a :class:`~._bound.Bound` is declared with, and how its parameters are described.
 
 - :class:`Vacuity`: where the bound says nothing (``expr <= 0``), with the reason;
 - :class:`Constraint`: a cross-parameter domain condition (``expr >= 0``) whose violation is an error;

@@ -82,7 +82,7 @@ def arb_eval(expr: sp.Expr, env: Mapping[sp.Symbol, flint.arb]) -> flint.arb:
     Args:
       expr: a sympy expression built from Add, Mul, Pow, exp, log, sqrt, Abs, sign, Min, Max, Heaviside,
         log1p, expm1, the
-        special functions of :mod:`.special` (Softplus, Exprel, LogExprel), numbers, pi, E and
+        special functions of :mod:`._special` (Softplus, Exprel, LogExprel), numbers, pi, E and
         symbols in ``env``.
       env: symbol -> arb ball.
 

@@ -1,6 +1,6 @@
 """Certified sign structure of a function of one variable with python-flint ``arb`` balls.
 
-The machinery under :func:`.solve.solve`: a condition ``g`` (a sympy expression in one symbol) is
+The machinery under :func:`._solve.solve`: a condition ``g`` (a sympy expression in one symbol) is
 compiled for arb (:class:`ArbCondition`, with its derivative); :func:`isolate` splits an interval
 into :class:`Piece` objects on which ``g`` has a certified constant sign or exactly one certified
 simple root (``g`` strictly monotone with opposite signs at the ends), :func:`refine_root`

@@ -3,10 +3,10 @@
 :func:`form_beta` and :func:`form_temperature` evaluate ``beta(t)`` and ``T(t)`` of a form from a
 mapping of its parameters, in any array namespace (``numpy`` or ``jax.numpy``) and with elementwise
 operations only, so the same code runs eagerly, under ``jit`` and under ``vmap``; the parameter
-values may be Python floats or traced scalars. :class:`.schedules.Schedule` evaluates through them,
+values may be Python floats or traced scalars. :class:`._schedules.Schedule` evaluates through them,
 and the simulator (:mod:`contrastive_bounds.numerics.langevin._temperature`) does too with the
 parameters as data of its compiled program, so runs that differ only in their constants share one
-compilation. The definitions of the forms are tabled in :mod:`.schedules`.
+compilation. The definitions of the forms are tabled in :mod:`._schedules`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def form_beta(form: str, p: Mapping[str, Any], t: Any, xp: ModuleType = np) -> A
 
     Returns:
       array of ``t``'s shape. Values outside the validated range may be 0, negative or inf (see
-      :meth:`.schedules.Schedule.validate_range`; nothing is clamped).
+      :meth:`._schedules.Schedule.validate_range`; nothing is clamped).
 
     Raises:
       KeyError: a parameter of the form missing from ``p``.

@@ -26,7 +26,7 @@ form                   definition                                      defaults 
 ``sqrt``               ``T(t) = c / sqrt(t + t0)``                     ``t0 = 1``           ``0``
 =====================  ==============================================  ===================  =========
 
-The forms and their evaluation from parameters are in :mod:`.schedule_forms`.
+The forms and their evaluation from parameters are in :mod:`._schedule_forms`.
 
 ``generator`` is the time-scaled generator ``Δ − beta(t)∇V·∇`` of docs/theorems.md A2, whose process is
 the standard Langevin process run on the clock ``s(t) = ∫_0^t beta``; this object reports

@@ -1,4 +1,4 @@
-"""What :func:`.solve.solve` returns: the solution set of one parameter as certified intervals.
+"""What :func:`._solve.solve` returns: the solution set of one parameter as certified intervals.
 
 :class:`SolveResult` holds the intervals (pairs of :class:`Endpoint`), the :class:`SolutionCondition` objects
 solved (with the monotonicity arb certified) and the notes saying what is and is not certified.

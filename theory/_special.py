@@ -3,8 +3,8 @@
 sympy has no ``softplus`` or ``exprel``; the bounds need them so that their log forms never
 overflow (``log(1 + e^x)`` at ``x = 1000``) and never divide 0 by 0 (``(e^x - 1)/x`` at ``x = 0``).
 Each is a ``sympy.Function`` whose numerical meaning is given here for every backend the toolkit
-compiles to (:func:`backend_functions`, used by :mod:`.backends`) and for python-flint balls
-(:func:`arb_function`, used by :mod:`.intervals`), so the same expression evaluates in numpy, JAX,
+compiles to (:func:`backend_functions`, used by :mod:`._backends`) and for python-flint balls
+(:func:`arb_function`, used by :mod:`._intervals`), so the same expression evaluates in numpy, JAX,
 mpmath and interval arithmetic.
 """
 

@@ -22,7 +22,7 @@ modules):
 * :mod:`._descent_problem` — The inputs of a coupled similarity-descent run (docs/theorems.md B3-B5): its
   parameters (:class:`DescentConfig`), a synthetic problem (:func:`make_problem`: a shared Sigma_0 and
   balanced labels), and the validation of Sigma_0, labels and config together (:func:`check_run_inputs`,
-  :func:`prepare_run_inputs`) that :func:`.descent_run.run_similarity_descent` does before it runs.
+  :func:`prepare_run_inputs`) that :func:`._descent_run.run_similarity_descent` does before it runs.
 * :mod:`._descent_result` — The outcome of a coupled similarity-descent run and the bounds of the proof of
   Theorem 1 on it (docs/theorems.md B3-B5).
 * :mod:`._descent_run` — Driver of the coupled similarity descent: chunked ``lax.scan``, records,

@@ -1,6 +1,6 @@
 """Batch size and learning-rate scaling on digits (paper Fig. 5; docs/theorems.md B10): the grid runs.
 
-For every batch size B and exponent a, plain SGD of CL and NSCL (:mod:`.sgd`) runs with
+For every batch size B and exponent a, plain SGD of CL and NSCL (:mod:`._sgd`) runs with
 eta = c B^a, c = eta_ref / B_ref^a (so every scaling uses eta_ref at the reference batch B_ref), under
 two budgets: fixed epochs (T = epochs * floor(n/B) steps) and fixed steps (T = epochs * floor(n/B_ref),
 the fixed-epoch count at B_ref). For one (B, budget) all exponents and seeds share T and shapes, so
@@ -9,9 +9,9 @@ fixes the initialisation and the batch sequence, the same for every exponent (pa
 
 Per lane, at T: CL-NSCL CKA (cosine Gram on the reference set; Gram form in JAX and feature form with
 ``linear_cka``), RSA (Pearson), rho and r, or the step and learning rate at which SGD diverged. Per B:
-the first-order gain kappa(B) = eta_eff/eta at initialisation (NTK estimator of :mod:`.eta_eff`), so
+the first-order gain kappa(B) = eta_eff/eta at initialisation (NTK estimator of :mod:`._eta_eff`), so
 the bound can be evaluated both with the nominal S = T eta and with S_eff = T kappa eta. The trend
-verdicts are made by :mod:`.batch_scaling_report`. Finished cells are checkpointed (atomic JSON).
+verdicts are made by :mod:`._batch_scaling_report`. Finished cells are checkpointed (atomic JSON).
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ def _save_cells(path: str, fp: str, cells: dict[str, Any]) -> None:
 
 def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, resume: bool = True,
                       progress: Callable[[int, int], None] | None = None) -> "ScalingResult":
-    """Run the whole grid (every B x budget cell) and return a :class:`.batch_scaling_report.ScalingResult`.
+    """Run the whole grid (every B x budget cell) and return a :class:`._batch_scaling_report.ScalingResult`.
 
     Args:
       config: :class:`ScalingConfig`.

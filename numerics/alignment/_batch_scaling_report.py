@@ -89,7 +89,7 @@ def _opposite(direction: str) -> str:
 
 @dataclass
 class ScalingResult:
-    """Cells of :func:`.batch_scaling.run_batch_scaling` (one dict per (B, budget)) and ``pi_max``."""
+    """Cells of :func:`._batch_scaling.run_batch_scaling` (one dict per (B, budget)) and ``pi_max``."""
 
     config: Any
     cells: list[dict[str, Any]]

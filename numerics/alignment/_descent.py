@@ -18,8 +18,8 @@ Closed form (row-wise convention, A anchors; A = B, or 2B with ``anchors="both"`
 symmetrised ``(G + G^T)/2``. Duplicate batch entries (sampling with replacement) are merged, so the
 block gradient is exactly the gradient of the batch loss in the entries of Sigma.
 
-The closed-form gradient and its reference forms for checks are in :mod:`.descent_gradients`;
-the driver (chunks, records, bounds, checkpoints) is :mod:`.descent_run`.
+The closed-form gradient and its reference forms for checks are in :mod:`._descent_gradients`;
+the driver (chunks, records, bounds, checkpoints) is :mod:`._descent_run`.
 """
 
 from __future__ import annotations

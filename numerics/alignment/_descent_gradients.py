@@ -8,7 +8,7 @@ second views), with A anchors (A = B, or 2B with ``anchors="both"``)::
 
 ``D_i`` = both views of the other batch samples (CL) or of the batch samples of another class
 (NSCL): :func:`block_structure` builds these index sets, :func:`rows_gradient` the rows of anchors,
-:func:`block_gradients` both runs' blocks. The step that applies them is :func:`.descent.descent_step`.
+:func:`block_gradients` both runs' blocks. The step that applies them is :func:`._descent.descent_step`.
 For checks of the closed form: the batch loss written on the entries of Sigma
 (:func:`batch_loss_on_sigma`, for ``jax.grad``) and the block gradient scattered into a dense (m, m)
 matrix (:func:`full_gradient`; O(m^2) memory, for tests and small m).

@@ -1,7 +1,7 @@
 """The inputs of a coupled similarity-descent run (docs/theorems.md B3-B5): its parameters
 (:class:`DescentConfig`), a synthetic problem (:func:`make_problem`: a shared Sigma_0 and balanced
 labels), and the validation of Sigma_0, labels and config together (:func:`check_run_inputs`,
-:func:`prepare_run_inputs`) that :func:`.descent_run.run_similarity_descent` does before it runs.
+:func:`prepare_run_inputs`) that :func:`._descent_run.run_similarity_descent` does before it runs.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class DescentConfig:
       empty_negatives: "error" (an anchor whose batch has no other-class sample raises before the
         chunk is run, naming step and anchor) or "exclude" (its NSCL row is skipped and counted).
       chunk_size: steps per jitted ``lax.scan`` chunk (>= 1); part of the run's identity.
-      schedule: None (constant eta_t = step_size) or a :class:`~.step_schedule.StepSizeSchedule`
+      schedule: None (constant eta_t = step_size) or a :class:`~._step_schedule.StepSizeSchedule`
         (step decay, cosine, inverse square root, warm-up, an explicit array, ...): eta_t =
         step_size * f(t). The bounds use this sequence (S = sum_t eta_t; L2/L3 per step).
     """
@@ -122,14 +122,14 @@ def make_problem(
 
 
 def check_run_inputs(sigma0: np.ndarray, labels: np.ndarray, config: DescentConfig) -> None:
-    """Validate the inputs of :func:`.descent_run.run_similarity_descent` without running anything.
+    """Validate the inputs of :func:`._descent_run.run_similarity_descent` without running anything.
 
     Callers that show progress (the CLI) call this first, so bad input is reported before any output.
-    Same arguments as :func:`.descent_run.run_similarity_descent`.
+    Same arguments as :func:`._descent_run.run_similarity_descent`.
 
     Raises:
       ValueError: naming the first argument outside its domain (the same checks, in the same
-        order, as :func:`.descent_run.run_similarity_descent`; the data-dependent empty-negatives check needs
+        order, as :func:`._descent_run.run_similarity_descent`; the data-dependent empty-negatives check needs
         the batches and is made during the run).
     """
     prepare_run_inputs(sigma0, labels, config)

@@ -2,7 +2,7 @@
 (docs/theorems.md B3-B5).
 
 :class:`DescentResult` holds the trajectory of d_t = ||Sigma^CL_t - Sigma^NSCL_t||_F, the per-step
-records (:class:`~.descent.StepRecord`) and, from :func:`link_bounds_log10`, the bound of each link
+records (:class:`~._descent.StepRecord`) and, from :func:`link_bounds_log10`, the bound of each link
 of the proof (:data:`LINKS`):
 
 * ``triangle``: d_t <= sum_{s<t} eta_s ||G^CL_s - G^NSCL_s||_F (clipping is 1-Lipschitz), measured mismatch;
@@ -40,7 +40,7 @@ def _log_two_tau2_b(tau: float, batch_size: int) -> float:
 
 @dataclass
 class DescentResult:
-    """Outcome of :func:`.descent_run.run_similarity_descent`.
+    """Outcome of :func:`._descent_run.run_similarity_descent`.
 
     Attributes:
       config: the :class:`DescentConfig`.

@@ -2,15 +2,15 @@
 
 :func:`run_similarity_descent` runs CL and NSCL from the same Sigma_0 on the same batches (one
 step updates both, so the batches are shared by construction), records per step what each link of
-the proof of Theorem 1 needs (:class:`~.descent.StepRecord`), and returns a
-:class:`~.descent_result.DescentResult` with the trajectory of d_t against the bound of each link
-of the proof (:func:`~.descent_result.link_bounds_log10`). Its inputs are validated by
-:mod:`.descent_problem`. One chunk is :func:`chunk_batches` (the batches of a range of steps) then
-:func:`run_descent_chunk` (a jitted ``lax.scan`` of :func:`~.descent.descent_step`).
+the proof of Theorem 1 needs (:class:`~._descent.StepRecord`), and returns a
+:class:`~._descent_result.DescentResult` with the trajectory of d_t against the bound of each link
+of the proof (:func:`~._descent_result.link_bounds_log10`). Its inputs are validated by
+:mod:`._descent_problem`. One chunk is :func:`chunk_batches` (the batches of a range of steps) then
+:func:`run_descent_chunk` (a jitted ``lax.scan`` of :func:`~._descent.descent_step`).
 
 Batches of step t come from ``fold_in(key, t)``, so a run is identical whatever the chunk size and
 across checkpoint/resume (d^2 is recomputed exactly at every chunk start).
-The run's inputs are in :mod:`.descent_problem`, its result in :mod:`.descent_result`.
+The run's inputs are in :mod:`._descent_problem`, its result in :mod:`._descent_result`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def chunk_batches(key: jax.Array, labels: jax.Array, start: Any, *, count: int, 
 
     Args:
       key: typed PRNG key of the run; labels: int32 (n,) classes 0..num_classes-1; start: first step
-        (int); count, batch_size, replace, stratified, num_classes: as :func:`~.descent.sample_batch`
+        (int); count, batch_size, replace, stratified, num_classes: as :func:`~._descent.sample_batch`
         (static: one compile per combination).
 
     Returns:
@@ -79,15 +79,15 @@ def _scan_chunk(state, batches, labels, tau, step_sizes, *, anchors, coupled, sy
 def run_descent_chunk(state: DescentState, batches: jax.Array, labels: jax.Array, tau: Any, step_size: Any, *,
                       anchors: str = "first", coupled: bool = False, symmetrize: bool = False,
                       unique: bool = False) -> tuple[DescentState, StepRecord]:
-    """``len(batches)`` steps of :func:`~.descent.descent_step` in one jitted ``lax.scan``.
+    """``len(batches)`` steps of :func:`~._descent.descent_step` in one jitted ``lax.scan``.
 
     Args:
-      state: :class:`~.descent.DescentState` (its arrays are donated: do not reuse them);
+      state: :class:`~._descent.DescentState` (its arrays are donated: do not reuse them);
         batches: int (steps, batch_size) from :func:`chunk_batches`; labels: int32 (n,);
         tau: scalar of the state's dtype; step_size: eta_t of these steps, of the state's dtype,
         either one scalar (the same eta at every step) or an array (steps,) scanned with the
         batches (a schedule: step k of the chunk uses ``step_size[k]``); anchors, coupled,
-        symmetrize, unique: as :func:`~.descent.descent_step` (static: one compile per combination).
+        symmetrize, unique: as :func:`~._descent.descent_step` (static: one compile per combination).
 
     Returns:
       ``(state after the chunk, StepRecord of (steps,) arrays)``.

@@ -189,7 +189,7 @@ def estimate_eta_eff(config: SGDConfig, ref: ReferenceSet, params0: Any, *, fit_
 
     Args:
       config: the run (its seed fixes the batches of the fit steps: the same as the run's first steps).
-      ref: :func:`~.sgd.load_reference_set` of ``config``; ``params0``: the shared initial parameters.
+      ref: :func:`~._sgd.load_reference_set` of ``config``; ``params0``: the shared initial parameters.
       fit_steps: K >= 1 steps to pool (both models).
       estimator: ``"fit"`` or ``"ntk"`` (module docstring); ignored when ``eta_eff`` is given.
       eta_eff: a value to use instead (estimator ``"given"``); both estimates are still reported.
@@ -197,7 +197,7 @@ def estimate_eta_eff(config: SGDConfig, ref: ReferenceSet, params0: Any, *, fit_
     Returns: :class:`EtaEstimate`.
     Raises:
       ValueError: for a bad estimator, a non-positive chosen
-        eta_eff, a zero gradient; :class:`~.sgd.TrainingDivergedError` if SGD diverges in the fit steps.
+        eta_eff, a zero gradient; :class:`~._sgd.TrainingDivergedError` if SGD diverges in the fit steps.
       X64DisabledError: ``config.dtype == "float64"`` (or float64 parameters) while JAX's x64 mode is off.
     """
     require_x64(config.dtype, params0, what="alignment.eta_eff.estimate_eta_eff")

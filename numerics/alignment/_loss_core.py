@@ -9,7 +9,7 @@ rejected or excluded, C06), :func:`loss_from_similarity` (their mean), :func:`an
 (the jit-able core, no validation), the NaN-free :func:`masked_logsumexp` (C07), the cosine
 similarities (:func:`normalize`, :func:`cosine_similarity_matrix`), the temperature floor
 (:func:`min_tau`, :func:`check_tau`) and :func:`stable_mean`. The two-view batch losses built on
-this form are in :mod:`.losses`.
+this form are in :mod:`._losses`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Does similarity descent track plain SGD? The coupled run (docs/theorems.md B9).
 
-:func:`run_proxy_comparison` trains CL and NSCL with plain SGD (:mod:`.sgd`) and, in the same
-``lax.scan``, runs the symmetrised similarity descent of both losses (:func:`.descent.descent_step`,
+:func:`run_proxy_comparison` trains CL and NSCL with plain SGD (:mod:`._sgd`) and, in the same
+``lax.scan``, runs the symmetrised similarity descent of both losses (:func:`._descent.descent_step`,
 ``symmetrize=True``, clipped) from the same Sigma_0 on the same batch sequence with step eta_eff
-(:mod:`.eta_eff`; estimated first from the run's own first steps). Every ``record_every`` steps it
+(:mod:`._eta_eff`; estimated first from the run's own first steps). Every ``record_every`` steps it
 reads Sigma^SGD on the reference set and records, for each loss, ``||Sigma^SGD_t - Sigma^proxy_t||_F``
 and ``||Sigma^SGD_t - Sigma_0||_F`` (their ratio is the proxy's relative error), the CL-NSCL
 distances d_t of both, CKA of both, the row-wise gradient mismatch ``||G^CL - G^NSCL||_F`` at the
@@ -11,7 +11,7 @@ distances d_t of both, CKA of both, the row-wise gradient mismatch ``||G^CL - G^
 of ``records_per_chunk`` records x ``record_every`` steps is one jitted call; a checkpoint after each
 chunk (atomic) lets an interrupted run resume with identical results.
 
-The result (:class:`.proxy_result.ProxyResult`) reports the fidelity curve, where the proxy stops
+The result (:class:`._proxy_result.ProxyResult`) reports the fidelity curve, where the proxy stops
 tracking within the tolerance, and Theorem 1 evaluated with S = T eta_eff beside the real d_T.
 """
 
@@ -49,11 +49,11 @@ class ProxyConfig:
     """A proxy-vs-SGD comparison (validated by :meth:`validate`).
 
     Attributes:
-      sgd: the :class:`~.sgd.SGDConfig` of the real runs (its ``steps`` is T).
+      sgd: the :class:`~._sgd.SGDConfig` of the real runs (its ``steps`` is T).
       record_every: k >= 1, steps between records of Sigma^SGD (the last record is at T).
       records_per_chunk: records per jitted chunk (>= 1); part of the run's identity.
       fit_steps: K in [1, T] steps of the eta_eff fit.
-      eta_estimator: ``"fit"`` or ``"ntk"`` (see :mod:`.eta_eff`).
+      eta_estimator: ``"fit"`` or ``"ntk"`` (see :mod:`._eta_eff`).
       eta_eff: a given eta_eff (> 0) instead of an estimate, or None.
       delta: failure probability of Theorem 1 in (0, 1).
       tolerance: relative error under which the proxy "tracks" SGD, in (0, 1) (the 10 % of B9).
@@ -170,7 +170,7 @@ def run_proxy_comparison(config: ProxyConfig, *, checkpoint: str | None = None, 
       max_chunks: stop after this many chunks of this call (a partial result; for time-boxed jobs).
       progress: optional ``progress(steps_done, steps_total)`` after each chunk.
 
-    Returns: :class:`~.proxy_result.ProxyResult`.
+    Returns: :class:`~._proxy_result.ProxyResult`.
 
     Raises:
       ValueError: bad config (naming the field), a reference set too large for memory (naming

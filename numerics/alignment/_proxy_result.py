@@ -27,7 +27,7 @@ from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity, rsa_
 
 __all__ = ["ProxyResult", "RECORD_FIELDS", "REAL_LINKS"]
 
-#: recorded per record (arrays of shape (R,)): see :mod:`.proxy`.
+#: recorded per record (arrays of shape (R,)): see :mod:`._proxy`.
 RECORD_FIELDS = ("step", "err_cl", "err_nscl", "move_cl", "move_nscl", "proxy_move_cl", "proxy_move_nscl", "d_real",
                  "d_proxy", "cka_real", "cka_proxy", "mismatch_real", "max_same_fraction", "max_abs_sigma",
                  "sigma_defect", "loss_cl", "loss_nscl")
@@ -41,9 +41,9 @@ def _unit(z: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ProxyResult:
-    """Records and final states of :func:`.proxy.run_proxy_comparison`.
+    """Records and final states of :func:`._proxy.run_proxy_comparison`.
 
-    Attributes: ``config`` (ProxyConfig), ``eta`` (:class:`~.eta_eff.EtaEstimate`), ``records`` (dict of
+    Attributes: ``config`` (ProxyConfig), ``eta`` (:class:`~._eta_eff.EtaEstimate`), ``records`` (dict of
     float64 arrays (R,), :data:`RECORD_FIELDS`; ``step`` is the step count after which each record was
     taken), ``sigma0`` (m, m), ``sigma_cl``/``sigma_nscl`` (SGD, final), ``proxy_cl``/``proxy_nscl``
     (proxy, final), ``z_cl``/``z_nscl`` (final embeddings of the m reference rows), ``labels`` (n,),

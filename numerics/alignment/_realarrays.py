@@ -1,6 +1,6 @@
 """Real float64 arrays for CKA and RSA: validation and exact power-of-two rescaling.
 
-Shared by :mod:`.cka` and :mod:`.rsa` (docs/theorems.md B5). Every quantity there is invariant to
+Shared by :mod:`._cka` and :mod:`._rsa` (docs/theorems.md B5). Every quantity there is invariant to
 rescaling each input, so inputs are rescaled by powers of two (exact) before any product.
 """
 

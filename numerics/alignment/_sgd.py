@@ -12,11 +12,11 @@ Sigma_t, the cosine Gram of z on the reference set, exactly as the proxy defines
   the batch rows and the proxy's gradient G is its exact gradient in Sigma;
 * ``views="fresh"``: every step draws new augmentations of the batch images (the usual practice);
   Sigma is still read on the fixed reference views, so the proxy models training only approximately;
-* ``model="mlp"``: the encoder + projection head of :mod:`.training` (``encode``); ``model="free"``:
+* ``model="mlp"``: the encoder + projection head of :mod:`._training` (``encode``); ``model="free"``:
   one free embedding row per reference view, ``Z`` (m, d) with d = ``projection_dim``; for d >= m it
   starts with orthonormal rows (Sigma_0 = I), the case in which one SGD step is known in closed form.
 
-Batches: step t draws B distinct samples with ``fold_in(key, t)`` (:func:`.descent.sample_batch`),
+Batches: step t draws B distinct samples with ``fold_in(key, t)`` (:func:`._descent.sample_batch`),
 the same for CL and NSCL and for the proxy run, so every run is a pure function of (config, t).
 """
 
@@ -213,7 +213,7 @@ def load_reference_set(config: SGDConfig) -> ReferenceSet:
     """The reference digits of ``config`` and their two fixed views (deterministic in data_seed and seed).
 
     Samples: the training split (``load_digits_subset(C, seed=data_seed)``) ordered class by class in
-    round-robin, so any n is as balanced as possible. Views: :func:`.data.augment` with keys from the
+    round-robin, so any n is as balanced as possible. Views: :func:`._data.augment` with keys from the
     run's seed (``noise_std``, ``max_shift``).
 
     Raises:
@@ -257,7 +257,7 @@ def _dense(key: jax.Array, fan_in: int, fan_out: int, dtype: Any) -> dict[str, j
 def init_model(config: SGDConfig, key: jax.Array | None = None) -> dict[str, Any]:
     """The shared initial parameters (CL and NSCL start from the same ones).
 
-    ``mlp``: He-normal ``enc1, enc2, head1, head2`` (the layout :func:`.training.encode` reads), in the
+    ``mlp``: He-normal ``enc1, enc2, head1, head2`` (the layout :func:`._training.encode` reads), in the
     config's dtype. ``free``: ``{"z": Z}`` of shape (m, d); orthonormal rows when d >= m (QR of a
     Gaussian matrix: Sigma_0 = I exactly up to rounding), unit-norm Gaussian rows otherwise.
 
@@ -346,7 +346,7 @@ def pair_losses(params: dict[str, Any], batch: jax.Array, ref: ReferenceSet, con
                 kind: str, fresh_key: jax.Array | None = None) -> jax.Array:
     """The batch loss (B1, decoupled, anchors = first views) of one model on the batch (float scalar).
 
-    With fixed views it equals :func:`.descent.batch_loss_on_sigma` of :func:`reference_sigma` on the
+    With fixed views it equals :func:`._descent.batch_loss_on_sigma` of :func:`reference_sigma` on the
     same batch (the identity the proxy rests on; tested).
 
     Raises:

@@ -7,7 +7,7 @@ f = 1 at the end of its warm-up, so ``step_size`` keeps its meaning; for ``array
 sequence (``step_size = 1`` gives the values themselves).
 
 The sequence is computed once, vectorised in float64 (no loop over steps), and is *data* of the
-compiled ``lax.scan`` of :mod:`.descent_run` (one compilation for every schedule of one shape).
+compiled ``lax.scan`` of :mod:`._descent_run` (one compilation for every schedule of one shape).
 
 Forms (u = t - W is the step counted from the end of the warm-up, H = ``decay_steps``, by default
 T - W, the steps after the warm-up; every parameter is a float unless said):

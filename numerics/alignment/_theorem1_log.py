@@ -8,9 +8,9 @@ training log"). Files are read with ``allow_pickle=False`` only after their firs
 checked to be ``.npy`` or zip (``.npz``) magic, so text, pickles and garbage are refused with a
 message naming the file and never unpickled; ``.npy`` files of a folder are memory-mapped.
 
-:func:`.theorem1_log_io.read_theorem1_log` validates every array (shape, dtype, finiteness,
+:func:`._theorem1_log_io.read_theorem1_log` validates every array (shape, dtype, finiteness,
 range, symmetry, lengths, indices) and returns a :class:`Theorem1Log`; every error is a
-``ValueError`` naming the log and the array. The evaluation is :mod:`.theorem1_trajectory`.
+``ValueError`` naming the log and the array. The evaluation is :mod:`._theorem1_trajectory`.
 """
 
 from __future__ import annotations

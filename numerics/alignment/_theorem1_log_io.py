@@ -1,9 +1,9 @@
 """Validation of a Theorem-1 log's arrays, and logs written by the toolkit's own similarity descent.
 
-:func:`validate_log_arrays` turns the arrays of a log (format: :data:`.theorem1_log.LOG_ARRAYS`)
-into a :class:`.theorem1_log.Theorem1Log`, refusing every malformed input with a ``ValueError``
+:func:`validate_log_arrays` turns the arrays of a log (format: :data:`._theorem1_log.LOG_ARRAYS`)
+into a :class:`._theorem1_log.Theorem1Log`, refusing every malformed input with a ``ValueError``
 that names the log and the array. :func:`theorem1_log_arrays` makes the arrays of a log from a
-:class:`.descent_result.DescentResult` run with ``trajectory_every``, and
+:class:`._descent_result.DescentResult` run with ``trajectory_every``, and
 :func:`write_theorem1_log` validates and writes any log atomically (``.npz``).
 """
 
@@ -198,7 +198,7 @@ def read_theorem1_log(log: str | Mapping[str, Any], *, tau: float | None = None,
 
 def validate_log_arrays(arrays: Mapping[str, Callable[[], np.ndarray]], source: str, *, tau: Any = None,
                         delta: Any = None, step_size: Any = None, response: Any = None) -> Theorem1Log:
-    """Validate the arrays of a log (name -> reader) into a :class:`.theorem1_log.Theorem1Log`.
+    """Validate the arrays of a log (name -> reader) into a :class:`._theorem1_log.Theorem1Log`.
 
     Same arguments and errors as :func:`read_theorem1_log` (which calls this).
     """
@@ -321,12 +321,12 @@ def theorem1_log_arrays(result: Any) -> dict[str, np.ndarray]:
     """The arrays of a Theorem-1 log of a similarity-descent run (its ``trajectory`` is needed).
 
     Args:
-      result: a :class:`.descent_result.DescentResult` of ``run_similarity_descent(...,
+      result: a :class:`._descent_result.DescentResult` of ``run_similarity_descent(...,
         trajectory_every=K)``.
 
     Returns:
       ``{"sigma_cl", "sigma_nscl", "record_steps", "step_sizes", "labels", "batches", "tau", "delta",
-      "anchors", "coupled", "symmetrize", "symmetric"}`` (format: :data:`.theorem1_log.LOG_ARRAYS`;
+      "anchors", "coupled", "symmetrize", "symmetric"}`` (format: :data:`._theorem1_log.LOG_ARRAYS`;
       the batches are the run's, regenerated from its seed).
 
     Raises:
@@ -355,7 +355,7 @@ def theorem1_log_arrays(result: Any) -> dict[str, np.ndarray]:
 def write_theorem1_log(path: str, arrays: Mapping[str, Any]) -> Theorem1Log:
     """Validate ``arrays`` as a log (:func:`read_theorem1_log`) and write them to ``path`` (.npz, atomic).
 
-    Returns: the validated :class:`.theorem1_log.Theorem1Log`.
+    Returns: the validated :class:`._theorem1_log.Theorem1Log`.
     Raises: ValueError: a malformed log (as :func:`read_theorem1_log`), a ``path`` not
       ending in ``.npz`` or in a folder that cannot be written (naming ``path``).
     """

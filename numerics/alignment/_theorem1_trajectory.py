@@ -1,6 +1,6 @@
 """Theorem 1 and its proof links along a recorded trajectory (a user's training log; docs/theorems.md B4).
 
-:func:`evaluate_theorem1_log` takes a validated :class:`.theorem1_log.Theorem1Log` and evaluates,
+:func:`evaluate_theorem1_log` takes a validated :class:`._theorem1_log.Theorem1Log` and evaluates,
 at every record t_k of the log (a = 1/(2 tau^2 B), c = Delta/(tau sqrt B)):
 
 * the measured d_t = ||Sigma^CL_t - Sigma^NSCL_t||_F (from the matrices, or in feature form from
@@ -147,7 +147,7 @@ class Theorem1Trajectory:
     """Theorem 1 and its links along a log (see the module docstring); arrays are per record (K+1,) unless said.
 
     Attributes:
-      log: the :class:`.theorem1_log.Theorem1Log` evaluated.
+      log: the :class:`._theorem1_log.Theorem1Log` evaluated.
       distance: measured d at the records.
       eta_sum: S_t at the records (``math.fsum`` at T).
       epsilon: eps_{B,delta} with the log's T.
@@ -307,7 +307,7 @@ def evaluate_theorem1_log(log: Theorem1Log, *, rtol: float = 1e-9) -> Theorem1Tr
     """Evaluate Theorem 1 and its proof links at every record of ``log`` (module docstring).
 
     Args:
-      log: from :func:`.theorem1_log_io.read_theorem1_log`.
+      log: from :func:`._theorem1_log_io.read_theorem1_log`.
       rtol: relative tolerance of every "holds" comparison (rounding of the measured values).
 
     Returns:

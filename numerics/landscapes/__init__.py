@@ -11,7 +11,7 @@ modules):
 * :mod:`._barriers` — Critical heights ``H*`` of landscapes on grids and meshes, with their evidence
   (docs/theorems.md A3).
 * :mod:`._builtin` — The built-in named landscapes (docs/theorems.md A1, A3, A7), looked up by
-  :func:`.registry.get_landscape`.
+  :func:`._registry.get_landscape`.
 * :mod:`._circle` — Potentials on the circle S¹ as Fourier series, and their exact critical-point structure.
 * :mod:`._escape` — Escape times from the minima of S¹ landscapes: Kramers prediction vs exact MFPT
   (docs/theorems.md A5).
@@ -21,7 +21,7 @@ modules):
   Fourier series (:func:`fourier_landscape`, :func:`load_fourier`) or from another landscape
   (:func:`scaled`).
 * :mod:`._persistence` — 0-dimensional sublevel-set persistence of sampled landscapes (docs/theorems.md A3):
-  the graph machinery behind :mod:`.barriers`.
+  the graph machinery behind :mod:`._barriers`.
 * :mod:`._registry` — Named landscapes by name: :func:`get_landscape`, :func:`list_landscapes`,
   :func:`landscape_parameters`, and :func:`resolve_landscape` (a name or an S¹ Fourier file)
   (docs/theorems.md A1, A3, A7).

@@ -1,7 +1,7 @@
 """Critical heights ``H*`` of landscapes on grids and meshes, with their evidence (docs/theorems.md A3).
 
 ``H*`` is the largest barrier a non-global local minimum must climb to reach a strictly lower one,
-computed by 0-dimensional sublevel-set persistence on a grid or mesh (:mod:`.persistence`: gudhi,
+computed by 0-dimensional sublevel-set persistence on a grid or mesh (:mod:`._persistence`: gudhi,
 with a union-find cross-check on the same graph):
 
 * :func:`circle_barrier` — S¹; for Fourier landscapes it refines grid minima and saddles to machine
@@ -10,9 +10,9 @@ with a union-find cross-check on the same graph):
 * :func:`torus_barrier` — tori ``(S¹)^N``, :func:`sphere_barrier` — S² (Fibonacci mesh);
 * :func:`landscape_barrier` — whichever of these the geometry allows.
 
-For other landscapes :func:`.string_method.sampled_minima` and
-:func:`.string_method.string_method_barrier` give an *estimate*. Persistence itself is
-:mod:`.persistence`.
+For other landscapes :func:`._string_method.sampled_minima` and
+:func:`._string_method.string_method_barrier` give an *estimate*. Persistence itself is
+:mod:`._persistence`.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
     Steps: (1) values on ``resolution`` equispaced angles (float64); (2) 0-dim persistence by gudhi
     (periodic cubical complex) and by :func:`union_find_depths` (must agree: cross-check);
     (3) for Fourier landscapes, the reported H* comes from the exact critical points
-    (:func:`~.circle.analyse_circle`: sign scan of ``V'`` refined by Brent's method). Grid error bound (unrefined): grid minima are within
+    (:func:`~._circle.analyse_circle`: sign scan of ``V'`` refined by Brent's method). Grid error bound (unrefined): grid minima are within
     ``M2·(h/2)²/2`` above the true minima and grid saddles within as much below the true saddles,
     ``M2 = Σ k²(|a_k| + |b_k|) >= sup|V''|``, so ``|H_grid − H*| <= M2·h²/4``, provided the grid
     resolves every extremum (``h`` below half the distance between critical points). Minima whose

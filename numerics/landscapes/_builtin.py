@@ -1,4 +1,4 @@
-"""The built-in named landscapes (docs/theorems.md A1, A3, A7), looked up by :func:`.registry.get_landscape`.
+"""The built-in named landscapes (docs/theorems.md A1, A3, A7), looked up by :func:`._registry.get_landscape`.
 
 * ``double-well`` — S¹, ``V = −0.5 cos θ − cos 2θ``: minima 0 (−1.5) and π (−0.5), saddles at
   ``cos θ = −1/8`` (V = 33/32), ``H* = 1.53125`` exactly (case C13).
@@ -6,7 +6,7 @@
 * ``barrier-H`` (param ``H`` in ``(0, 1e6]``) — S¹, ``V = (H / 1.53125)·(−0.5 cos θ − cos 2θ)``: the double
   well scaled so that ``H* = H`` exactly (used for the seed note's table, A8.3).
 * ``fourier`` (params ``cos``, ``sin``: dicts ``{k: coefficient}``) — any S¹ trigonometric polynomial;
-  files via :func:`.landscape.load_fourier`.
+  files via :func:`._landscape.load_fourier`.
 * ``vmf`` (params ``kappa > 0``, ``dim >= 2``, default 3) — ``V = −kappa·z_d`` on S^{dim−1}; Gibbs law
   von Mises–Fisher (A1 validation: ``E[z_3] = coth(kappa/T) − T/kappa`` on S²).
 * ``vmf-mixture`` (params ``means`` (K,3), ``kappas`` (K,), ``weights`` (K,)) — S²,
@@ -14,9 +14,9 @@
 * ``infonce-toy`` — the author's hardest-negative potential U0 on N = 4 points of S², positive pairs
   (0,1), (2,3); ``infonce-toy-soft`` (param ``beta0``) its soft-max surrogate; ``infonce``
   (params ``tau``, ``num_points``, ``dim``, ``pairs``, ``coupled``) finite-τ InfoNCE
-  (see :mod:`.infonce`).
+  (see :mod:`._infonce`).
 * ``thomson`` (params ``num_points >= 2``, ``dim >= 2``, default 3) — Coulomb energy
-  ``Σ_{i<j} 1/|z_i − z_j|`` on ``(S^{dim−1})^N`` (see :mod:`.thomson`; published minima for N = 2..12 on S²).
+  ``Σ_{i<j} 1/|z_i − z_j|`` on ``(S^{dim−1})^N`` (see :mod:`._thomson`; published minima for N = 2..12 on S²).
 
 :data:`BUILDERS` maps each name to its builder (keyword parameters, validated there) and
 :data:`PARAMETER_RANGES` gives the allowed range of each parameter, as text.

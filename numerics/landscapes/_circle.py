@@ -4,7 +4,7 @@
 found by a sign scan of ``V'`` on a fine grid followed by Brent's method (float64, |θ error| ~ 1e-15),
 so heights of minima and saddles are exact to rounding; from them the depth of every local minimum
 and the critical height ``H*`` follow by walking the circle (docs/theorems.md A3). The grid-based,
-persistence computation of the same numbers lives in :mod:`.barriers` (an independent method).
+persistence computation of the same numbers lives in :mod:`._barriers` (an independent method).
 """
 
 from __future__ import annotations

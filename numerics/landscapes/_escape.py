@@ -1,6 +1,6 @@
 """Escape times from the minima of S¹ landscapes: Kramers prediction vs exact MFPT (docs/theorems.md A5).
 
-Joins the exact critical points of :mod:`.circle` with the formulas of
+Joins the exact critical points of :mod:`._circle` with the formulas of
 :mod:`contrastive_bounds.theory._kramers`. For each non-global local minimum x the target is the
 nearest strictly lower minimum on either side (absorbing there); the circle is cut at those two
 targets, and the Kramers rate sums the two sides, each over its highest saddle on the way.

@@ -5,7 +5,7 @@ its metadata (docs/theorems.md A1, A3, A7), and the constructors that build one 
 A :class:`Landscape` takes ``z`` of shape ``(N, d)`` (N unit vectors in R^d) and returns a scalar;
 it is jit/vmap/grad-able and keeps the input dtype (float32 or float64). ``grad`` is the *Euclidean*
 gradient; the simulator projects it onto the tangent space ``P(z) = I − z zᵀ`` per factor. The
-named landscapes are built in :mod:`.builtin` and looked up by :mod:`.registry`.
+named landscapes are built in :mod:`._builtin` and looked up by :mod:`._registry`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Landscape:
       name: registry name (or ``"fourier:<file>"``).
       num_points: N; dim: ambient dimension d.
       v_min: global minimum value (float) or None when not known.
-      critical_height: H* (float) or None when not known (then use :mod:`.barriers`).
+      critical_height: H* (float) or None when not known (then use :mod:`._barriers`).
       minima: tuple of float64 arrays (N, d): known minima, lowest value first (so ``minima[0]`` is
         a global minimum when any is listed; representatives of orbits for symmetric potentials);
         may be empty.
@@ -46,7 +46,7 @@ class Landscape:
         landscapes, U0); None means autodiff of ``potential_fn``. A hand-written gradient may differ
         from autodiff by a component normal to the sphere (radial per factor); its tangential part
         is exact — the only part any consumer here uses (the simulator and the descent in
-        :mod:`.barriers` project onto the tangent space).
+        :mod:`._barriers` project onto the tangent space).
       trailing_batch: True iff ``value_and_grad_fn`` also accepts ``z`` of shape
         ``(num_points, dim, *batch)`` ("chains-last") and returns ``((*batch), (num_points, dim, *batch))``;
         the simulator then calls it on all chains at once instead of through ``vmap`` (no transposes).
@@ -145,7 +145,7 @@ def fourier_landscape(series: FourierSeries, *, name: str = "fourier", descripti
     with the analytic gradient ``V'(θ)·(−z1, z0)``; ``z`` must be on the circle (unit row).
 
     Minima, ``v_min`` and (unless given exactly) ``critical_height`` come from
-    :func:`~.circle.analyse_circle` (float64 critical points, error ~1e-14).
+    :func:`~._circle.analyse_circle` (float64 critical points, error ~1e-14).
     """
 
     # z-coordinates, no atan2/sin/cos: cos kθ + i sin kθ = (z0 + i z1)^k (FourierSeries.value_and_derivative_z).
@@ -184,7 +184,7 @@ def load_fourier(path: str | Path) -> Landscape:
     """An S¹ landscape from a JSON/TOML file ``{"cos": {k: a_k}, "sin": {k: b_k}}``.
 
     Raises:
-      FileNotFoundError, ValueError: see :func:`~.circle.read_fourier_file` (missing file; folder or
+      FileNotFoundError, ValueError: see :func:`~._circle.read_fourier_file` (missing file; folder or
         malformed content).
     """
     series = read_fourier_file(path)

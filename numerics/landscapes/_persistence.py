@@ -1,5 +1,5 @@
 """0-dimensional sublevel-set persistence of sampled landscapes (docs/theorems.md A3): the graph machinery
-behind :mod:`.barriers`.
+behind :mod:`._barriers`.
 
 On a sampled landscape ``H*`` is the largest finite 0-dimensional persistence (elder rule) among
 components born above the global minimum: equal minima merging with each other (ties) are not

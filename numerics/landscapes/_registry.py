@@ -1,9 +1,9 @@
 """Named landscapes by name: :func:`get_landscape`, :func:`list_landscapes`, :func:`landscape_parameters`,
 and :func:`resolve_landscape` (a name or an S¹ Fourier file) (docs/theorems.md A1, A3, A7).
 
-The names and their parameters are listed in :mod:`.builtin` (``double-well``, ``triple-well``,
+The names and their parameters are listed in :mod:`._builtin` (``double-well``, ``triple-well``,
 ``barrier-H``, ``fourier``, ``vmf``, ``vmf-mixture``, ``infonce-toy``, ``infonce-toy-soft``,
-``infonce``, ``thomson``). A :class:`Landscape` (:mod:`.landscape`, with its
+``infonce``, ``thomson``). A :class:`Landscape` (:mod:`._landscape`, with its
 constructors) takes ``z`` of shape ``(N, d)`` (N unit vectors in R^d) and returns a scalar; it is
 jit/vmap/grad-able and keeps the input dtype. The β-scaled model of A7 (v0 multiplies the drift by
 β) is :func:`scaled` applied to a landscape.
@@ -53,7 +53,7 @@ def _describe_parameters(name: str) -> str:
 
 
 def get_landscape(name: str, **params: Any) -> Landscape:
-    """Build a named landscape (see :mod:`.builtin` for names and parameters).
+    """Build a named landscape (see :mod:`._builtin` for names and parameters).
 
     The same name with the same plain parameters (numbers, strings, booleans, ``None`` and tuples of
     them, equal in value and type) gives the same immutable object, so that simulations of it share
@@ -114,7 +114,7 @@ def resolve_landscape(spec: str, **params: Any) -> Landscape:
 
     Raises:
       ValueError: ``spec`` neither a built-in name nor an existing file (the message lists the
-        built-ins), a folder, a malformed file (see :func:`~.circle.read_fourier_file`), parameters
+        built-ins), a folder, a malformed file (see :func:`~._circle.read_fourier_file`), parameters
         given for a file, or bad parameters (see :func:`get_landscape`).
     """
     if spec in BUILDERS:

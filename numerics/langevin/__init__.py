@@ -50,7 +50,7 @@ modules):
   without its gradient) into :class:`PotentialFunctions` (V, ∇V, a fused value-and-gradient and the fast
   forms the driver's step paths use), an anisotropy (SPD matrix or positive diagonal) into its symmetric
   square root. Each refuses what it cannot use with a ValueError naming the argument. Used by
-  :func:`.kernel.langevin_kernel`.
+  :func:`._kernel.langevin_kernel`.
 * :mod:`._temperature` — A temperature argument as a compiled program plus data, so that runs differing only
   in their schedule's constants share one compilation of the simulator's chunk.
 * :mod:`.network_anneal` — (public module) Annealing from the minima of a saved landscape network: starts,

@@ -4,7 +4,7 @@ their intervals, the hitting times, and the theory's prediction beside them (doc
 :class:`AnnealConfig` says what to run (schedule, chains, time span, step size, seed, start mode, success
 tolerance, integrator) and is validated when built, without JAX (the command line builds it from its
 options before JAX starts). :func:`anneal` runs it on a landscape with a known global minimum through
-:func:`.experiments.run_schedule` (float64) and returns an :class:`AnnealReport`:
+:func:`._experiments.run_schedule` (float64) and returns an :class:`AnnealReport`:
 
 * the success fraction P(V(Z_T) < V_min + delta) with a Clopper–Pearson interval (95 %);
 * the trapped fraction (never reached {V < V_min + delta} by t_end) and the hitting times;
@@ -52,7 +52,7 @@ class AnnealConfig:
       seed: in ``[0, 2**32 - 1]``.
       start: one of :data:`START_MODES`, or a minimum label ``m<id>`` of a saved landscape search.
       delta: the success tolerance δ > 0 of ``{V < V_min + δ}``, or ``None``: half the gap between the trap
-        and the global minimum (else 0.1; :func:`.experiments.default_delta`).
+        and the global minimum (else 0.1; :func:`._experiments.default_delta`).
       integrator: ``"euler"`` or ``"geodesic"``.
 
     Raises:
@@ -103,14 +103,14 @@ class AnnealReport:
     """What :func:`anneal` measured and predicted.
 
     Attributes:
-      config: the experiment. run: :class:`.experiments.ScheduleRun` (counts, final energies, hitting times,
+      config: the experiment. run: :class:`._experiments.ScheduleRun` (counts, final energies, hitting times,
         energy trace, wall time, the noise generator and device count that ran).
       success, trapped: :class:`~contrastive_bounds.numerics._stats.ProportionCI` (Clopper–Pearson 95 %) of
         ``V(Z_T) < level`` and of "never reached the level by t_end".
       hitting_time: :class:`~contrastive_bounds.numerics._stats.HittingTimeSummary` of the first hitting
         times (95 %).
       verdict: ``schedule.converges(H*)`` (theory, A4), or ``None`` when H* is not known.
-      band: :class:`.experiments.KramersBand` for a trap start on an S¹ landscape (A5), else ``None``.
+      band: :class:`._experiments.KramersBand` for a trap start on an S¹ landscape (A5), else ``None``.
     """
 
     config: AnnealConfig
@@ -129,7 +129,7 @@ def anneal(landscape: Any, config: AnnealConfig, options: DriverOptions | None =
       landscape: a :class:`~contrastive_bounds.numerics.landscapes._landscape.Landscape` with a known global
         minimum value (``v_min``).
       config: :class:`AnnealConfig` with ``start`` one of :data:`START_MODES`.
-      options: :class:`.config.DriverOptions` of the run (progress bar, checkpoint, resume, ...).
+      options: :class:`._config.DriverOptions` of the run (progress bar, checkpoint, resume, ...).
 
     Returns:
       :class:`AnnealReport`.
@@ -138,7 +138,7 @@ def anneal(landscape: Any, config: AnnealConfig, options: DriverOptions | None =
       ValueError: ``start`` a minimum label (needs a saved search), ``trap`` on a landscape without one,
         no known global minimum, a ``delta`` that puts the trap inside the target, ``t_end`` not a whole
         multiple of the default step.
-      SimulationInterrupted: Ctrl-C during the run (:func:`.driver.simulate`).
+      SimulationInterrupted: Ctrl-C during the run (:func:`._driver.simulate`).
       X64DisabledError: JAX's x64 mode is off.
     """
     from contrastive_bounds.numerics.langevin._experiments import circle_trap, kramers_trap_band, run_schedule

@@ -1,7 +1,7 @@
 """Checks a run's inputs before its first step: positions, Arc targets, the schedule, the step size.
 
 Everything here runs before compilation (the configuration's own fields are checked when a
-:class:`.config.SimulationConfig` or :class:`.config.DriverOptions` is built), so a bad argument is refused
+:class:`._config.SimulationConfig` or :class:`._config.DriverOptions` is built), so a bad argument is refused
 with a message naming it, and a step size that makes the results meaningless is warned about before any
 time is spent.
 """
@@ -45,8 +45,8 @@ def check_positions(positions: Any) -> np.ndarray:
 
 
 def check_arcs(config: SimulationConfig, shape: tuple[int, ...]) -> None:
-    """An :class:`.observables.Arc` target or basin needs S¹ positions (``shape[1:] == (1, 2)``); the
-    other checks of targets and basins are :class:`.config.SimulationConfig`'s.
+    """An :class:`._observables.Arc` target or basin needs S¹ positions (``shape[1:] == (1, 2)``); the
+    other checks of targets and basins are :class:`._config.SimulationConfig`'s.
 
     Raises:
       ValueError: naming the Arc and the positions' shape.

@@ -1,7 +1,7 @@
 """Checkpoints of a run: the fingerprint that names it, atomic writes, and reads that trust nothing.
 
 A checkpoint is an ``.npz`` archive with the chains' state (chains-first), the step count, the
-energy trace so far, the running observables of :class:`.observables.Carry`, and the run's
+energy trace so far, the running observables of :class:`._observables.Carry`, and the run's
 fingerprint (a JSON object of everything that determines the result: kernel, initial positions'
 hash, seed, noise generator, device count, record spacing, target, basins). A resumed run is
 bit-identical to an uninterrupted one on the same platform because the noise depends only on the
@@ -161,7 +161,7 @@ def load_checkpoint(path: Path, fingerprint: str) -> tuple[Carry, np.ndarray]:
     """Read a checkpoint of the run ``fingerprint`` (a JSON object of the run's configuration).
 
     Returns:
-      The chains-first :class:`.observables.Carry` and the energy trace ``(records, chains)``.
+      The chains-first :class:`._observables.Carry` and the energy trace ``(records, chains)``.
     Raises:
       ValueError: naming ``checkpoint=``, when the file is not a readable checkpoint of this toolkit
         (not an npz, empty, truncated, missing arrays, wrong shapes/dtypes, NaN/inf, a step outside

@@ -8,12 +8,12 @@ record_every``) unless one record of all chains would take longer than a chunk s
 return to Python within about a second so that Ctrl-C takes effect): a unit is then a divisor of
 ``record_every``.
 
-A step is the run's step path (:mod:`.paths`: the complex S¹ step, the chains-last step or ``vmap`` of
+A step is the run's step path (:mod:`._paths`: the complex S¹ step, the chains-last step or ``vmap`` of
 the kernel's one-chain step) at the temperature T(t_start + k·h), followed by the observables (running
 minimum, hitting time, basin occupancy and escapes). Inside the chunk the chains are in the path's
 layout; outside (initial positions, checkpoints, results) the carry is chains-first ``(chains, N, d)``.
 
-The schedule's constants are data of the program (``temperature_values``, :mod:`.temperature`), so
+The schedule's constants are data of the program (``temperature_values``, :mod:`._temperature`), so
 runs whose kernels differ only in them (``compile_key``) share one compilation.
 """
 
@@ -55,7 +55,7 @@ def chunk_fn(kernel: LangevinKernel, path: str, target: Any, basins: tuple, unit
       kernel, target, basins: the run's kernel and predicates (hashable). Compiled programs are cached
         per argument tuple, the kernel standing for its ``compile_key`` when it has one: kernels that
         differ only in the data of their temperature program (schedules of one form with other
-        constants, :mod:`.temperature`) share one program, which takes the data as
+        constants, :mod:`._temperature`) share one program, which takes the data as
         ``temperature_values`` (``kernel.temperature_data(dtype)``); otherwise the
         kernel object itself is the key (reuse it to reuse the compiled chunk).
       unit_steps: steps per unit (≥ 1); a unit must start at a multiple of ``unit_steps``.
@@ -64,9 +64,9 @@ def chunk_fn(kernel: LangevinKernel, path: str, target: Any, basins: tuple, unit
       unroll: steps unrolled per scan iteration. fused: noise from the ``"fused-threefry"``
         generator (``key`` = its uint32 (2,) words) instead of ``jax.random`` (``key`` typed).
       num_shards: > 1 splits the chains over the first ``num_shards`` devices with ``shard_map``
-        (mesh axis ``"chains"``; see :func:`.noise.steps_loop` for each shard's noise).
+        (mesh axis ``"chains"``; see :func:`._noise.steps_loop` for each shard's noise).
     Returns:
-      The jitted function; it donates ``carry``. ``carry`` is chains-first (:class:`.observables.Carry`).
+      The jitted function; it donates ``carry``. ``carry`` is chains-first (:class:`._observables.Carry`).
     """
     key = (kernel if kernel.compile_key is None else kernel.compile_key, path, target, basins, unit_steps, max_units,
            unroll, fused, num_shards)

@@ -1,7 +1,7 @@
 """A run's configuration: what is simulated (:class:`SimulationConfig`) and how the driver runs it
 (:class:`DriverOptions`), two frozen objects validated when they are built.
 
-:func:`.driver.simulate` takes them instead of a long list of keyword arguments::
+:func:`._driver.simulate` takes them instead of a long list of keyword arguments::
 
     simulate(kernel, positions, SimulationConfig(num_steps=10_000, seed=0, target=EnergyBelow(-1.4)),
              DriverOptions(checkpoint="run.npz", progress=True))
@@ -32,12 +32,12 @@ __all__ = ["SimulationConfig", "DriverOptions", "PRNG_IMPLS", "STEP_PATHS", "INT
            "default_record_every", "whole_steps", "check_checkpoint_path"]
 
 PRNG_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "fused-threefry")
-"""Noise generators of :class:`DriverOptions` (see :mod:`.noise`)."""
+"""Noise generators of :class:`DriverOptions` (see :mod:`._noise`)."""
 STEP_PATHS = ("circle", "chains-last", "vmap")
-"""How the driver steps all chains, fastest first (:mod:`.paths`): the complex S¹ step, the chains-last
+"""How the driver steps all chains, fastest first (:mod:`._paths`): the complex S¹ step, the chains-last
 batched step, ``jax.vmap`` of the generic one-chain step."""
 INTEGRATORS = ("euler", "geodesic")
-"""Integrators of :func:`.kernel.langevin_kernel` (:mod:`.steps.sphere`)."""
+"""Integrators of :func:`._kernel.langevin_kernel` (:mod:`.steps.sphere`)."""
 MAX_STEPS = 2**31 - 2
 """Most steps of one run (the step counter is an int32)."""
 
@@ -123,7 +123,7 @@ class SimulationConfig:
         ``t_start + k·h`` (and validated on the run's span first, C12).
       record_every: steps between entries of the energy trace, in ``[1, num_steps]`` and dividing
         ``num_steps``; ``None`` (default) becomes :func:`default_record_every` (about 100 records).
-      target: ``None``, :class:`.observables.EnergyBelow`, :class:`.observables.Arc`, or any hashable pure
+      target: ``None``, :class:`._observables.EnergyBelow`, :class:`._observables.Arc`, or any hashable pure
         predicate ``(position (N, d), potential ()) -> bool``; its first hitting time is recorded.
       basins: a sequence of such predicates (stored as a tuple; the first match wins) for occupancy and
         escape counts.
@@ -159,16 +159,16 @@ class SimulationConfig:
 
 @dataclass(frozen=True)
 class DriverOptions:
-    """How :func:`.driver.simulate` runs a :class:`SimulationConfig` (every field has a default: the fastest
+    """How :func:`._driver.simulate` runs a :class:`SimulationConfig` (every field has a default: the fastest
     validated configuration, no progress bar, no checkpoint).
 
     Attributes:
-      prng_impl: ``None`` (default: :func:`.defaults.default_prng_impl`, ``"fused-threefry"`` in float32 and
-        ``"threefry2x32"`` in float64) or one of :data:`PRNG_IMPLS` (:mod:`.noise`).
+      prng_impl: ``None`` (default: :func:`._defaults.default_prng_impl`, ``"fused-threefry"`` in float32 and
+        ``"threefry2x32"`` in float64) or one of :data:`PRNG_IMPLS` (:mod:`._noise`).
       shard_chains: ``None`` (default: split the chains over the local devices when each gets at least
-        :data:`.defaults.MIN_CHAINS_PER_SHARD`), ``True`` (over all devices; the chain count must divide)
+        :data:`._defaults.MIN_CHAINS_PER_SHARD`), ``True`` (over all devices; the chain count must divide)
         or ``False`` (one device). The noise stream depends on the device count.
-      step_path: ``None`` (default: the fastest path the kernel supports, :func:`.paths.default_step_path`)
+      step_path: ``None`` (default: the fastest path the kernel supports, :func:`._paths.default_step_path`)
         or one of :data:`STEP_PATHS` the kernel supports; every path is the same Markov kernel, equal up
         to rounding (a path other than the default is part of the fingerprint).
       unroll: steps unrolled per scan iteration, in ``[1, 1024]`` (a speed knob).

@@ -29,7 +29,7 @@ _BUFFER_BYTES = 32 << 20  # the per-unit potentials buffer of a chunk stays belo
 def initial_step_cost(kind: str, dtype_bytes: int, num_points: int, dim: int) -> float:
     """Pessimistic seconds per chain-step before anything is measured.
 
-    ``kind``: the step path (:mod:`.paths`): ``"circle"`` (S¹ complex step), ``"chains-last"`` (U0-style
+    ``kind``: the step path (:mod:`._paths`): ``"circle"`` (S¹ complex step), ``"chains-last"`` (U0-style
     batched landscape) or ``"vmap"`` (vmapped one-chain step). Figures are about 10x the single-core costs measured on the
     benchmark machine when quiet (float64: circle 1.2e-8, U0 1.3e-7, vMF S² 5e-8 s per chain-step),
     since a shared machine under load was measured 5-9x slower.

@@ -1,6 +1,6 @@
 """The configuration a run gets when the caller does not choose: the fastest one that is validated.
 
-* Noise generator (:func:`default_prng_impl`): ``"fused-threefry"`` (:mod:`.fused_rng`) for the
+* Noise generator (:func:`default_prng_impl`): ``"fused-threefry"`` (:mod:`._fused_rng`) for the
   dtypes whose law it passed the distribution tests at scale for (:data:`FUSED_VALIDATED_DTYPES`;
   the tests and their results: ``benchmarks/validate_fused_rng.py`` and docs/simulator.md);
   ``"threefry2x32"`` (``jax.random.normal``) otherwise. The fused generator's uniforms have 23 bits

@@ -1,20 +1,20 @@
 """Many Langevin chains at once: :func:`simulate` (observables, progress, checkpoints, resume, Ctrl-C).
 
-:func:`simulate` runs ``chains × num_steps`` steps of a :class:`.kernel.LangevinKernel` as configured by a
-:class:`.config.SimulationConfig` (what to simulate and record) and :class:`.config.DriverOptions` (how),
-in jitted chunks (:mod:`.chunk`; one compiled program per run, whatever the chunk lengths), stepping
-the chains with the fastest step path the kernel supports (:mod:`.paths`), and returns
-observables, not trajectories (:class:`.observables.SimulationResult`): an energy trace every
+:func:`simulate` runs ``chains × num_steps`` steps of a :class:`._kernel.LangevinKernel` as configured by a
+:class:`._config.SimulationConfig` (what to simulate and record) and :class:`._config.DriverOptions` (how),
+in jitted chunks (:mod:`._chunk`; one compiled program per run, whatever the chunk lengths), stepping
+the chains with the fastest step path the kernel supports (:mod:`._paths`), and returns
+observables, not trajectories (:class:`._observables.SimulationResult`): an energy trace every
 ``record_every`` steps, the running minimum of V, the first hitting time of a target, basin
 occupancy and escapes, the final states. Between chunks it updates a rich progress bar, writes a
-checkpoint atomically (:mod:`.checkpoint`) and looks at Ctrl-C: chunks last about a second
-(:mod:`.cost`), so an interrupt takes effect within seconds, saves the state and raises
+checkpoint atomically (:mod:`._checkpoint`) and looks at Ctrl-C: chunks last about a second
+(:mod:`._cost`), so an interrupt takes effect within seconds, saves the state and raises
 :class:`SimulationInterrupted` carrying the partial result.
 
-Randomness (:mod:`.noise`): the noise of step k depends only on (seed, generator, k, element, and
+Randomness (:mod:`._noise`): the noise of step k depends only on (seed, generator, k, element, and
 the device count when the chains are split), so results do not depend on chunking or
 interruptions: a resumed run is bit-identical to an uninterrupted one on the same platform. By
-default a run uses the fastest validated configuration (:mod:`.defaults`, :mod:`.paths`): the fused
+default a run uses the fastest validated configuration (:mod:`._defaults`, :mod:`._paths`): the fused
 generator in float32, ``jax.random.normal`` in float64, the chains split over the local devices
 when there are enough of them, the fastest step path; the result says which ran
 (``prng_impl``, ``devices``, ``step_path``). Figures: ``benchmarks/README.md``.
@@ -55,7 +55,7 @@ class SimulationInterrupted(KeyboardInterrupt):
     not look for it still stops).
 
     Attributes:
-      result: the :class:`.observables.SimulationResult` of the steps done (``complete`` is False unless
+      result: the :class:`._observables.SimulationResult` of the steps done (``complete`` is False unless
         the interrupt came during the last chunk).
       checkpoint: the file the state was saved to (the run's ``checkpoint``), or ``None``.
     """
@@ -73,7 +73,7 @@ class SimulationInterrupted(KeyboardInterrupt):
         kernel, positions and config). Returns the path.
 
         Raises:
-          ValueError: a bad path (see :func:`.config.check_checkpoint_path`). OSError: the write fails.
+          ValueError: a bad path (see :func:`._config.check_checkpoint_path`). OSError: the write fails.
         """
         target = check_checkpoint_path(path)
         ckpt_io.save_checkpoint(target, *self._state)
@@ -138,18 +138,18 @@ def simulate(kernel: LangevinKernel, positions: Any, config: SimulationConfig,
     """Run ``chains × config.num_steps`` steps of ``kernel`` and return observables.
 
     Args:
-      kernel: a :class:`.kernel.LangevinKernel` (reuse the same object, or kernels of equal
+      kernel: a :class:`._kernel.LangevinKernel` (reuse the same object, or kernels of equal
         ``compile_key``, to reuse compiled chunks).
       positions: initial states, shape ``(chains, N, d)``, float32 or float64, on the sphere. The
         dtype of the run is the dtype of ``positions`` (float64 requires JAX x64 on).
-      config: what to simulate and record (:class:`.config.SimulationConfig`: steps, seed, start time,
+      config: what to simulate and record (:class:`._config.SimulationConfig`: steps, seed, start time,
         record spacing, target, basins).
-      options: how to run it (:class:`.config.DriverOptions`: noise generator, devices, step path, chunking,
+      options: how to run it (:class:`._config.DriverOptions`: noise generator, devices, step path, chunking,
         progress bar, checkpoint and resume, early stop); default ``DriverOptions()``: the fastest
         validated configuration, no checkpoint.
 
     Returns:
-      :class:`.observables.SimulationResult`; its ``prng_impl``, ``devices`` and ``step_path`` say how it ran.
+      :class:`._observables.SimulationResult`; its ``prng_impl``, ``devices`` and ``step_path`` say how it ran.
 
     Warns:
       StepSizeWarning: ``step_size`` too large: ``h·sup|V''| > 1`` where a curvature bound is known

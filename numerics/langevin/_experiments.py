@@ -1,6 +1,6 @@
 """Reusable annealing experiments on S¹ landscapes: trap, start states, Kramers band, schedule runs.
 
-Joins the simulator (:mod:`.driver`, :mod:`.kernel`) with the escape theory
+Joins the simulator (:mod:`._driver`, :mod:`._kernel`) with the escape theory
 (:mod:`contrastive_bounds.theory._kramers`, :mod:`.escape`) for the checks of Paper A
 (docs/theorems.md A4, A5, A8) and the ``anneal`` command:
 
@@ -125,7 +125,7 @@ def start_positions(landscape: Landscape, mode: str, chains: int, seed: int, tra
         ``trap`` or it is computed), ``"uniform"`` (i.i.d. uniform, key ``fold_in(key(seed), 1)``: independent of the
         simulation's own noise, which uses ``key(seed)``) or ``"global"``
         (every chain at ``landscape.minima[0]``); chains: >= 1; seed: integer in [0, 2**32 - 1] (the range of
-        :func:`.driver.simulate`).
+        :func:`._driver.simulate`).
 
     Raises:
       ValueError: seed or chains out of range; unknown mode; ``trap`` on a landscape without one; ``global`` without listed minima.
@@ -319,7 +319,7 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
       :func:`default_delta`); noise_factor: 1 for the correct simulator, anything else injects a
       mis-scaled noise (:func:`misscaled_temperature`); record_every: energy-trace spacing in steps;
       anisotropy: passed to :func:`.langevin.langevin_kernel` (A8.5 variant); integrator: ``"euler"``
-      (projected Euler-Maruyama) or ``"geodesic"``; options: the :class:`.config.DriverOptions` of the run
+      (projected Euler-Maruyama) or ``"geodesic"``; options: the :class:`._config.DriverOptions` of the run
       (progress bar, checkpoint and resume, ...; default: none).
 
     Returns:
@@ -328,7 +328,7 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
     Raises:
       ValueError: bad arguments (named), unknown ``v_min``, a schedule invalid on [0, t_end] (C12),
         or a trap start inside the target set.
-      SimulationInterrupted: Ctrl-C during the run (see :func:`.driver.simulate`).
+      SimulationInterrupted: Ctrl-C during the run (see :func:`._driver.simulate`).
 
     Requires JAX x64 (the run is float64).
     """

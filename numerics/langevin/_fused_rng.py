@@ -5,7 +5,7 @@ behind ``jax.random``) written out as unrolled uint32 ``jnp`` ops, so that XLA c
 vectorised loop with its Box–Muller transform (JAX's own CPU lowering is a rolled loop that keeps its
 state in memory every round), and Box–Muller (1958) with polynomial sin/cos and the vectorised
 :func:`.fastmath.rsqrt` for the square root. Counter-based: the numbers depend only on
-(seed, pair index, element), never on how a run is chunked. Used by :mod:`.driver`.
+(seed, pair index, element), never on how a run is chunked. Used by :mod:`._driver`.
 """
 
 from __future__ import annotations

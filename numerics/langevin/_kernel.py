@@ -12,8 +12,8 @@ integrators (``"euler"``, ``"geodesic"``) are described in :mod:`.steps.sphere`;
 the author's anisotropic-noise variant (docs/theorems.md A8.5), which does NOT sample exp(−V/T) (the
 kernel says so with ``samples_gibbs = False``).
 
-The driver (:func:`.driver.simulate`) steps many chains with the fastest step path the kernel supports
-(:mod:`.paths`: the complex S¹ step, the chains-last step, or ``vmap`` of this kernel's step), all the
+The driver (:func:`._driver.simulate`) steps many chains with the fastest step path the kernel supports
+(:mod:`._paths`: the complex S¹ step, the chains-last step, or ``vmap`` of this kernel's step), all the
 same Markov kernel.
 
 Sources: Chaudhry (arXiv 2603.12552) for the model; Hsu, *Stochastic Analysis on Manifolds* (2002)
@@ -42,7 +42,7 @@ __all__ = ["LangevinKernel", "StepSizeWarning", "langevin_kernel"]
 
 
 class StepSizeWarning(RuntimeWarning):
-    """Issued by :func:`.driver.simulate` when ``step_size`` is too large for the landscape
+    """Issued by :func:`._driver.simulate` when ``step_size`` is too large for the landscape
     (:meth:`LangevinKernel.step_size_warning`): the run goes on, but its results may be meaningless."""
 
 
@@ -51,16 +51,16 @@ class LangevinKernel:
     """Projected Langevin kernel of one chain on (S^{d−1})^N (construct with :func:`langevin_kernel`).
 
     Attributes:
-      potential: the potential's functions (:class:`.specs.PotentialFunctions`: V, ∇V, their fused form,
+      potential: the potential's functions (:class:`._specs.PotentialFunctions`: V, ∇V, their fused form,
         and the fast forms the driver's step paths use).
-      temperature: the schedule (:class:`.temperature.KernelTemperature`: ``t -> T(t)``, what it was made
+      temperature: the schedule (:class:`._temperature.KernelTemperature`: ``t -> T(t)``, what it was made
         from, and its compiled program with data, so that schedules of one form share compiled chunks).
       step_size: h > 0 (continuous-time units).
       integrator: ``"euler"`` or ``"geodesic"``.
       noise_sqrt: ``None`` (isotropic) or the (d, d) matrix A^{1/2} of the anisotropic variant.
       description: a one-line human description (also used to fingerprint checkpoints).
       compile_key: hashable; kernels with equal keys differ at most in their temperature's values, so they
-        share compiled chunks (:func:`.chunk.chunk_fn`); ``None``: the kernel is its own key.
+        share compiled chunks (:func:`._chunk.chunk_fn`); ``None``: the kernel is its own key.
     """
 
     potential: PotentialFunctions
@@ -87,7 +87,7 @@ class LangevinKernel:
 
     def with_temperature_data(self, data: Any) -> "LangevinKernel":
         """This kernel with its temperature evaluated by its program on ``data`` (a traced array inside a
-        compiled chunk; :meth:`.temperature.KernelTemperature.with_data`).
+        compiled chunk; :meth:`._temperature.KernelTemperature.with_data`).
 
         Raises:
           ValueError: the kernel's temperature has no program.

@@ -1,10 +1,10 @@
 """The noise of the simulator: which generator draws step k's normals, and how a loop of steps draws them.
 
-Two families (``prng_impl``, :data:`.config.PRNG_IMPLS`):
+Two families (``prng_impl``, :data:`._config.PRNG_IMPLS`):
 
 * ``jax.random`` key implementations (``"threefry2x32"``, ``"rbg"``, ``"unsafe_rbg"``): the noise of
   step k for all chains is ``normal(fold_in(key(seed), k), shape)``, drawn inside the step;
-* ``"fused-threefry"`` (:mod:`.fused_rng`): steps 2p and 2p + 1 take the real and imaginary part
+* ``"fused-threefry"`` (:mod:`._fused_rng`): steps 2p and 2p + 1 take the real and imaginary part
   of one Box–Muller pair. The pairs of a block of steps are drawn by one kernel ahead of the steps
   that use them: a loop boundary, so XLA computes every hash once instead of fusing the hash into
   each consumer of the noise.
@@ -36,7 +36,7 @@ def noise_key(seed: int, prng_impl: str) -> jax.Array:
     ``"fused-threefry"`` the uint32 (2,) key data of ``jax.random.key(seed)`` (Threefry's 64-bit key).
 
     Raises:
-      ValueError: ``prng_impl`` not in :data:`.config.PRNG_IMPLS`.
+      ValueError: ``prng_impl`` not in :data:`._config.PRNG_IMPLS`.
     """
     if prng_impl not in PRNG_IMPLS:
         raise ValueError(f"prng_impl={prng_impl!r} is not one of {PRNG_IMPLS}")

@@ -6,7 +6,7 @@
   running observables (minimum of V, first hitting time, basin occupancy, escapes);
 * :func:`initial_carry` — the carry at the start of a run (the initial state counts: a chain that
   starts inside the target has hit time ``t_start``);
-* :class:`SimulationResult` — what :func:`.driver.simulate` returns (numpy arrays).
+* :class:`SimulationResult` — what :func:`._driver.simulate` returns (numpy arrays).
 
 Definitions: ``hit_time`` is the first continuous time at which a chain is in the target (``inf``
 if never); ``occupancy`` the fraction of steps after which a chain was inside each basin;
@@ -91,7 +91,7 @@ class Carry(NamedTuple):
 
     Attributes:
       state: :class:`.steps.sphere.LangevinState` with position ``(chains, N, d)`` (chains-first outside
-        the jitted chunk; inside, the state of the run's step path, :mod:`.paths`).
+        the jitted chunk; inside, the state of the run's step path, :mod:`._paths`).
       step: ``()`` int32, steps done. running_min, hit_time: ``(chains,)`` (hit_time ``inf``: not yet).
       occupancy: ``(chains, num_basins)`` int32 step counts. last_basin: ``(chains,)`` int32, −1 = none
       yet. escapes: ``(chains,)`` int32.
@@ -125,7 +125,7 @@ class SimulationResult:
         (including compilation). dtype: ``"float32"``/``"float64"``. config: the run's fingerprint
         (among others ``prng_impl``, the noise generator that ran, and ``shards``, the number of
         devices the chains were split over, when more than one). step_path: how the chains were
-        stepped (:mod:`.paths`; part of ``config`` only when not the kernel's default).
+        stepped (:mod:`._paths`; part of ``config`` only when not the kernel's default).
     """
 
     positions: np.ndarray

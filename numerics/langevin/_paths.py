@@ -16,7 +16,7 @@ path                      kernels                                          state
 ========================  ===============================================  =================================
 
 All three are the same Markov kernel, equal up to floating-point rounding (the tests compare them with
-the same noise). By default the driver takes the first supported path of :data:`.config.STEP_PATHS`, the
+the same noise). By default the driver takes the first supported path of :data:`._config.STEP_PATHS`, the
 fastest (benchmarks/README.md: the complex S¹ step and the chains-last step have no per-chain ``vmap``,
 no stack/concatenate and no layout transposes); ``DriverOptions(step_path=...)`` takes another one.
 """
@@ -40,7 +40,7 @@ class StepPath(NamedTuple):
     """One way to step all chains of a run (built by :func:`step_path`; every function is pure).
 
     Attributes:
-      name: one of :data:`.config.STEP_PATHS`.
+      name: one of :data:`._config.STEP_PATHS`.
       enter: chains-first :class:`.steps.sphere.LangevinState` (position ``(chains, N, d)``) -> the path's state.
       step: ``(state, noise, temperature) -> (state, potential)``: one step of all chains and V ``(chains,)``
         at the new positions; ``temperature`` is T at the step's start time, a scalar of the run's dtype.
@@ -80,7 +80,7 @@ def choose_step_path(kernel: LangevinKernel, requested: str | None = None) -> st
     """``requested`` if ``kernel`` supports it, the default when ``None``.
 
     Raises:
-      ValueError: naming ``step_path`` when it is not one of :data:`.config.STEP_PATHS` or the kernel does
+      ValueError: naming ``step_path`` when it is not one of :data:`._config.STEP_PATHS` or the kernel does
         not support it (and which paths it supports).
     """
     if requested is None:

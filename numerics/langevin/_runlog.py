@@ -1,6 +1,6 @@
 """Which configuration the simulator's runs used, collected for a caller that wants to report it.
 
-A check calls :func:`.driver.simulate` (directly or through :mod:`.experiments`) possibly several
+A check calls :func:`._driver.simulate` (directly or through :mod:`._experiments`) possibly several
 times; its result should say which noise generator and how many devices ran. The runner wraps the
 check in :func:`recorded_runs` and reports :func:`summarize_runs` of what was collected, so the
 checks themselves need not thread that information through. Context-local (``contextvars``):
@@ -28,7 +28,7 @@ def note_run(config: dict[str, Any], chains: int, steps: int) -> None:
 
 @contextlib.contextmanager
 def recorded_runs() -> Iterator[list[dict[str, Any]]]:
-    """Collect the runs of :func:`.driver.simulate` made inside the ``with`` block (a list of dicts
+    """Collect the runs of :func:`._driver.simulate` made inside the ``with`` block (a list of dicts
     with ``prng_impl``, ``devices``, ``dtype``, ``chains``, ``steps``)."""
     runs: list[dict[str, Any]] = []
     token = _RUNS.set(runs)

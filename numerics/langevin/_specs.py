@@ -3,7 +3,7 @@ schedule or a callable) into ``t -> T(t)``, a potential (a landscape or a callab
 its gradient) into :class:`PotentialFunctions` (V, ∇V, a fused value-and-gradient and the fast forms
 the driver's step paths use), an anisotropy (SPD matrix or positive
 diagonal) into its symmetric square root. Each refuses what it cannot use with a ValueError naming
-the argument. Used by :func:`.kernel.langevin_kernel`.
+the argument. Used by :func:`._kernel.langevin_kernel`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ schedule's constants share one compilation of the simulator's chunk.
 A schedule built by :func:`contrastive_bounds.theory._schedules.make_schedule` becomes a
 :class:`TemperatureProgram` (its form and the parameters that stay compile-time constants: hashable,
 equal for every schedule of that form and those constants) and the values of its other parameters,
-which :func:`.chunk.chunk_fn`'s program takes as a traced argument (:meth:`TemperatureProgram.data`).
+which :func:`._chunk.chunk_fn`'s program takes as a traced argument (:meth:`TemperatureProgram.data`).
 
 Bit for bit the same results as compiling the constants in. XLA simplifies arithmetic with constant
 operands before it compiles: ``x / c`` becomes ``x * (1/c)`` with ``1/c`` rounded at compile time,

@@ -1,7 +1,7 @@
 """Evidence for the ablation checks (A8.6–A8.8): rows of the ``ablations`` grid and trend verdicts.
 
 * :func:`ablation_rows` — the rows of one ablation, either computed in-process
-  (:func:`~.landscape_rows.landscape_row`) for every task of a profile of the ``ablations`` grid (the main
+  (:func:`~._landscape_rows.landscape_row`) for every task of a profile of the ``ablations`` grid (the main
   job), or read from the ``results.parquet`` of a finished ``contrastive-bounds sweep ablations`` run;
 * :func:`ablation_tasks` — the tasks of a profile of the grid. The grid is the built-in sweep spec
   ``ablations.toml``, read here as data (the checks import nothing of the sweeps; a test keeps this

@@ -1,14 +1,14 @@
 """Agreement of a toolkit value with an independent implementation or a reference value.
 
 Every bound, schedule and rate a check relies on is compared, inside the check, with a second
-implementation written separately (mpmath closed forms in :mod:`.independent_alignment` and
-:mod:`.independent_annealing`) and with reference values at two or more points (docs/reference-values.md C02/C03
+implementation written separately (mpmath closed forms in :mod:`._independent_alignment` and
+:mod:`._independent_annealing`) and with reference values at two or more points (docs/reference-values.md C02/C03
 where published, 40-digit mpmath otherwise). A bound that became *weaker* still passes
 "measured <= bound"; it does not pass these comparisons, so the check turns red
 (docs/design.md, Verdicts: "a weaker bound must turn a check red, not only a violated one").
 
 :class:`Agreement` is one comparison; :func:`apply_agreements` folds a list of them into a check's
-:class:`~.framework.Outcome` as deterministic conditions (kind ``independent`` for second
+:class:`~._framework.Outcome` as deterministic conditions (kind ``independent`` for second
 implementations, ``reference`` for tabulated values): a disagreement makes it ``violated`` whatever the
 p-value of its stochastic test, naming the first disagreement; the rows are in ``details["independent"]``.
 """
@@ -84,7 +84,7 @@ def apply_agreements(out: Outcome, rows: Iterable[Agreement]) -> Outcome:
 
     Returns:
       ``out`` itself, its verdict field untouched (the summary gains the count and the largest relative
-      error, or the first disagreeing row); :func:`~.verdicts.assess` makes a disagreement ``violated``.
+      error, or the first disagreeing row); :func:`~._verdicts.assess` makes a disagreement ``violated``.
     """
     rows = list(rows)
     if not rows:

@@ -3,8 +3,8 @@
 Inequalities that hold for any input are searched with hypothesis (``hypothesis.target`` drives the
 search toward the largest empirical/bound ratio; the largest found is reported). "Measured <= bound"
 alone cannot see a bound that became weaker, so every check also compares the bound it used with a
-second implementation and with reference values (:mod:`.independent_alignment`, folded in by
-:func:`~.agreement.apply_agreements`).
+second implementation and with reference values (:mod:`._independent_alignment`, folded in by
+:func:`~._agreement.apply_agreements`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Theorem 1 is checked along coupled CL/NSCL runs with the slack of every proof link; its bound (two
 implementations in the toolkit: the sympy Bound and the per-step numpy functions) is also compared
 with an mpmath closed form at the run's parameters and with docs/reference-values.md C02, and the link bounds with
-their closed forms for a constant step size (:mod:`.independent_alignment`). The reported metrics
-(d_T, CKA, RSA, rho, r) are recomputed a second way (:mod:`.independent_metrics`).
+their closed forms for a constant step size (:mod:`._independent_alignment`). The reported metrics
+(d_T, CKA, RSA, rho, r) are recomputed a second way (:mod:`._independent_metrics`).
 """
 
 from __future__ import annotations

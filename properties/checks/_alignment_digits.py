@@ -2,7 +2,7 @@
 
 The loss gap of every epoch is held to its bound (itself compared with its closed form); the CKA/RSA
 trends are reported as findings. The metrics that produce those findings are replayed and computed
-a second way by ``B8.replay_training`` (:mod:`.replay`).
+a second way by ``B8.replay_training`` (:mod:`._replay`).
 """
 
 from __future__ import annotations

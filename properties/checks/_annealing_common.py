@@ -7,7 +7,7 @@ Kramers at the hottest temperature of the run, step factor 1 + 5h), means with t
 quadrature. Intervals are Clopper-Pearson / normal at 99.9 %; ``p_value`` feeds Holm.
 
 :func:`trap_vs_kramers` also checks, inside the check, every theory value the band is made of
-against a second implementation (:mod:`.independent_annealing`): the schedule's temperatures at
+against a second implementation (:mod:`._independent_annealing`): the schedule's temperatures at
 given times (not only its asymptotic verdict), the trap's barriers and Kramers prefactors, the
 expected number of escapes, and the model factor, recomputed from an exact MFPT that does not use
 the Kramers formula under test. A band whose model factor came from the function it validates

@@ -3,7 +3,7 @@
 ``A2.schedule_values`` holds every schedule form to its closed form at given times (a formula off at
 finite t keeps its asymptotic verdict, so a verdict-only check never sees it). The runs of A4/A6/A8.1
 start in the trap of ``double-well`` and compare the trapped fraction with the Kramers band
-(:func:`.annealing_common.trap_vs_kramers`, which also checks the band's ingredients against their
+(:func:`._annealing_common.trap_vs_kramers`, which also checks the band's ingredients against their
 independent values). Fault injection through parameters: ``noise_factor`` (a simulator whose noise
 is that many times the right one; sqrt(h) is the C11 error), ``rule`` (``"hks"`` or the seed note's
 ``"seed-inverted"`` condition), ``exponent`` (``"delta/Gamma"`` or the seed note's ``"seed"``).

@@ -4,7 +4,7 @@
 held to ``|exact/Kramers - 1| <= C·T`` (C = 0.6 stated; the measured coefficient on double-well is
 about 0.4) at every temperature of the asymptotic regime (T <= 0.3), and each ratio is recomputed
 from an exact MFPT and a Kramers time that do not use the toolkit's functions
-(:mod:`.independent_annealing`). A ratio that tends to 2 (a prefactor off by 2) tends to it
+(:mod:`._independent_annealing`). A ratio that tends to 2 (a prefactor off by 2) tends to it
 monotonically, so the trend alone would accept it.
 """
 

@@ -4,10 +4,10 @@ A check is a function ``fn(params, seed) -> Outcome`` registered with :func:`che
 (:mod:`.runner`) wraps each outcome in a :class:`CheckResult` with the scenario, timing, seed and
 versions, so every record in ``results.json`` is enough to re-run it.
 
-The verdicts and what they mean are in :mod:`.outcome`; the comparisons that produce them
+The verdicts and what they mean are in :mod:`._outcome`; the comparisons that produce them
 (``compare_upper``, ``compare_lower``, ``compare_band``) and the rules that keep a ``holds`` honest
-(informative, powered) are in :mod:`.verdicts`.
-Every outcome a registered check returns goes through :func:`~.verdicts.assess`.
+(informative, powered) are in :mod:`._verdicts`.
+Every outcome a registered check returns goes through :func:`~._verdicts.assess`.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
           validate: Callable[[Mapping[str, Any]], None] | None = None) -> Callable:
     """Decorator registering ``fn(params, seed) -> Outcome`` as a check.
 
-    The decorated name is the assessed function (every outcome goes through :func:`~.verdicts.assess`,
+    The decorated name is the assessed function (every outcome goes through :func:`~._verdicts.assess`,
     so a failed deterministic condition is ``violated`` however the check is called); the original is
     its ``__wrapped__``.
 

@@ -3,7 +3,7 @@
 Written from the statements of docs/theorems.md B2, B4, B5, B6 in mpmath (40 digits), without using
 :mod:`contrastive_bounds.theory._alignment`: each ``verify_*`` function evaluates the toolkit's
 numpy function *and* its sympy :class:`~contrastive_bounds.theory._bound.Bound` at the check's own
-points and at tabulated reference points, and returns one :class:`~.agreement.Agreement` per
+points and at tabulated reference points, and returns one :class:`~._agreement.Agreement` per
 comparison. Closed forms used (constant step size eta, a = 1/(2 tau^2 B), c = Delta/(tau sqrt B)):
 
 * L2 solved: ``b_T = (c/a)((1 + eta a)^T - 1)``; L3: ``(1 + eta a)^T T eta c``; Theorem 1: ``e^{S a} S c``;

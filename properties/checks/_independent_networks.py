@@ -2,7 +2,7 @@
 volumes and the Eyring–Kramers prefactor modulo symmetry, written from the statements.
 
 Nothing here imports :mod:`contrastive_bounds.numerics`; energies come from a plain numpy function
-(e.g. :func:`~.independent_landscapes.infonce_energy`):
+(e.g. :func:`~._independent_landscapes.infonce_energy`):
 
 * :func:`tangent_derivatives` — the Riemannian gradient and Hessian of an energy on ``(S^{d−1})^N`` by central
   differences of ``f ∘ exp`` in exponential-map coordinates (each point moved along a great circle), with one

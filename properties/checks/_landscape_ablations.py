@@ -5,12 +5,12 @@ check's ``profile`` parameter names the spec's profile: ``quick`` in the main jo
 ``medium`` in its thorough one), or reads them from a finished ``contrastive-bounds sweep ablations``
 run (``sweep = FOLDER``: the full grid, profile ``thorough``, runs distributed), and returns
 
-* the claim's verdict, *supported* / *refuted* / *mixed* (:func:`.ablation_rows.trend_verdict`: the
+* the claim's verdict, *supported* / *refuted* / *mixed* (:func:`._ablation_rows.trend_verdict`: the
   data decide; nothing is forced), in the summary and in ``details["claim_verdict"]``;
 * the table across the grid (every H* with the search effort behind it: "barrier-free" is always
   "within this search") and a figure;
 * the check's own verdict on the soundness of that evidence. Deterministic conditions, for every row
-  (:mod:`.independent_landscapes`): H*, D, the global energy and the status agree with the row's own table
+  (:mod:`._independent_landscapes`): H*, D, the global energy and the status agree with the row's own table
   of minima (``exact``); every stored minimum's energy equals a separately written numpy InfoNCE at its
   stored coordinates (relative 1e-9) and is a critical point of it (Riemannian gradient by central
   differences <= 1e-6·R²/τ) (``independent``); A8.8: the radius-R potential equals the τ/R² one
@@ -90,8 +90,8 @@ GRADIENT_TOL = 1e-6
 
 def minima_agreement(rows: list[dict[str, Any]]) -> tuple[list[str], int]:
     """Every stored minimum of every row against the separately written InfoNCE energy
-    (:func:`~.independent_landscapes.infonce_energy`): its energy to :data:`ENERGY_RTOL` and stationarity
-    (:func:`~.independent_landscapes.tangent_gradient_norm` <= :data:`GRADIENT_TOL`·R²/τ). Returns
+    (:func:`~._independent_landscapes.infonce_energy`): its energy to :data:`ENERGY_RTOL` and stationarity
+    (:func:`~._independent_landscapes.tangent_gradient_norm` <= :data:`GRADIENT_TOL`·R²/τ). Returns
     ``(problems, minima compared)``; a minimum without coordinates is a problem (nothing to compare)."""
     from contrastive_bounds.properties.checks._independent_landscapes import infonce_energy, tangent_gradient_norm
 

@@ -17,8 +17,8 @@ Every condition is deterministic (no p-value; a failed one is ``violated``):
   saddles (barriers 0.110586165593 and 0.132117105512 with 6 and 8 copies per trap configuration) and their
   Eyring–Kramers log prefactors;
 * ``independent`` — every minimum and verified transition state re-verified with a separately written numpy InfoNCE
-  (:func:`~.independent_landscapes.infonce_energy`) and a finite-difference Hessian off the ``O(d)`` orbit
-  (:mod:`.independent_networks`): the stored energy, a vanishing gradient, index 0 or exactly 1, no zero mode beyond
+  (:func:`~._independent_landscapes.infonce_energy`) and a finite-difference Hessian off the ``O(d)`` orbit
+  (:mod:`._independent_networks`): the stored energy, a vanishing gradient, index 0 or exactly 1, no zero mode beyond
   the orbit's, the stored eigenvalues; every multiplicity recounted from Gram matrices over the pair-preserving
   permutations; each escape saddle's copy count ``n_s = mult(s)·e_s/mult(x)`` and log prefactor
   ``log(n_s·|λ₁(s)|/(2π)·sqrt(det′H(x)/|det′H(s)|)·ω_s/ω_x)`` recomputed in closed form from those spectra and counts
@@ -68,7 +68,7 @@ def _validate(params: Mapping[str, Any]) -> None:
 
 def network_of(params: Mapping[str, Any]) -> tuple[Any, Any]:
     """``(spec, NetworkResult)`` of the C15 landscape with ``params["starts"]`` random starts and search seed
-    ``params["search_seed"]``: the row settings of :mod:`.landscape_rows` (those of the ``A8.6_dimension`` row of
+    ``params["search_seed"]``: the row settings of :mod:`._landscape_rows` (those of the ``A8.6_dimension`` row of
     this landscape), searched once per process."""
     from contrastive_bounds.properties.checks._landscape_rows import row_network
 

@@ -11,7 +11,7 @@ Verdicts (docs/design.md, Verdicts), in :data:`VERDICTS`:
   interval is on the wrong side, and the suite's Holm correction still rejects);
 - ``vacuous``: the bound is infinite or undefined here (``reason`` says why);
 - ``inconclusive``: the interval straddles the bound, or the check could not have failed at its
-  sample size (power below :data:`~.verdicts.POWER_TARGET` against the deviation it must detect);
+  sample size (power below :data:`~._verdicts.POWER_TARGET` against the deviation it must detect);
   ``samples_needed`` says about how many samples would decide.
 
 Deterministic and stochastic evidence are kept apart. An outcome's :attr:`Outcome.conditions` are its
@@ -132,15 +132,15 @@ class Outcome:
         agreement).
       detect: the smallest deviation beyond the bound or band that the check must detect (units of
         ``empirical``); stochastic agreement checks default to
-        :func:`~.verdicts.default_detect`.
+        :func:`~._verdicts.default_detect`.
       power: probability that the check reports a deviation of ``detect`` (at its false-alarm
-        rate and sample size); below :data:`~.verdicts.POWER_TARGET` a ``holds`` becomes
+        rate and sample size); below :data:`~._verdicts.POWER_TARGET` a ``holds`` becomes
         ``inconclusive``.
       table: rows of evidence across a grid (each a dict column -> value, the same columns in every
         row), shown as a table in the report (e.g. H* across a grid with the search effort behind it).
       conditions: the deterministic conditions (:class:`Condition`) checked beside the stochastic test;
         one that fails makes the verdict ``violated`` whatever ``p_value`` says (added with
-        :meth:`require`; :func:`~.verdicts.assess` enforces it and adds the finiteness condition).
+        :meth:`require`; :func:`~._verdicts.assess` enforces it and adds the finiteness condition).
       test_verdict: when a condition failed, the verdict the check's test alone gave (e.g. ``holds``:
         the simulation agreed with the band, but the schedule did not satisfy the premise); ``None``
         otherwise.
@@ -179,7 +179,7 @@ class Outcome:
         """Record a deterministic condition beside the outcome's test.
 
         The verdict field keeps the verdict of the check's *test* (what the comparison of the numbers
-        says) while the check is being built; :func:`~.verdicts.assess` (applied to every outcome a
+        says) while the check is being built; :func:`~._verdicts.assess` (applied to every outcome a
         registered check returns) then makes a failed condition ``violated`` and keeps the test's own
         verdict in :attr:`test_verdict`. Holm's correction never turns such a ``violated`` into
         ``inconclusive``. The summary gains ``"<KIND> FAILED: name (detail)"`` in front.

@@ -16,7 +16,7 @@ documented randomness (keys), and requires equality to rounding:
 * ``B8.replay_training`` — one epoch of :func:`~contrastive_bounds.numerics.alignment._training.train_alignment`
   against ``batch_loss`` + Adam steps written out here (float32, as trained), and the epoch's reported
   metrics (CKA of z, linear CKA of h, RSA, the loss gap) against a second computation from the
-  replayed parameters (:mod:`.independent_metrics`; the losses against mpmath on a subsample).
+  replayed parameters (:mod:`._independent_metrics`; the losses against mpmath on a subsample).
 """
 
 from __future__ import annotations

@@ -264,7 +264,7 @@ def train(
 
 def _check_plot_path(path: str) -> None:
     """Refuse ``--plot`` before training unless it is a .png name in an existing writable folder
-    (:func:`~.common.output_file`)."""
+    (:func:`~._common.output_file`)."""
     output_file(path, "--plot", suffix=".png")
 
 

@@ -87,7 +87,7 @@ def check_config(check, *args: Any) -> None:
 
 def check_save_log(path: Optional[str], log_every: int, steps: int, num_samples: int) -> None:
     """Refuse a ``--save-log`` path or ``--log-every`` before the run: a folder, a name not ending in .npz, a
-    folder that cannot be created or written (:func:`~.common.output_file`), K outside [1, steps], or a
+    folder that cannot be created or written (:func:`~._common.output_file`), K outside [1, steps], or a
     trajectory larger than half the free memory."""
     if path is None:
         return

@@ -1,6 +1,6 @@
 """What every ``anneal`` run shares: the step count, the cost guard, and what Ctrl-C prints.
 
-Used by :mod:`.anneal` (S¹ and built-in landscapes) and :mod:`.anneal_network` (landscape specs and saved
+Used by :mod:`._anneal` (S¹ and built-in landscapes) and :mod:`.anneal_network` (landscape specs and saved
 searches), so both refuse the same sizes and resume the same way. Imports nothing from JAX (the command
 refuses bad options before JAX starts).
 """

@@ -10,8 +10,8 @@ Every registered check of the main job is the witness of at least one fault (:fu
 enumerates the registry so a new check without one fails CI): a check no fault can turn red is a check
 nobody has seen fail.
 
-Faults are applied with :func:`~.hook.substituted`: nothing is edited, and a fault applies to the
-whole process for the duration of its block. The replacement makers are in :mod:`.makers`.
+Faults are applied with :func:`~._hook.substituted`: nothing is edited, and a fault applies to the
+whole process for the duration of its block. The replacement makers are in :mod:`._makers`.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ computed under it afterwards: on entry and on exit the hook empties JAX's compil
 ``functools.lru_cache`` held at module level by a loaded ``contrastive_bounds`` module.
 
 Limits. A function captured in a closure or a default argument before the block, or held by an
-object built before it, is not replaced; the faults of :mod:`.faults` are chosen so that the code
+object built before it, is not replaced; the faults of :mod:`._faults` are chosen so that the code
 paths they target look their callee up at call time.
 """
 

@@ -1,5 +1,5 @@
 """The replacement makers of the self-test's faults: ``make(original) -> replacement`` for a
-:class:`~.hook.Substitution`, one per kind of one-expression mistake (:mod:`.faults` lists the faults).
+:class:`~._hook.Substitution`, one per kind of one-expression mistake (:mod:`._faults` lists the faults).
 
 Each maker wraps the original (so only the named expression changes) and keeps its signature, so the
 code under test calls it exactly as before.

@@ -1,7 +1,7 @@
 """Runner of ``contrastive-bounds check --self-test``: the main job's checks under each built-in fault.
 
-For each fault of :mod:`.faults` (or a selection), the checks it names are run with their quick (or
-thorough) defaults inside :func:`~.hook.substituted`. A check turns *red* under a fault when it reports
+For each fault of :mod:`._faults` (or a selection), the checks it names are run with their quick (or
+thorough) defaults inside :func:`~._hook.substituted`. A check turns *red* under a fault when it reports
 ``violated`` because a deterministic condition failed (a premise, the registry, a reference value, a
 second implementation, finiteness: no p-value can excuse it), or ``violated`` with a p-value that
 survives the main job's Holm correction (at most ``alpha / m``, m the number of registered checks:
@@ -178,7 +178,7 @@ def run_self_test(faults: Sequence[Fault], *, profile: str = "quick", seed: int 
     """Run the baseline and every fault of ``faults``.
 
     Args:
-      faults: the faults (see :func:`.faults.select_faults`).
+      faults: the faults (see :func:`._faults.select_faults`).
       profile: ``"quick"`` or ``"thorough"`` (the checks' built-in parameters).
       seed: the checks' seed.
       full: ``faults`` is every built-in fault: a registered check that no fault turns red fails the run.

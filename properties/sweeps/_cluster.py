@@ -11,7 +11,7 @@
   cluster never gives up on a lost worker (``distributed.deploy.lost-worker-timeout`` is raised so
   that a slow restart on a loaded machine is waited for, not closed).
 * Load: on a machine whose cores are all busy every step of a worker's start and of a lost worker's
-  replacement is slow; each wait on that path scales with the load or is retried (:mod:`.timeouts`):
+  replacement is slow; each wait on that path scales with the load or is retried (:mod:`._timeouts`):
   the heartbeat deadline and the nanny's waits are scaled, the cluster's start and the client's
   connection are retried, and the close after the last row never fails a finished sweep
   (:func:`close_quietly`; dask's 5 s wait for a killed worker to be reaped once raised
@@ -21,9 +21,9 @@
   sent to it breaks that broadcast (the scheduler drops the client's connection); the registration
   is sent again (:func:`register_setup`) and reaches the remaining and the replacement workers.
   A scheduler that is lost raises :class:`SchedulerLost` (the engine turns it into
-  :class:`~.engine.SweepClusterLost`, saying how many rows are saved).
+  :class:`~._engine.SweepClusterLost`, saying how many rows are saved).
 * Logs: dask's records of connections that a lost worker or a closing cluster broke are dropped
-  (:mod:`.lost_connections`); any other dask error is still shown.
+  (:mod:`._lost_connections`); any other dask error is still shown.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class SweepWorkerSetup(WorkerPlugin):
 
     def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
         """A sweep task starts executing on this worker: say so in the scheduler's event log (topic
-        :data:`~.losses.STARTED_TOPIC`); :mod:`.losses` reports the tasks that started more than once."""
+        :data:`~._losses.STARTED_TOPIC`); :mod:`._losses` reports the tasks that started more than once."""
         worker = getattr(self, "_worker", None)
         if finish == "executing" and worker is not None and task_key_of(key) is not None:
             worker.log_event(STARTED_TOPIC, {"key": str(key)})
@@ -137,7 +137,7 @@ class SweepNanny(Nanny):
     up to :attr:`start_attempts` times in a row, instead of failing the whole cluster; once started, a
     lost worker process is restarted by dask's own nanny logic. Every worker process that exits
     abnormally while the nanny is not closing is recorded in :attr:`lost_processes` (what the sweep
-    reports as lost workers, :mod:`.losses`)."""
+    reports as lost workers, :mod:`._losses`)."""
 
     start_attempts = 25
 
@@ -152,7 +152,7 @@ class SweepNanny(Nanny):
         ``TimeoutError``; on a loaded machine a killed process can take longer than that to be reaped (its memory
         freed by a process that gets a sliver of a core). By then the process is killed and dask has closed the
         nanny (``Nanny.close``'s ``finally``); the close has succeeded, and the reaping is waited for here for
-        up to :func:`~.timeouts.scaled` ``(timeout)`` more seconds (not after Ctrl-C: ``reason="sweep-stopped"``),
+        up to :func:`~._timeouts.scaled` ``(timeout)`` more seconds (not after Ctrl-C: ``reason="sweep-stopped"``),
         so that no process is left for the interpreter to reap at exit."""
         worker = self.process
         process = getattr(worker, "process", None)  # the AsyncProcess; dask releases it when the close ends

@@ -1,10 +1,10 @@
 """Run a sweep on dask.distributed: an embedded LocalCluster by default, any scheduler address.
 
-* Where it runs and how worker loss is survived is :mod:`.cluster`: embedded workers under nannies
+* Where it runs and how worker loss is survived is :mod:`._cluster`: embedded workers under nannies
   that start a lost worker again at any moment (before it registers, during its set-up, later), the
   worker set-up plugin (float64 JAX, one CPU device, one XLA thread), its registration on a user's
   cluster, quiet logs of lost connections.
-* Tasks are :func:`execute_task` of a :class:`~.spec.Task`: a pure function of (kind, params, seed),
+* Tasks are :func:`execute_task` of a :class:`~._spec.Task`: a pure function of (kind, params, seed),
   so the same spec gives the same rows whichever worker or order. A task that raises gives an
   ``error`` row (recomputed on resume); a worker lost in the middle of a task (killed, out of
   memory) makes the scheduler run the task again elsewhere, up to ``retries`` times
@@ -14,7 +14,7 @@
 * Rows are written by this process as futures complete (``as_completed``), each atomically under
   its task key, so a task is in the table once whatever was lost and re-run; a rich progress bar is
   fed by the same loop. What the cluster lost (worker processes, tasks that ran again) is counted
-  from dask's records (:mod:`.losses`) into :attr:`SweepResult.losses` and the table's metadata. Ctrl-C cancels the futures, closes the cluster and raises
+  from dask's records (:mod:`._losses`) into :attr:`SweepResult.losses` and the table's metadata. Ctrl-C cancels the futures, closes the cluster and raises
   :class:`SweepInterrupted`; a lost scheduler raises :class:`SweepClusterLost` (the command line
   says how to ``--resume`` in both cases).
 """
@@ -88,7 +88,7 @@ def validate_row(row: dict[str, Any], kind: Any) -> None:
 
 
 def make_row(task: Task, kind: Any, out: TaskOutput, wall_time: float, error: str | None = None) -> dict[str, Any]:
-    """The results row of ``task`` from its output (schema: :func:`~.store.row_schema`).
+    """The results row of ``task`` from its output (schema: :func:`~._store.row_schema`).
 
     Raises:
       ValueError: an output column the kind does not declare, or :func:`validate_row`'s reasons.
@@ -183,14 +183,14 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, scheduler: str | None = N
     """Run every task of ``spec`` not already done in ``out_dir``; write rows and ``results.parquet``.
 
     Args:
-      spec: a validated :class:`~.spec.SweepSpec`; out_dir: the output folder (see :mod:`.store`).
-      scheduler, workers: where to run (:func:`~.cluster.open_client`); ignored when ``client`` is given.
+      spec: a validated :class:`~._spec.SweepSpec`; out_dir: the output folder (see :mod:`._store`).
+      scheduler, workers: where to run (:func:`~._cluster.open_client`); ignored when ``client`` is given.
       resume: continue the sweep in ``out_dir`` (same spec), skipping valid rows.
       retries: times a task is re-run after its worker is lost (>= 0).
       client: an existing ``distributed.Client`` to use (not closed here; ``setup`` is registered on it).
       on_row: called as ``on_row(row, done, pending)`` after each row is written (in this process).
       progress: show a rich progress bar on stderr.
-      setup: the worker set-up plugin (default :class:`~.cluster.SweepWorkerSetup`).
+      setup: the worker set-up plugin (default :class:`~._cluster.SweepWorkerSetup`).
 
     Raises:
       ValueError: ``out_dir`` not writable, another sweep there without ``resume``, a changed spec on

@@ -2,11 +2,11 @@
 
 * Workers lost: the scheduler's event log (``Client.get_events("all")``) has a ``remove-worker`` event
   for every registered worker that left; one that was not expected (not a retirement, not a closing
-  cluster) is a worker lost. The nannies of an embedded cluster (:class:`~.cluster.SweepNanny`) also
+  cluster) is a worker lost. The nannies of an embedded cluster (:class:`~._cluster.SweepNanny`) also
   see every worker process that exits abnormally while the sweep holds the cluster, including those
   lost while starting (killed before they registered, or during the worker set-up), which the
   scheduler never saw; the larger count is reported.
-* Tasks that ran again: the worker set-up plugin (:class:`~.cluster.SweepWorkerSetup`) writes an event
+* Tasks that ran again: the worker set-up plugin (:class:`~._cluster.SweepWorkerSetup`) writes an event
   (topic :data:`STARTED_TOPIC`) to the scheduler's log each time a sweep task starts executing; a task
   that started more than once in a run ran again (its worker was lost while it ran, its result was lost
   with its worker, or the cluster cancelled its future and the engine submitted it again). A task that

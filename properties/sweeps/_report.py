@@ -12,7 +12,7 @@ Figures are set by the spec's ``[report]`` table (each entry a table, or a list 
 * ``medians = { by, columns }``: a table of the medians of ``columns`` for each value of ``by``
   (e.g. the slack budget of Theorem 1 per tau).
 * ``table = { columns }``: the columns of the rows table (``interval`` for ``[ci_lo, ci_hi]``;
-  default and layout: :mod:`.report_table`).
+  default and layout: :mod:`._report_table`).
 
 ``label`` says what the value (``y``) is, in words (``"success fraction"``); without it a results
 column is named with its meaning (``empirical (the measured value)``). Every figure has a caption

@@ -131,7 +131,7 @@ class ResultsStore:
 
     # ------------------------------------------------------------------ manifest
     def check(self, spec: Any, *, resume: bool) -> bool:
-        """Whether the folder may take ``spec`` (a :class:`~.spec.SweepSpec`), writing nothing: True
+        """Whether the folder may take ``spec`` (a :class:`~._spec.SweepSpec`), writing nothing: True
         when it holds this sweep already (``resume``), False when it holds none.
 
         Raises:
@@ -156,7 +156,7 @@ class ResultsStore:
         return True
 
     def start(self, spec: Any, *, resume: bool) -> None:
-        """Write the manifest of ``spec`` (a :class:`~.spec.SweepSpec`), or check it on resume.
+        """Write the manifest of ``spec`` (a :class:`~._spec.SweepSpec`), or check it on resume.
 
         Raises:
           ValueError: as :meth:`check`.

@@ -4,11 +4,11 @@ On a machine whose cores are all busy every step of a worker's start, and of a l
 replacement, is slow: spawning the process, importing, the worker set-up, connecting to the
 scheduler, stopping and reaping a process. Each wait on that path either scales with the load or is
 retried: the workers' heartbeat deadline is scaled (:func:`cluster_config`), as is the nanny's wait for
-the scheduler to hear that its process is gone (:class:`~.cluster.SweepNanny`, :func:`scaled`); a
+the scheduler to hear that its process is gone (:class:`~._cluster.SweepNanny`, :func:`scaled`); a
 killed process that is slow to be reaped no longer fails the nanny's close (it is reaped later);
 connections are retried (a registering worker loops until it gets through; the embedded cluster's
-start, the client's connection and the count of its workers are retried by :mod:`.cluster` and
-:mod:`.engine`, :data:`START_ATTEMPTS`, :data:`CONNECT_ATTEMPTS`); and a close after the last row
+start, the client's connection and the count of its workers are retried by :mod:`._cluster` and
+:mod:`._engine`, :data:`START_ATTEMPTS`, :data:`CONNECT_ATTEMPTS`); and a close after the last row
 that still fails is finished fast, every row being saved by then.
 """
 
@@ -61,7 +61,7 @@ def cluster_config(retries: int, workers: int, load: float | None = None) -> dic
       retries a refused connection until that timeout, so a longer one would make the client wait that long
       to learn that a lost worker's results are gone; every connection that may time out on a loaded machine
       is retried instead (a worker registering loops until it gets through; the cluster's start and the
-      client's connection are retried by :mod:`.cluster`);    * ``distributed.deploy.lost-worker-timeout`` = 1 hour: a slow restart is waited for, not closed;
+      client's connection are retried by :mod:`._cluster`);    * ``distributed.deploy.lost-worker-timeout`` = 1 hour: a slow restart is waited for, not closed;
       ``distributed.admin.tick.limit`` = 60 s: an event loop slowed by the load is not worth a warning.
 
     Args:
