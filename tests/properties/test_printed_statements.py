@@ -155,8 +155,8 @@ def _fixed_signs_between_values(tree: ast.AST, lines: list[str]) -> list[tuple[i
 
 #: Fixed signs in modules maintained apart from this test's subject (true where they are printed: each is guarded by
 #: the comparison it states), to be moved onto the helper there; listed so that no new one goes unnoticed.
-_ELSEWHERE = {("properties/checks/independent_landscapes.py", " > "),
-              ("properties/cli/anneal_run.py", " chain-steps > the limit ")}
+_ELSEWHERE = {("properties/checks/_independent_landscapes.py", " > "),
+              ("properties/cli/_anneal_run.py", " chain-steps > the limit ")}
 
 
 def test_no_f_string_writes_a_fixed_sign_between_two_formatted_values():
