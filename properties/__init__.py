@@ -24,16 +24,16 @@ modules):
 * :mod:`._stats` — Suite-level statistics (intervals themselves are in
   :mod:`contrastive_bounds.numerics._stats`): Holm's step-down correction across a suite, and "how many more
   samples would decide".
-* :mod:`._strategies` — Hypothesis strategies for contrastive-learning theory (public API, ``st.``-style).
-* :mod:`.checks` — (subpackage) The main job's checks: :mod:`.framework` (check decorator, outcomes,
-  comparisons), :mod:`.registry` (the built-in check modules, registered in one place), :mod:`.claims`, and
-  one module of checks per subject (:mod:`.alignment`, :mod:`.annealing`).
-* :mod:`.cli` — (subpackage) The ``contrastive-bounds`` command line: :mod:`.app` assembles one module per
-  command group.
+* :mod:`.checks` — (subpackage) The main job's checks: each joins a theorem (bound or claim) with a
+  measurement.
+* :mod:`.cli` — (subpackage) The ``contrastive-bounds`` command line: :func:`main` (the console script) and
+  :data:`app`.
 * :mod:`.hypothesis_plugin` — (public module) Hypothesis plugin hook of contrastive-bounds: registers the
   package's profiles on ``import hypothesis``.
 * :mod:`.selftest` — (subpackage) Self-test of the main job: built-in faults injected through a documented
   hook, and who catches them.
+* :mod:`.strategies` — (public module) Hypothesis strategies for contrastive-learning theory (public API,
+  ``st.``-style).
 * :mod:`.sweeps` — (subpackage) Sweeps: grids of checks and simulations on dask.distributed, one atomic
   Parquet row per task.
 """
@@ -47,40 +47,29 @@ from typing import Any
 _HOME = {
     "atomic_write_bytes": "_runner",
     "atomic_write_text": "_runner",
-    "barrier_landscapes": "_strategies",
     "binomial_upper_p": "_stats",
-    "bound_params": "_strategies",
     "builtin_scenarios": "_scenarios",
     "chain_text": "_statements",
     "compare_text": "_statements",
     "Contradiction": "_statements",
     "contradictions": "_statements",
-    "cosine_grams": "_strategies",
     "could_not_have_failed_counts": "_report",
     "DEFAULT_SUITE_ALPHA": "_stats",
-    "DIM_BUCKETS": "_strategies",
     "draw_figure": "_figures",
-    "embedding_pairs": "_strategies",
     "ensure_writable_folder": "_runner",
     "fmt_number": "_statements",
     "fmt_value": "_report",
-    "fourier_coefficients": "_strategies",
-    "fourier_landscapes": "_strategies",
     "GLOSSARY": "_glossary",
-    "gram_pairs": "_strategies",
     "HEADERS": "_report",
     "headline": "_report",
     "holm": "_stats",
     "jsonable": "_jsonsafe",
-    "labels": "_strategies",
     "load_from_env": "_profiles",
     "load_results": "_runner",
     "load_scenarios": "_scenarios",
     "load_suite": "_runner",
-    "matrix_pairs": "_strategies",
     "md_escape": "_report",
     "PREFIX": "_profiles",
-    "product_sphere_points": "_strategies",
     "PROFILES": "_profiles",
     "record_id": "_runner",
     "records_a_fresh_run_would_drop": "_runner",
@@ -93,10 +82,7 @@ _HOME = {
     "run_suite": "_runner",
     "samples_to_decide_proportion": "_stats",
     "Scenario": "_scenarios",
-    "schedules": "_strategies",
     "select": "_scenarios",
-    "SIZE_BUCKETS": "_strategies",
-    "sphere_points": "_strategies",
     "SuiteInterrupted": "_runner",
     "SuiteResult": "_runner",
     "table_cell": "_report",
@@ -104,27 +90,23 @@ _HOME = {
     "VERDICT_COLOURS": "_report",
     "verdict_of": "_report",
     "versions": "_runner",
-    "vmf_mixtures": "_strategies",
     "write_report": "_report",
     "write_results": "_runner",
 }
 
 #: public submodules and subpackages (imported as modules on first use)
-_SUBMODULES = ('checks', 'cli', 'hypothesis_plugin', 'selftest', 'sweeps')
+_SUBMODULES = ('checks', 'cli', 'hypothesis_plugin', 'selftest', 'strategies', 'sweeps')
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "barrier_landscapes", "binomial_upper_p", "bound_params",
-           "builtin_scenarios", "chain_text", "compare_text", "Contradiction", "contradictions",
-           "cosine_grams", "could_not_have_failed_counts", "DEFAULT_SUITE_ALPHA", "DIM_BUCKETS",
-           "draw_figure", "embedding_pairs", "ensure_writable_folder", "fmt_number", "fmt_value",
-           "fourier_coefficients", "fourier_landscapes", "GLOSSARY", "gram_pairs", "HEADERS", "headline",
-           "holm", "jsonable", "labels", "load_from_env", "load_results", "load_scenarios", "load_suite",
-           "matrix_pairs", "md_escape", "PREFIX", "product_sphere_points", "PROFILES", "record_id",
+__all__ = ["atomic_write_bytes", "atomic_write_text", "binomial_upper_p", "builtin_scenarios", "chain_text",
+           "compare_text", "Contradiction", "contradictions", "could_not_have_failed_counts",
+           "DEFAULT_SUITE_ALPHA", "draw_figure", "ensure_writable_folder", "fmt_number", "fmt_value",
+           "GLOSSARY", "HEADERS", "headline", "holm", "jsonable", "load_from_env", "load_results",
+           "load_scenarios", "load_suite", "md_escape", "PREFIX", "PROFILES", "record_id",
            "records_a_fresh_run_would_drop", "register_aliases", "register_profiles", "relation",
            "relation_log10", "render_figure", "resumable_records", "run_suite",
-           "samples_to_decide_proportion", "Scenario", "schedules", "select", "SIZE_BUCKETS", "sphere_points",
-           "SuiteInterrupted", "SuiteResult", "table_cell", "terms_used", "VERDICT_COLOURS", "verdict_of",
-           "versions", "vmf_mixtures", "write_report", "write_results", "checks", "cli", "hypothesis_plugin",
-           "selftest", "sweeps"]
+           "samples_to_decide_proportion", "Scenario", "select", "SuiteInterrupted", "SuiteResult",
+           "table_cell", "terms_used", "VERDICT_COLOURS", "verdict_of", "versions", "write_report",
+           "write_results", "checks", "cli", "hypothesis_plugin", "selftest", "strategies", "sweeps"]
 
 
 def __getattr__(name: str) -> Any:

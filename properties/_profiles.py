@@ -1,7 +1,7 @@
 """Hypothesis settings profiles of contrastive-bounds, for the package's tests and for yours.
 
 Three profiles are registered when this module is imported, which happens on any import of
-:mod:`contrastive_bounds.properties._strategies`, and through Hypothesis's plugin entry point
+:mod:`contrastive_bounds.properties.strategies`, and through Hypothesis's plugin entry point
 (``[project.entry-points.hypothesis]`` in ``pyproject.toml``: Hypothesis calls
 :func:`.hypothesis_plugin.register` when it is imported in an environment where the package is installed):
 
@@ -24,7 +24,7 @@ is not overridden.
 In your own tests, any of:
 
 - ``HYPOTHESIS_PROFILE=contrastive-bounds-ci pytest`` (loaded when your test module, or your
-  ``conftest.py``, imports ``contrastive_bounds.properties._strategies``);
+  ``conftest.py``, imports ``contrastive_bounds.properties.strategies``);
 - ``settings.load_profile("contrastive-bounds-thorough")`` after that import;
 - ``pytest --hypothesis-profile=contrastive-bounds-ci``: Hypothesis's pytest plugin loads the
   profile before test modules are collected; the entry point has registered it by then (without

@@ -59,7 +59,7 @@ def test_strategies_are_documented_without_draw():
     import griffe
 
     ext = _load(ROOT / "docs" / "hooks" / "griffe_composite.py").CompositeStrategies()
-    mod = griffe.load("properties._strategies", search_paths=[str(ROOT)], extensions=griffe.load_extensions(ext))
+    mod = griffe.load("properties.strategies", search_paths=[str(ROOT)], extensions=griffe.load_extensions(ext))
     sphere_points = mod["sphere_points"]
     assert [p.name for p in sphere_points.parameters] == ["n", "dim"]
 

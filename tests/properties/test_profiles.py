@@ -32,7 +32,7 @@ PROBE = """
 from hypothesis import settings
 before = settings.get_current_profile_name()
 hyp_ci = settings.get_profile("ci")
-import contrastive_bounds.properties._strategies
+import contrastive_bounds.properties.strategies
 print(before, settings.get_current_profile_name(), settings.default.max_examples,
       settings.get_profile("ci") is hyp_ci)
 settings.load_profile("contrastive-bounds-thorough")

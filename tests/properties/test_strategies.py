@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-import contrastive_bounds.properties._strategies as cbst
+import contrastive_bounds.properties.strategies as cbst
 from contrastive_bounds import theory as A
 import contrastive_bounds.theory._registry as registry
 from contrastive_bounds.theory._domains import Interval, Param

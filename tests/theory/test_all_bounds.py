@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import contrastive_bounds.properties._strategies as cbst
+import contrastive_bounds.properties.strategies as cbst
 import contrastive_bounds.theory._registry as registry
 
 BOUNDS = registry.bounds()
