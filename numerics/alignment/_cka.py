@@ -296,7 +296,7 @@ def cka_rho(sigma_cl, sigma_nscl) -> float:
     """``rho_T = ||K^CL - K^NSCL||_F / ||K^CL||_F`` with ``K = H Sigma H`` (docs/theorems.md B5).
 
     The corollary states ``CKA >= (1 - rho)/(1 + rho)`` (informative iff rho < 1); see
-    ``contrastive_bounds.theory._alignment.cka_lower``. Both matrices are rescaled by the same power of
+    ``contrastive_bounds.theory.cka_lower``. Both matrices are rescaled by the same power of
     two (rho is invariant to a common rescaling, not to rescaling one of them).
     Raises: ValueError for shapes, NaN/inf, complex input, or a ``sigma_cl`` whose centred Gram is zero
       to within a few hundred ulps of its own norm.

@@ -1,6 +1,6 @@
 """Second computations of the metrics the report shows (docs/theorems.md B1, B5), for the checks.
 
-Each is written differently from :mod:`contrastive_bounds.numerics.alignment.similarity` and
+Each is written differently from :mod:`contrastive_bounds.numerics.alignment` (``_cka``, ``_rsa``) and
 :mod:`~contrastive_bounds.numerics.alignment._losses`, so a fault in one of them (a missing
 centring, Spearman in place of Pearson, a wrong denominator set) shows as a disagreement:
 
