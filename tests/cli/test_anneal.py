@@ -1,4 +1,4 @@
-"""The ``anneal`` command (properties/cli/anneal.py) through typer's CliRunner."""
+"""The ``anneal`` command (properties/cli/_anneal.py) through typer's CliRunner."""
 
 import json
 

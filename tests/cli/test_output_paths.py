@@ -1,4 +1,4 @@
-"""Every output path is checked before any computation, with the message that fits (properties/cli/common.py:
+"""Every output path is checked before any computation, with the message that fits (properties/cli/_common.py:
 output_folder, output_file): a folder given where a file is written, a file given where a folder is written, a
 missing or unwritable place. Once `align simulate --save-log D` with D an existing folder ran the whole simulation and
 then failed with IsADirectoryError (a traceback, exit 1), losing the run."""
@@ -93,7 +93,7 @@ def test_sweep_and_check_refuse_a_file_as_out_before_anything_runs(tmp_path):
 
 
 def test_common_validation_is_the_one_the_commands_use():
-    """One validation helper: the commands import it from properties/cli/common.py."""
+    """One validation helper: the commands import it from properties/cli/_common.py."""
     import inspect
 
     import contrastive_bounds.properties.cli._align as align

@@ -1,4 +1,4 @@
-"""The ``sweep`` command (properties/cli/sweep.py): built-in specs, validation and cost refusal (CliRunner), and the
+"""The ``sweep`` command (properties/cli/_sweep.py): built-in specs, validation and cost refusal (CliRunner), and the
 real thing in a subprocess: the quick seed table on 2 workers, and Ctrl-C then --resume."""
 
 import json

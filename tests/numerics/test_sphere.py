@@ -1,4 +1,4 @@
-"""Sphere geometry (numerics/sphere.py): identities against float64 numpy references; C07 zero vectors."""
+"""Sphere geometry (numerics/_sphere.py): identities against float64 numpy references; C07 zero vectors."""
 
 import math
 import os

@@ -1,4 +1,4 @@
-"""Outcome statistics (numerics/stats.py) against closed forms."""
+"""Outcome statistics (numerics/_stats.py) against closed forms."""
 
 import math
 

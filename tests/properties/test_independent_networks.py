@@ -1,4 +1,4 @@
-"""The second implementations the network check compares with (properties/checks/independent_networks.py) give
+"""The second implementations the network check compares with (properties/checks/_independent_networks.py) give
 closed-form values: the Hessian off the O(d) orbit of a two-point potential, orbit volumes from the generator fields,
 multiplicities of symmetric and generic configurations, the prefactor in one dimension and the closure's direction
 count; so a disagreement in check A9.s2_trap_network points at the network, not at its referee."""

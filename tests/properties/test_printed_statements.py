@@ -1,5 +1,5 @@
 """Every comparison sign the toolkit prints between two numbers is true of the numbers it prints
-(properties/statements.py and its users): the shared helper computes signs, the scanner finds false ones, every
+(properties/_statements.py and its users): the shared helper computes signs, the scanner finds false ones, every
 registered check's outcome and every sweep row is scanned when it is made, no f-string in the package writes a fixed
 sign between two formatted values, and the summaries of the built-in sweep kinds over their built-in grids and of the
 verdict builders over adversarial numbers contain no inequality their numbers contradict.
@@ -161,7 +161,7 @@ _ELSEWHERE = {("properties/checks/_independent_landscapes.py", " > "),
 
 def test_no_f_string_writes_a_fixed_sign_between_two_formatted_values():
     """The house rule: an f-string that prints a comparison sign between two numbers computes the sign from them
-    (properties/statements.py). Numbers and their signs go through compare_text/relation/chain_text."""
+    (properties/_statements.py). Numbers and their signs go through compare_text/relation/chain_text."""
     offenders = set()
     for path in sorted((ROOT / "properties").rglob("*.py")):
         source = path.read_text()

@@ -35,7 +35,7 @@ def test_every_fault_targets_something_that_exists_and_names_registered_checks()
 
 def test_every_built_in_check_has_a_witness_fault():
     """The registry enumerated: each built-in check id is a declared witness of at least one fault, so a new check
-    nobody has seen fail turns this test red (declare a fault that turns it red in properties/selftest/faults.py)."""
+    nobody has seen fail turns this test red (declare a fault that turns it red in properties/selftest/_faults.py)."""
     builtin = {cid for cid, spec in registered_checks().items()
                if spec.fn.__wrapped__.__module__ in CHECK_MODULES}
     assert len(builtin) >= 36

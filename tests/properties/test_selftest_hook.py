@@ -1,4 +1,4 @@
-"""The substitution hook of the self-test (properties/selftest/hook.py): scope, restore, caches, errors."""
+"""The substitution hook of the self-test (properties/selftest/_hook.py): scope, restore, caches, errors."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ domain check), the typed output columns it adds to the results table, a cost est
 importing a module registers its kinds with :func:`register_kind` (as the checks register with
 ``@check``). Adding a kind is one module and one line in :data:`KIND_MODULES`::
 
-    # properties/sweeps/kinds/landscape.py
+    # properties/sweeps/kinds/_landscape.py
     from contrastive_bounds.properties.sweeps.kinds._kind import ParamSpec, TaskKind, TaskOutput, register_kind
 
     def _run(params, seed):

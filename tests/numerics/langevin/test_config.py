@@ -1,4 +1,4 @@
-"""The run configuration objects (numerics/langevin/config.py, annealing.py): validated when built, each error
+"""The run configuration objects (numerics/langevin/_config.py, annealing.py): validated when built, each error
 naming the argument and its range; frozen; defaults resolved once (record_every); importable without JAX (the
 command line validates with them before JAX starts); the anneal experiment's config and the library call."""
 

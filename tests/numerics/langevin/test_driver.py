@@ -1,4 +1,4 @@
-"""Driver (numerics/langevin/driver.py): observables against the energy trace, resume/chunking identity, C12."""
+"""Driver (numerics/langevin/_driver.py): observables against the energy trace, resume/chunking identity, C12."""
 
 import dataclasses
 import math

@@ -1,4 +1,4 @@
-"""Sweeps on a REAL dask LocalCluster of 2 worker processes (properties/sweeps/engine.py): the rows equal a serial
+"""Sweeps on a REAL dask LocalCluster of 2 worker processes (properties/sweeps/_engine.py): the rows equal a serial
 in-process run, a killed worker loses nothing, an interrupted sweep resumes to the same table, damaged rows are
 recomputed. One cluster serves the module (its start-up is the slow part)."""
 

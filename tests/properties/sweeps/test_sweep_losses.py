@@ -1,4 +1,4 @@
-"""What a sweep says about its cluster (properties/sweeps/losses.py, timeouts.py, cluster.close_quietly), without a
+"""What a sweep says about its cluster (properties/sweeps/_losses.py, timeouts.py, cluster.close_quietly), without a
 cluster: lost workers and re-run tasks counted from dask's event records, the scaled timeouts, the close that never
 fails a finished sweep."""
 

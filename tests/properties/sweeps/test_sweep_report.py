@@ -1,4 +1,4 @@
-"""The sweep report (properties/sweeps/report.py): figures over chosen axes, Holm across rows, bad settings named."""
+"""The sweep report (properties/sweeps/_report.py): figures over chosen axes, Holm across rows, bad settings named."""
 
 import pyarrow as pa
 import pytest

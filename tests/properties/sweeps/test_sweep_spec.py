@@ -1,4 +1,4 @@
-"""Sweep specs (properties/sweeps/spec.py): grids, ranges, rows, profiles, and validation before anything runs."""
+"""Sweep specs (properties/sweeps/_spec.py): grids, ranges, rows, profiles, and validation before anything runs."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Sweep results on disk (properties/sweeps/store.py): atomic rows, validation on read, manifest and resume refusal."""
+"""Sweep results on disk (properties/sweeps/_store.py): atomic rows, validation on read, manifest and resume refusal."""
 
 import json
 

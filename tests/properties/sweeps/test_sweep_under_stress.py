@@ -1,5 +1,5 @@
 """A sweep survives workers killed (SIGKILL) at every moment of their life while every core is busy
-(properties/sweeps/cluster.py, timeouts.py, engine.py, losses.py), on a REAL embedded LocalCluster of 2 worker
+(properties/sweeps/_cluster.py, timeouts.py, engine.py, losses.py), on a REAL embedded LocalCluster of 2 worker
 processes: at start-up (the process exists, has not reached its set-up), during the worker set-up plugin, and in the
 middle of a task. Busy processes on every core make every step slow, as on a loaded machine: a timeout on the way from
 a lost worker to its replacement that neither scales with the load nor is retried would end the sweep with a

@@ -1,4 +1,4 @@
-"""A sweep survives losing a worker at any moment (properties/sweeps/cluster.py, engine.py), on a REAL embedded
+"""A sweep survives losing a worker at any moment (properties/sweeps/_cluster.py, engine.py), on a REAL embedded
 LocalCluster of worker processes: killed (SIGKILL) while a row is written, a close whose killed worker is not reaped in
 time. Kills at start-up, in the set-up plugin and mid-task with every core busy are in test_sweep_under_stress.py.
 
