@@ -13,8 +13,8 @@ modules):
   :class:`~contrastive_bounds.theory.Bound` objects.
 * :mod:`._alignment_claims` — Paper B's qualitative claims (docs/theorems.md B7) as machine-checked sign
   claims.
-* :mod:`._alignment_trajectory` — The proof links of Theorem 1 along a recorded trajectory, for any step-
-  size sequence (Paper B).
+* :mod:`._alignment_trajectory` — The proof links of Theorem 1 along a recorded trajectory, for any
+  step-size sequence (Paper B).
 * :mod:`._alignment_values` — Paper B's bounds as plain numpy functions: the second implementation beside
   the sympy bounds.
 * :mod:`._annealing` — Annealing theory of Paper A (Chaudhry, arXiv 2603.12552) and the classical results it

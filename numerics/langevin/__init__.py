@@ -30,8 +30,8 @@ modules):
 * :mod:`._fused_rng` — The ``"fused-threefry"`` noise generator of the simulator (float32 throughput runs).
 * :mod:`._increments` — The Euler–Maruyama increment of one step of overdamped Langevin dynamics and its
   noise scale (docs/theorems.md A1; case C11: the noise of a step is ``sqrt(2·T·h)·ξ``, not ``sqrt(2T)·h``
-  nor ``sqrt(h)``). Used by every step function of :mod:`.steps` (looked up at trace time, so the self-
-  test's faults on it reach every step path). Source: Kloeden & Platen (1992), §9.1 (the Euler–Maruyama
+  nor ``sqrt(h)``). Used by every step function of :mod:`.steps` (looked up at trace time, so the
+  self-test's faults on it reach every step path). Source: Kloeden & Platen (1992), §9.1 (the Euler–Maruyama
   scheme).
 * :mod:`._kernel` — Annealed overdamped Langevin dynamics on (S^{d−1})^N: the BlackJAX-style kernel of one
   chain.

@@ -11,7 +11,8 @@ modules):
 * :mod:`._hook` — The substitution hook: replace a function, method or bound for the duration of a ``with``
   block.
 * :mod:`._makers` — The replacement makers of the self-test's faults: ``make(original) -> replacement`` for
-  a :class:`~._hook.Substitution`, one per kind of one-expression mistake (:mod:`._faults` lists the faults).
+  a :class:`~._hook.Substitution`, one per kind of one-expression mistake (:mod:`._faults` lists the
+  faults).
 * :mod:`._report` — What a self-test says: the Markdown report (the check × fault matrix), the summary and
   failure lines.
 * :mod:`._runner` — Runner of ``contrastive-bounds check --self-test``: the main job's checks under each

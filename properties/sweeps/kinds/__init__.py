@@ -9,8 +9,8 @@ modules):
 
 * :mod:`._align` — Sweep kinds of Paper B: ``align-simulate`` (Theorem 1 along coupled similarity descent)
   and ``align-train`` (CL vs NSCL/SupCon/CE on digits).
-* :mod:`._anneal` — Sweep kind ``anneal``: annealed Langevin chains under a schedule, success beside Eyring-
-  Kramers.
+* :mod:`._anneal` — Sweep kind ``anneal``: annealed Langevin chains under a schedule, success beside
+  Eyring-Kramers.
 * :mod:`._bound` — Sweep kind ``bound``: a registered bound of the theory over a grid of its parameters
   (pure theory).
 * :mod:`._check` — Sweep kind ``check``: a registered check of the main job over a grid of its parameters.
