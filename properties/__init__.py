@@ -13,8 +13,6 @@ modules):
 * :mod:`._glossary` — Terms used by the report and the command line, defined once.
 * :mod:`._jsonsafe` — JSON-ready copies of results: numpy scalars and arrays as Python numbers and lists,
   non-finite floats as null.
-* :mod:`._profiles` — Hypothesis settings profiles of contrastive-bounds, for the package's tests and for
-  yours.
 * :mod:`._report` — The report of the main job: PNG figures, ``report.md`` and a self-contained
   ``report.html``.
 * :mod:`._runner` — Run scenarios, apply Holm across the stochastic checks, save results atomically, resume.
@@ -30,6 +28,8 @@ modules):
   :data:`app`.
 * :mod:`.hypothesis_plugin` — (public module) Hypothesis plugin hook of contrastive-bounds: registers the
   package's profiles on ``import hypothesis``.
+* :mod:`.profiles` — (public module) Hypothesis settings profiles of contrastive-bounds, for the package's
+  tests and for yours.
 * :mod:`.selftest` — (subpackage) Self-test of the main job: built-in faults injected through a documented
   hook, and who catches them.
 * :mod:`.strategies` — (public module) Hypothesis strategies for contrastive-learning theory (public API,
@@ -64,17 +64,12 @@ _HOME = {
     "headline": "_report",
     "holm": "_stats",
     "jsonable": "_jsonsafe",
-    "load_from_env": "_profiles",
     "load_results": "_runner",
     "load_scenarios": "_scenarios",
     "load_suite": "_runner",
     "md_escape": "_report",
-    "PREFIX": "_profiles",
-    "PROFILES": "_profiles",
     "record_id": "_runner",
     "records_a_fresh_run_would_drop": "_runner",
-    "register_aliases": "_profiles",
-    "register_profiles": "_profiles",
     "relation": "_statements",
     "relation_log10": "_statements",
     "render_figure": "_figures",
@@ -95,18 +90,18 @@ _HOME = {
 }
 
 #: public submodules and subpackages (imported as modules on first use)
-_SUBMODULES = ('checks', 'cli', 'hypothesis_plugin', 'selftest', 'strategies', 'sweeps')
+_SUBMODULES = ('checks', 'cli', 'hypothesis_plugin', 'profiles', 'selftest', 'strategies', 'sweeps')
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "binomial_upper_p", "builtin_scenarios", "chain_text",
            "compare_text", "Contradiction", "contradictions", "could_not_have_failed_counts",
            "DEFAULT_SUITE_ALPHA", "draw_figure", "ensure_writable_folder", "fmt_number", "fmt_value",
-           "GLOSSARY", "HEADERS", "headline", "holm", "jsonable", "load_from_env", "load_results",
-           "load_scenarios", "load_suite", "md_escape", "PREFIX", "PROFILES", "record_id",
-           "records_a_fresh_run_would_drop", "register_aliases", "register_profiles", "relation",
+           "GLOSSARY", "HEADERS", "headline", "holm", "jsonable", "load_results", "load_scenarios",
+           "load_suite", "md_escape", "record_id", "records_a_fresh_run_would_drop", "relation",
            "relation_log10", "render_figure", "resumable_records", "run_suite",
            "samples_to_decide_proportion", "Scenario", "select", "SuiteInterrupted", "SuiteResult",
            "table_cell", "terms_used", "VERDICT_COLOURS", "verdict_of", "versions", "write_report",
-           "write_results", "checks", "cli", "hypothesis_plugin", "selftest", "strategies", "sweeps"]
+           "write_results", "checks", "cli", "hypothesis_plugin", "profiles", "selftest", "strategies",
+           "sweeps"]
 
 
 def __getattr__(name: str) -> Any:

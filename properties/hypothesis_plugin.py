@@ -14,11 +14,11 @@ import warnings
 
 __all__ = ["register"]
 
-_PROFILES_MODULE = "contrastive_bounds.properties._profiles"
+_PROFILES_MODULE = "contrastive_bounds.properties.profiles"
 
 
 def register() -> None:
-    """Register the profiles of :mod:`contrastive_bounds.properties._profiles` (never loads one).
+    """Register the profiles of :mod:`contrastive_bounds.properties.profiles` (never loads one).
 
     When that module is itself being imported (it imports Hypothesis, whose import calls this hook),
     it is left to finish: it registers the profiles at the end of its own import. Never raises: a
@@ -29,7 +29,7 @@ def register() -> None:
     if partial is not None and not hasattr(partial, "register_profiles"):
         return
     try:
-        from contrastive_bounds.properties._profiles import register_profiles
+        from contrastive_bounds.properties.profiles import register_profiles
 
         register_profiles()
     except Exception as err:  # noqa: BLE001 - see the docstring

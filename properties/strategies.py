@@ -13,7 +13,7 @@ compiles once per bucket rather than once per example (docs/reference-values.md 
 
 Importing this module registers the package's Hypothesis profiles ``contrastive-bounds-ci``,
 ``contrastive-bounds-dev`` and ``contrastive-bounds-thorough`` (see
-:mod:`contrastive_bounds.properties._profiles`); it loads one only when ``HYPOTHESIS_PROFILE`` names
+:mod:`contrastive_bounds.properties.profiles`); it loads one only when ``HYPOTHESIS_PROFILE`` names
 one of them. Select one with ``HYPOTHESIS_PROFILE=contrastive-bounds-ci pytest`` or
 ``settings.load_profile("contrastive-bounds-thorough")``.
 """
@@ -27,7 +27,7 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-import contrastive_bounds.properties._profiles  # noqa: F401  (registers the package's profiles; loads none unasked)
+import contrastive_bounds.properties.profiles  # noqa: F401  (registers the package's profiles; loads none unasked)
 
 __all__ = ["SIZE_BUCKETS", "DIM_BUCKETS", "sphere_points", "product_sphere_points", "embedding_pairs", "labels",
            "cosine_grams", "gram_pairs", "fourier_coefficients", "fourier_landscapes", "barrier_landscapes",

@@ -11,7 +11,7 @@ import pytest
 from contrastive_bounds.properties import hypothesis_plugin
 
 
-@pytest.mark.parametrize("first", ["hypothesis", "contrastive_bounds.properties._profiles"])
+@pytest.mark.parametrize("first", ["hypothesis", "contrastive_bounds.properties.profiles"])
 def test_either_import_order_registers_the_profiles(first):
     """The profiles are registered whether hypothesis or the profiles module is imported first."""
     code = (f"import {first}\n"
@@ -28,7 +28,7 @@ def test_either_import_order_registers_the_profiles(first):
 def test_a_failing_registration_is_a_warning_not_an_error(monkeypatch):
     """A registration that fails is a RuntimeWarning naming the error, never an exception that would break
     `import hypothesis`."""
-    import contrastive_bounds.properties._profiles as profiles
+    import contrastive_bounds.properties.profiles as profiles
 
     def broken():
         raise RuntimeError("boom")

@@ -70,7 +70,7 @@ def test_the_package_suite_short_names_still_work():
     load_from_env."""
     out = _python("""
         from hypothesis import settings
-        from contrastive_bounds.properties._profiles import load_from_env
+        from contrastive_bounds.properties.profiles import load_from_env
         print(load_from_env(), settings.default.max_examples, settings.default.derandomize)
     """, HYPOTHESIS_PROFILE="ci")
     assert out.split() == ["ci", "25", "True"]
@@ -102,7 +102,7 @@ def test_a_users_pytest_run_uses_the_profile(tmp_path: Path, how: str):
     if how == "env":
         env["HYPOTHESIS_PROFILE"] = "contrastive-bounds-ci"
     elif how == "plugin-option":
-        args[4:4] = ["-p", "contrastive_bounds.properties._profiles", "--hypothesis-profile=contrastive-bounds-ci"]
+        args[4:4] = ["-p", "contrastive_bounds.properties.profiles", "--hypothesis-profile=contrastive-bounds-ci"]
     else:  # the installed package's hypothesis entry point registers the profiles: no -p, no conftest
         args[4:4] = ["--hypothesis-profile=contrastive-bounds-ci"]
     out = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)

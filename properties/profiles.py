@@ -28,7 +28,7 @@ In your own tests, any of:
 - ``settings.load_profile("contrastive-bounds-thorough")`` after that import;
 - ``pytest --hypothesis-profile=contrastive-bounds-ci``: Hypothesis's pytest plugin loads the
   profile before test modules are collected; the entry point has registered it by then (without
-  the installed metadata, add ``-p contrastive_bounds.properties._profiles``).
+  the installed metadata, add ``-p contrastive_bounds.properties.profiles``).
 
 The short names ``ci``, ``dev`` and ``thorough`` are aliases of the same settings, registered only
 by :func:`register_aliases` (called by :func:`load_from_env`), which the package's own test suite
