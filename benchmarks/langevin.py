@@ -9,7 +9,7 @@ Cases:
 
 JAX: :func:`contrastive_bounds.numerics.langevin.simulate` with its DEFAULT configuration, as the entry
 points run it: one CPU device per core requested before JAX starts
-(:func`contrastive_bounds.numerics.use_host_devices`, what the command line does), then
+(:func:`contrastive_bounds.numerics.use_host_devices`, what the command line does), then
 ``simulate`` without ``prng_impl`` or ``shard_chains`` (float32: the validated fused generator;
 chains split over the devices). ``--prng`` / ``--devices`` override for comparisons. Compilation
 excluded.

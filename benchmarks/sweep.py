@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/sweep.py [--tasks 32] [--repeats 3]``.
 
 (a) Speed-up: ``--tasks`` small ``anneal`` tasks (barrier-H, fixed T, 256 chains, 500 steps; each is
     about 1-2 s of one core, most of it compiling its kernel and the Kramers quadrature) run by
-    :func`contrastive_bounds.properties.sweeps.run_sweep` on an embedded LocalCluster of 1 and
+    :func:`contrastive_bounds.properties.sweeps.run_sweep` on an embedded LocalCluster of 1 and
     of 2 worker processes (one thread each), and, for reference, by a plain loop in this process
     (what a user writes without the engine). Wall times exclude the cluster start-up and a warm-up
     sweep of two tasks per worker (imports, first calls), printed together as start-up; medians of

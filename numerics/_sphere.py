@@ -227,7 +227,7 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
     Raises:
       ValueError: empty shape or last axis < 2; ``dtype`` not a float dtype.
       X64DisabledError: ``dtype`` float64 while JAX's x64 mode is off (JAX would silently return
-        float32; call :func`contrastive_bounds.numerics.enable_x64` first, or ask for float32).
+        float32; call :func:`contrastive_bounds.numerics.enable_x64` first, or ask for float32).
     Source: Muller (1959), "A note on a method for generating points uniformly on n-dimensional spheres".
     """
     shape = tuple(int(s) for s in shape)

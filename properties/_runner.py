@@ -55,7 +55,7 @@ def ensure_writable_folder(path: Path, name: str) -> Path:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, fsync, ``os.replace``), through the
-    toolkit's one atomic writer, :func`contrastive_bounds.numerics.write_atomically`.
+    toolkit's one atomic writer, :func:`contrastive_bounds.numerics.write_atomically`.
 
     The file gets the mode an ordinary ``open(path, "w")`` would give it (``0o666 & ~umask``), not
     ``mkstemp``'s private 0600: reports must be readable by a CI job or in a shared folder.

@@ -146,7 +146,7 @@ def fourier_coefficients(draw: Any, max_order: int = 4, amplitude: float = 2.0) 
 
 @st.composite
 def fourier_landscapes(draw: Any, max_order: int = 4) -> Any:
-    """A random S¹ :class`~contrastive_bounds.numerics.landscapes.Landscape` from Fourier coefficients."""
+    """A random S¹ :class:`~contrastive_bounds.numerics.landscapes.Landscape` from Fourier coefficients."""
     from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     c = draw(fourier_coefficients(max_order))
@@ -184,7 +184,7 @@ _SCHEDULE_PARAMS: dict[str, dict[str, tuple[float, float]]] = {
 
 @st.composite
 def schedules(draw: Any, forms: Sequence[str] | None = None) -> Any:
-    """A logarithmic or fixed :class`~contrastive_bounds.theory.Schedule` in one of ``forms``.
+    """A logarithmic or fixed :class:`~contrastive_bounds.theory.Schedule` in one of ``forms``.
 
     Every schedule drawn is valid (finite, positive temperature) on ``[1, inf)``; all but the
     ``generator`` form (beta(0) = 0 by definition) are valid from ``t = 0``.
@@ -258,7 +258,7 @@ def _real_strategy(a: float, a_closed: bool, b: float, b_closed: bool) -> st.Sea
 
 def bound_params(bound: Any, *, box: dict[str, tuple[float, float]] | None = None,
                  non_vacuous: bool = False) -> st.SearchStrategy[dict[str, Any]]:
-    """Points inside ``bound``'s parameter domains (a :class`~contrastive_bounds.theory.Bound`).
+    """Points inside ``bound``'s parameter domains (a :class:`~contrastive_bounds.theory.Bound`).
 
     Each parameter is drawn from a range *intersected with its domain*, so every point drawn is
     valid for ``bound.evaluate``: open domain ends are respected (``tau`` in (0, inf) never gets 0),

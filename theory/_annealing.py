@@ -1,7 +1,7 @@
 """Annealing theory of Paper A (Chaudhry, arXiv 2603.12552) and the classical results it transfers.
 
 The annealing layer beside the schedules (:mod:`._schedules`, docs/theorems.md A2): the HKS verdict (A4), the finite-time tail bound and Catoni's exponent (A6), and the claims of
-the seed notes (A8.1, A8.2) as :class`~contrastive_bounds.theory.Claim` objects registered at
+the seed notes (A8.1, A8.2) as :class:`~contrastive_bounds.theory.Claim` objects registered at
 import time.
 """
 

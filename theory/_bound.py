@@ -406,7 +406,7 @@ class Bound:
               **values: Any) -> Any:
         """The range of ``param`` over which the bound is non-vacuous and informative, certified.
 
-        See :func`contrastive_bounds.theory.solve` (arguments, result, what is certified).
+        See :func:`contrastive_bounds.theory.solve` (arguments, result, what is certified).
         """
         from ._solve import solve
 

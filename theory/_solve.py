@@ -175,7 +175,7 @@ def solve(bound: Any, param: str, *, digits: int = 15, max_boxes: int = 4000,
     """The range of ``param`` over which ``bound`` is non-vacuous and informative, endpoints certified.
 
     Args:
-      bound: a :class`~contrastive_bounds.theory.Bound`.
+      bound: a :class:`~contrastive_bounds.theory.Bound`.
       param: the parameter to solve for: one of the bound's parameters, an alternative
         (``num_classes``) or an optional trivial-bound parameter (``m``).
       digits: relative width ``10**-digits`` of each certified root enclosure (5..60).

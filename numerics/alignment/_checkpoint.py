@@ -59,7 +59,7 @@ def save_npz_atomic(path: str, fingerprint_value: str, arrays: Mapping[str, Any]
 
 
 def load_npz_checked(path: str, fingerprint_value: str, name: str = "checkpoint") -> dict[str, np.ndarray]:
-    """The arrays of the checkpoint at ``path`` (read by :func`~contrastive_bounds.numerics.read_arrays`:
+    """The arrays of the checkpoint at ``path`` (read by :func:`~contrastive_bounds.numerics.read_arrays`:
     every member eagerly, nothing unpickled).
 
     Raises:

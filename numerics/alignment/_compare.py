@@ -47,7 +47,7 @@ MAX_SPEARMAN_PAIRS = MAX_SPEARMAN_SAMPLE * (MAX_SPEARMAN_SAMPLE - 1) // 2
 def load_embeddings(path: str, name: str, key: str | None = None) -> np.ndarray:
     """Read an (n, d) real array (rows = samples, columns = features) from ``.npy`` or ``.npz`` as float64.
 
-    The file is read by :func`~contrastive_bounds.numerics.read_array` (never unpickled).
+    The file is read by :func:`~contrastive_bounds.numerics.read_array` (never unpickled).
     A ``.npz`` must hold one array, or ``key`` must name one.
 
     Args:

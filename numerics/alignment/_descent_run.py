@@ -136,7 +136,7 @@ def read_checkpoint_arrays(path: str) -> dict[str, np.ndarray]:
     """The arrays of a similarity-descent checkpoint file (as :func:`run_similarity_descent` writes it).
 
     Args:
-      path: the ``checkpoint=`` file (.npz), read by :func`~contrastive_bounds.numerics.read_arrays`
+      path: the ``checkpoint=`` file (.npz), read by :func:`~contrastive_bounds.numerics.read_arrays`
         (identified by its first bytes; never unpickled).
     Returns:
       member name -> array; at least ``fingerprint``, ``step``, ``sigma_cl``, ``sigma_nscl``.

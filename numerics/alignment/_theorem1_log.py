@@ -282,5 +282,5 @@ def check_batch_size(name: str, value: Any) -> int:
 
 
 def check_log_seed(name: str, value: Any) -> int:
-    """A sampler seed in [0, 2**32 - 1] (:func`~contrastive_bounds.theory.check_seed`)."""
+    """A sampler seed in [0, 2**32 - 1] (:func:`~contrastive_bounds.theory.check_seed`)."""
     return check_seed(value, name)

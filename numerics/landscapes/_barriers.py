@@ -132,7 +132,7 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
     Precision (the float64 policy of docs/design.md): a Fourier landscape is evaluated in numpy
     float64 (grid, critical points, persistence), whatever JAX's x64 mode; any other S¹ landscape is
     evaluated by its JAX potential, which needs x64 for float64, so with x64 off it raises
-    :class`~contrastive_bounds.numerics.X64DisabledError` instead of computing in float32.
+    :class:`~contrastive_bounds.numerics.X64DisabledError` instead of computing in float32.
 
     Args:
       landscape: an S¹ landscape (``num_points = 1``, ``dim = 2``).

@@ -34,7 +34,7 @@ class EscapeRecord:
       log_exact: natural log of the exact MFPT; ratio: exact / Kramers (``exp`` of the difference).
       regime: ``"asymptotic"`` (``ΔV/T >= 10``), ``"marginal"`` or ``"outside"`` (``T >= ΔV``: the
         Kramers law does not apply, use ``log_exact``); see
-        :func`~contrastive_bounds.theory.kramers_regime`.
+        :func:`~contrastive_bounds.theory.kramers_regime`.
     """
 
     theta: float
@@ -72,7 +72,7 @@ def min_escape_temperature(landscape: Landscape) -> float:
 
     The exact mean first-passage time is a quadrature with at most
     :data:`~contrastive_bounds.theory._kramers.MAX_PANELS` panels about ``6T/sup|V'|`` wide
-    (:func`~contrastive_bounds.theory.min_mfpt_temperature`); below this ``T`` the Kramers
+    (:func:`~contrastive_bounds.theory.min_mfpt_temperature`); below this ``T`` the Kramers
     time alone is accurate (exact/Kramers = 1 + O(T/ΔV), ΔV/T of order a thousand or more).
 
     Args:
@@ -97,7 +97,7 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
     Args:
       landscape: S¹ Fourier landscape (``landscape.fourier`` not None).
       temperature: ``T > 0`` (the ``T`` of ``dθ = −V'(θ)dt + sqrt(2T) dW``; time in SDE units).
-      dps, nodes: passed to :func`~contrastive_bounds.theory.exact_mfpt_interval`.
+      dps, nodes: passed to :func:`~contrastive_bounds.theory.exact_mfpt_interval`.
       clamp_temperature: False (default): a temperature below :func:`min_escape_temperature` raises;
         True: it is raised to that smallest supported temperature (hotter: for a worst-case
         exact/Kramers ratio) without a second critical-point analysis.
@@ -115,7 +115,7 @@ def circle_escape_times(landscape: Landscape, temperature: float, *, dps: int = 
         minimum/saddle (zero curvature: Kramers prefactor undefined).
 
     Source: docs/theorems.md A5 (Eyring–Kramers law on S¹); exact MFPT: Gardiner, Handbook of
-    Stochastic Methods, §5.2.7 (:func`~contrastive_bounds.theory.exact_mfpt_interval`).
+    Stochastic Methods, §5.2.7 (:func:`~contrastive_bounds.theory.exact_mfpt_interval`).
     """
     t = check_real("temperature", temperature, 0.0, math.inf)
     s, crit, cuts, m1 = _escape_setup(landscape)

@@ -57,7 +57,7 @@ def get_landscape(name: str, **params: Any) -> Landscape:
 
     The same name with the same plain parameters (numbers, strings, booleans, ``None`` and tuples of
     them, equal in value and type) gives the same immutable object, so that simulations of it share
-    their compiled programs (:func`contrastive_bounds.numerics.langevin.chunk_fn` caches by
+    their compiled programs (:func:`contrastive_bounds.numerics.langevin.chunk_fn` caches by
     landscape) and its critical points are analysed once; the :data:`MEMO_SIZE` most recent are kept.
 
     Raises:

@@ -120,7 +120,7 @@ class NetworkTrap:
     @property
     def log_prefactors(self) -> list[float]:
         """Per escape saddle, ``log`` of its rate prefactor (the ``log_prefactors`` argument of
-        :func`contrastive_bounds.theory.expected_escapes`).
+        :func:`contrastive_bounds.theory.expected_escapes`).
 
         Raises:
           ValueError: the prefactor is not defined (:attr:`prefactor_reason`).

@@ -43,7 +43,7 @@ class AnnealConfig:
     """What an ``anneal`` experiment runs (validated when built; imports nothing from JAX).
 
     Attributes:
-      schedule: a :class`~contrastive_bounds.theory.Schedule`, finite and > 0 on ``[0, t_end]``
+      schedule: a :class:`~contrastive_bounds.theory.Schedule`, finite and > 0 on ``[0, t_end]``
         (C12; the run starts at t = 0).
       chains: independent chains, in ``[1, MAX_CHAINS]``.
       t_end: the continuous end time, > 0 (the run covers ``[0, t_end]``).
@@ -105,9 +105,9 @@ class AnnealReport:
     Attributes:
       config: the experiment. run: :class:`._experiments.ScheduleRun` (counts, final energies, hitting times,
         energy trace, wall time, the noise generator and device count that ran).
-      success, trapped: :class`~contrastive_bounds.numerics.ProportionCI` (Clopper–Pearson 95 %) of
+      success, trapped: :class:`~contrastive_bounds.numerics.ProportionCI` (Clopper–Pearson 95 %) of
         ``V(Z_T) < level`` and of "never reached the level by t_end".
-      hitting_time: :class`~contrastive_bounds.numerics.HittingTimeSummary` of the first hitting
+      hitting_time: :class:`~contrastive_bounds.numerics.HittingTimeSummary` of the first hitting
         times (95 %).
       verdict: ``schedule.converges(H*)`` (theory, A4), or ``None`` when H* is not known.
       band: :class:`._experiments.KramersBand` for a trap start on an S¹ landscape (A5), else ``None``.
@@ -126,7 +126,7 @@ def anneal(landscape: Any, config: AnnealConfig, options: DriverOptions | None =
     """Run the experiment ``config`` on ``landscape`` (float64) and put the theory beside it.
 
     Args:
-      landscape: a :class`~contrastive_bounds.numerics.landscapes.Landscape` with a known global
+      landscape: a :class:`~contrastive_bounds.numerics.landscapes.Landscape` with a known global
         minimum value (``v_min``).
       config: :class:`AnnealConfig` with ``start`` one of :data:`START_MODES`.
       options: :class:`._config.DriverOptions` of the run (progress bar, checkpoint, resume, ...).

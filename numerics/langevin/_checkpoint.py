@@ -65,7 +65,7 @@ def run_fingerprint(*, kernel_description: str, positions: np.ndarray, num_steps
 
 
 def save_checkpoint(path: Path, carry: Carry, trace: np.ndarray, fingerprint: str) -> None:
-    """Write the run state to ``path`` atomically (:func`~contrastive_bounds.numerics.write_atomically`:
+    """Write the run state to ``path`` atomically (:func:`~contrastive_bounds.numerics.write_atomically`:
     temp file in the same folder, fsync, mode ``0o666 & ~umask`` like any ``open(path, "w")``, os.replace).
 
     Raises:

@@ -9,7 +9,7 @@
 * Devices (:func:`default_shards`): the chains are split over the local devices when there are
   several and each gets at least :data:`MIN_CHAINS_PER_SHARD` chains (below that the per-step
   synchronisation costs more than the second core gives). On CPU the device count is fixed when
-  JAX starts: :func`contrastive_bounds.numerics.use_host_devices`.
+  JAX starts: :func:`contrastive_bounds.numerics.use_host_devices`.
 
 The generator and the device count are part of the run's fingerprint and result
 (``SimulationResult.config``), so a run states how it was made and resumes only on the same setup.

@@ -152,7 +152,7 @@ def langevin_kernel(
     """Build the annealed Langevin kernel for a potential on (S^{d−1})^N.
 
     Args:
-      potential: a :class`contrastive_bounds.numerics.landscapes.Landscape` (its ``potential``,
+      potential: a :class:`contrastive_bounds.numerics.landscapes.Landscape` (its ``potential``,
         ``grad`` and fast forms are used) or a pure JAX callable ``V(z)``, z of shape ``(N, d)`` -> scalar.
       grad: the Euclidean gradient of V, ``(N, d) -> (N, d)``; default: the landscape's ``grad``,
         else ``jax.grad(potential)``.

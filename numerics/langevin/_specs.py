@@ -49,7 +49,7 @@ def as_temperature_fn(temperature: Any) -> Callable[[jax.Array], jax.Array]:
 
     Args:
       temperature: a positive finite float (fixed T); an object with a method
-        ``temperature(t, xp=...)`` (a :class`contrastive_bounds.theory.Schedule`); or a
+        ``temperature(t, xp=...)`` (a :class:`contrastive_bounds.theory.Schedule`); or a
         callable ``f(t, xp)`` taking continuous time and an array namespace.
 
     Returns:

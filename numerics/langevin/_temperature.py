@@ -1,7 +1,7 @@
 """A temperature argument as a compiled program plus data, so that runs differing only in their
 schedule's constants share one compilation of the simulator's chunk.
 
-A schedule built by :func`contrastive_bounds.theory.make_schedule` becomes a
+A schedule built by :func:`contrastive_bounds.theory.make_schedule` becomes a
 :class:`TemperatureProgram` (its form and the parameters that stay compile-time constants: hashable,
 equal for every schedule of that form and those constants) and the values of its other parameters,
 which :func:`._chunk.chunk_fn`'s program takes as a traced argument (:meth:`TemperatureProgram.data`).
@@ -73,7 +73,7 @@ class TemperatureProgram:
     """The compiled-in part of a temperature: ``program(data, t) -> T(t)``.
 
     Attributes:
-      kind: ``"schedule"`` (a form of :data`~contrastive_bounds.theory.FORMS`),
+      kind: ``"schedule"`` (a form of :data:`~contrastive_bounds.theory.FORMS`),
         ``"constant"`` (a fixed float; data ``(T,)``) or ``"callable"`` (``fn(t, xp)``, no data).
       form: the schedule form (``kind == "schedule"``), else ``None``.
       constants: ``((name, value), ...)``: the schedule parameters compiled in.
@@ -148,7 +148,7 @@ def temperature_program(temperature: Any) -> tuple[TemperatureProgram, tuple[flo
 
     Args:
       temperature: a positive finite float (fixed T); a
-        :class`~contrastive_bounds.theory.Schedule` (``form`` and ``params``); another
+        :class:`~contrastive_bounds.theory.Schedule` (``form`` and ``params``); another
         object with a method ``temperature(t, xp=...)``; or a callable ``f(t, xp)``.
 
     Returns:

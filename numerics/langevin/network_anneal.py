@@ -202,7 +202,7 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
                     error_per_t_over_h: float, min_barrier_over_t: float, integrator: str = "euler") -> TrapPrediction:
     """Eyring–Kramers never-escape probability of ``trap`` under ``schedule`` on ``[0, t_end]``, with its band.
 
-    ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func`~contrastive_bounds.theory.expected_escapes`)
+    ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func:`~contrastive_bounds.theory.expected_escapes`)
     with the prefactors modulo symmetry of :func:`~contrastive_bounds.numerics.landscapes.network_kramers.network_trap`
     (radius-R clock: ``k/R²``). The band assumes the chain's escape rate within a factor ``F`` of
     Eyring–Kramers: ``F_T = 1 + error_per_t_over_h·T(0)/ΔV`` at the hottest temperature of the run

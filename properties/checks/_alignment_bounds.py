@@ -243,7 +243,7 @@ def _batch_fractions_kernel(key: Any, labels: Any, runs: int, steps: int, batch_
        quick={"runs": 400, "num_samples": 1000, "num_classes": 10, "batch_size": 64, "steps": 100, "delta": 0.05},
        thorough={"runs": 4000, "num_samples": 1000, "num_classes": 10, "batch_size": 64, "steps": 1000, "delta": 0.05})
 def batch_event(params: Mapping[str, Any], seed: int) -> Outcome:
-    """The batches are drawn by :func`~contrastive_bounds.numerics.alignment.sample_batch` (with
+    """The batches are drawn by :func:`~contrastive_bounds.numerics.alignment.sample_batch` (with
     replacement: the Hoeffding setting) from the balanced labels of ``make_problem`` (class ``i mod C``), step ``t``
     of run ``r`` with key ``fold_in(fold_in(key(seed), r), t)``. Two stochastic tests, Bonferroni (false alarm
     1e-3 in all): the failure frequency of the theorem's event against delta (Clopper-Pearson), and the law of

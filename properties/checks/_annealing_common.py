@@ -2,7 +2,7 @@
 
 Every stochastic check compares a simulated proportion or mean with a theoretical value and a
 *stated* model-error allowance (never a free tolerance): trapped fractions with the Kramers band of
-:func`contrastive_bounds.numerics.langevin.kramers_trap_band` (model factor = exact MFPT /
+:func:`contrastive_bounds.numerics.langevin.kramers_trap_band` (model factor = exact MFPT /
 Kramers at the hottest temperature of the run, step factor 1 + 5h), means with the exact
 quadrature. Intervals are Clopper-Pearson / normal at 99.9 %; ``p_value`` feeds Holm.
 

@@ -130,7 +130,7 @@ def check(id: str, *, theorem: str, statement: str, paper: Literal["A", "B"],
 
 def state_truthfully(outcome: Outcome) -> Outcome:
     """Add a failed ``statement`` condition (so the verdict is ``violated``) when the outcome prints an
-    inequality its own numbers contradict (:func`~contrastive_bounds.properties.contradictions`
+    inequality its own numbers contradict (:func:`~contrastive_bounds.properties.contradictions`
     over the summary and every condition's name and detail). Idempotent; returns ``outcome``."""
     from contrastive_bounds.properties._statements import contradictions
 
@@ -146,5 +146,5 @@ def state_truthfully(outcome: Outcome) -> Outcome:
 
 def defined_checks() -> dict[str, CheckSpec]:
     """The checks defined so far by :func:`check` (imports nothing; see
-    :func`contrastive_bounds.properties.checks.registered_checks` for the built-in ones)."""
+    :func:`contrastive_bounds.properties.checks.registered_checks` for the built-in ones)."""
     return dict(sorted(_CHECKS.items()))

@@ -2,7 +2,7 @@
 
 Written from the statements of docs/theorems.md B2, B4, B5, B6 in mpmath (40 digits), without using
 :mod:`contrastive_bounds.theory._alignment`: each ``verify_*`` function evaluates the toolkit's
-numpy function *and* its sympy :class`~contrastive_bounds.theory.Bound` at the check's own
+numpy function *and* its sympy :class:`~contrastive_bounds.theory.Bound` at the check's own
 points and at tabulated reference points, and returns one :class:`~._agreement.Agreement` per
 comparison. Closed forms used (constant step size eta, a = 1/(2 tau^2 B), c = Delta/(tau sqrt B)):
 

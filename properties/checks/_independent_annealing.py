@@ -93,7 +93,7 @@ def hks_constant_reference(form: str, params: Mapping[str, float]) -> float:
 
 def verify_schedule(schedule: Any, times: list[float]) -> list[Agreement]:
     """A schedule's values (numpy and jax.numpy evaluation of :class:`Schedule`, and the simulator's
-    compiled :class`~contrastive_bounds.numerics.langevin.TemperatureProgram`) at ``times``
+    compiled :class:`~contrastive_bounds.numerics.langevin.TemperatureProgram`) at ``times``
     and its HKS constant against the closed forms, plus the tabulated references of its form."""
     import jax.numpy as jnp
 

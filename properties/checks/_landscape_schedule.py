@@ -14,7 +14,7 @@ Predictions beside the measurements:
 
 * the HKS verdict of each schedule (theory.schedules: converges iff c > H*);
 * the trapped fraction ``exp(−∫_0^{t_f} dt/τ(T(t)))`` (mpmath quadrature,
-  :func`contrastive_bounds.theory.expected_escapes`) with the Eyring–Kramers prefactor
+  :func:`contrastive_bounds.theory.expected_escapes`) with the Eyring–Kramers prefactor
   modulo symmetry *only where the trap and its saddles are non-degenerate modulo symmetry* (the
   output says which). Its band: escape rates within a factor ``F = F_T·F_h`` of Eyring–Kramers, with
   the stated model allowance ``F_T = 1 + 3·T_hot/H*`` at the hottest temperature ``T_hot = T(0)`` of the

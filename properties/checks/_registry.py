@@ -1,7 +1,7 @@
 """The built-in checks of the main job, registered in one place.
 
 Each module listed in :data:`CHECK_MODULES` defines its checks with the
-:func`~contrastive_bounds.properties.checks.check` decorator; importing it registers them.
+:func:`~contrastive_bounds.properties.checks.check` decorator; importing it registers them.
 The framework never imports the check modules (no import cycle); everything that needs the full set
 (the runner, scenarios, the command line) calls :func:`registered_checks`.
 """

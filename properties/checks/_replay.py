@@ -6,14 +6,14 @@ replay sees it. Each check runs the driver for a few steps at a small size and r
 steps by calling the kernel directly with the parameters the user configured, with the driver's
 documented randomness (keys), and requires equality to rounding:
 
-* ``A1.replay_langevin`` — :func`~contrastive_bounds.numerics.langevin.run_schedule`
+* ``A1.replay_langevin`` — :func:`~contrastive_bounds.numerics.langevin.run_schedule`
   (kernel construction + :func:`~contrastive_bounds.numerics.langevin.simulate`, noise of step k
   ``normal(fold_in(key(seed), k))`` over the driver's layout) against
   :meth:`~contrastive_bounds.numerics.langevin.LangevinKernel.step_with_noise` at ``t = k·h``;
-* ``B3.replay_descent`` — :func`~contrastive_bounds.numerics.alignment.run_similarity_descent`
+* ``B3.replay_descent`` — :func:`~contrastive_bounds.numerics.alignment.run_similarity_descent`
   (batches ``sample_batch(fold_in(key(seed), t))``, chunked scan) against
-  :func`~contrastive_bounds.numerics.alignment.descent_step`;
-* ``B8.replay_training`` — one epoch of :func`~contrastive_bounds.numerics.alignment.train_alignment`
+  :func:`~contrastive_bounds.numerics.alignment.descent_step`;
+* ``B8.replay_training`` — one epoch of :func:`~contrastive_bounds.numerics.alignment.train_alignment`
   against ``batch_loss`` + Adam steps written out here (float32, as trained), and the epoch's reported
   metrics (CKA of z, linear CKA of h, RSA, the loss gap) against a second computation from the
   replayed parameters (:mod:`._independent_metrics`; the losses against mpmath on a subsample).

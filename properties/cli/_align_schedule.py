@@ -1,7 +1,7 @@
 """Step-size schedules and Theorem-1 logs on the command line of ``align simulate`` (docs/theorems.md B4).
 
 ``--eta-schedule FORM --eta-param key=value ... --warmup-steps W --warmup-start W0`` or
-``--eta-file FILE`` become a :class`~contrastive_bounds.numerics.alignment.StepSizeSchedule`
+``--eta-file FILE`` become a :class:`~contrastive_bounds.numerics.alignment.StepSizeSchedule`
 (eta_t = ``--eta`` * f(t)); ``--save-log FILE.npz --log-every K`` writes the run as a Theorem-1 log
 for ``align theorem1``. Messages name the options as typed.
 """

@@ -1,7 +1,7 @@
 """``contrastive-bounds align theorem1 LOG``: Theorem 1 and its proof links along a user's training log (B4).
 
 LOG is an ``.npz`` archive or a folder of ``NAME.npy`` files in the format of
-:data`contrastive_bounds.numerics.alignment.LOG_ARRAYS` (docs/alignment-numerics.md,
+:data:`contrastive_bounds.numerics.alignment.LOG_ARRAYS` (docs/alignment-numerics.md,
 "Theorem 1 on your own training log"). Exit 0 when every evaluated link and the bound hold at every
 record, 1 when one fails (the log is not similarity descent with these constants, or the batch
 event failed), 2 for malformed input (one line naming the array or option).

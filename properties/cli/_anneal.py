@@ -28,9 +28,9 @@ unless ``--yes``; a big one prints its cost on stderr first. Ctrl-C stops the ru
 saves its state (to ``--checkpoint``, else to ``anneal-interrupted-<id>.ckpt.npz`` here) and prints
 the command that resumes it; exit code 130.
 
-The command parses its options into the library's configuration (:class`~contrastive_bounds.numerics.langevin.AnnealConfig`
-and :class`~contrastive_bounds.numerics.langevin.DriverOptions`), runs
-:func`~contrastive_bounds.numerics.langevin.anneal` and prints its report. Bad options (other than
+The command parses its options into the library's configuration (:class:`~contrastive_bounds.numerics.langevin.AnnealConfig`
+and :class:`~contrastive_bounds.numerics.langevin.DriverOptions`), runs
+:func:`~contrastive_bounds.numerics.langevin.anneal` and prints its report. Bad options (other than
 the landscape's) are refused before JAX is imported: the modules imported here import nothing from JAX.
 """
 

@@ -36,7 +36,7 @@ def physical_memory() -> int | None:
 
 def step_count(t_end: float, h: float) -> int:
     """``--time / --step-size`` as a whole number of steps in ``[1, 2^31 − 2]``
-    (:func`~contrastive_bounds.numerics.langevin.whole_steps` in the command's terms).
+    (:func:`~contrastive_bounds.numerics.langevin.whole_steps` in the command's terms).
 
     Raises:
       ValueError: naming ``--time`` and ``--step-size`` (not a whole multiple, or too many steps).
@@ -85,7 +85,7 @@ def resume_command(checkpoint: str) -> str:
 
 
 def report_interrupt(stop: Any, time_scale: float = 1.0) -> None:
-    """Ctrl-C (``stop``: the :class`~contrastive_bounds.numerics.langevin.SimulationInterrupted`):
+    """Ctrl-C (``stop``: the :class:`~contrastive_bounds.numerics.langevin.SimulationInterrupted`):
     make sure the state is saved, say where, and print the command that resumes.
 
     ``time_scale`` converts the driver's clock to the one reported (``R²`` for a radius-R landscape)."""

@@ -7,7 +7,7 @@ landscapes, and ``bound``/``list``/``claims`` import only the theory (about half
 command module adds its commands to :data:`COMMANDS` (a test checks the table against the modules).
 
 float64: :func:`main` asks for JAX's float64 mode without importing JAX
-(:func`~contrastive_bounds.numerics.request_x64`), so commands that never touch JAX do not
+(:func:`~contrastive_bounds.numerics.request_x64`), so commands that never touch JAX do not
 pay for it and those that do compute in float64.
 """
 

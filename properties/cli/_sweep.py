@@ -5,7 +5,7 @@
 ``--kinds`` the task kinds and their parameters. SPEC is a TOML file or a built-in name (format:
 :mod:`contrastive_bounds.properties.sweeps._spec`). The whole spec is validated before anything runs
 (exit 2 naming the key and row). Before running, the estimated cost is printed; above
-:data`~contrastive_bounds.properties.sweeps.COST_LIMIT_CORE_HOURS` core-hours the command
+:data:`~contrastive_bounds.properties.sweeps.COST_LIMIT_CORE_HOURS` core-hours the command
 refuses unless ``--yes``. After the rows, one line says what the cluster lost (worker processes,
 tasks that ran again; :mod:`contrastive_bounds.properties.sweeps._losses`). Exit codes: 0 done, 1 a row is violated (after Holm's correction across
 rows with p-values) or a task failed (each failed task is named on stderr), 2 bad input, 3 the scheduler

@@ -67,7 +67,7 @@ def validate_row(row: dict[str, Any], kind: Any) -> None:
       ValueError: naming the column: an unknown verdict, a non-finite float (vacuous or beyond
         float64 must be None with ``bound_log10`` / ``reason``), an interval that does not contain
         its estimate, a probability outside [0, 1], a ``summary`` printing an inequality its own
-        numbers contradict (:func`~contrastive_bounds.properties.contradictions`).
+        numbers contradict (:func:`~contrastive_bounds.properties.contradictions`).
     """
     from contrastive_bounds.properties._statements import contradictions
 

@@ -20,8 +20,8 @@ that says what it shows: the quantity, the axes, the facet, how many rows each c
 and what the band is. Titles are wrapped to the figure's width. Without ``[report]``: a heatmap of
 ``ratio_log10`` (else ``empirical``) over the first two parameters that vary, and curves of
 ``empirical`` against the first. Line figures are drawn by
-:func`contrastive_bounds.properties.render_figure`; files are written atomically. Rows with
-a p-value are corrected together with Holm (:func`contrastive_bounds.properties.holm`).
+:func:`contrastive_bounds.properties.render_figure`; files are written atomically. Rows with
+a p-value are corrected together with Holm (:func:`contrastive_bounds.properties.holm`).
 """
 
 from __future__ import annotations

@@ -72,14 +72,14 @@ def row_digest(row: dict[str, Any]) -> str:
 
 def replace_atomically(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``
-    (:func`contrastive_bounds.numerics.write_atomically`, the toolkit's one atomic writer), with
+    (:func:`contrastive_bounds.numerics.write_atomically`, the toolkit's one atomic writer), with
     the mode ``open(path, "w")`` would give, but without fsync.
 
     A killed process leaves the old file or the new one, never a mix. Row files skip the fsync
     (5-30 ms per row on a busy disk, paid in the loop that collects results) because a row that an
     operating-system crash left empty or truncated is detected by :meth:`ResultsStore.read_row` and
     recomputed on resume; the manifest and ``results.parquet`` are fsynced
-    (:func`contrastive_bounds.properties.atomic_write_bytes`).
+    (:func:`contrastive_bounds.properties.atomic_write_bytes`).
 
     Raises:
       OSError: the folder cannot be created or written.

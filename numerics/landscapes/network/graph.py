@@ -4,7 +4,7 @@ Nodes are minima (up to symmetry), edges verified transition states. For a non-g
 its barrier is ``min over paths to a strictly lower minimum of (highest transition state on the
 path) − V(x)`` and ``H* = max_x barrier(x)`` (Becker & Karplus, J. Chem. Phys. 106, 1495 (1997);
 Wales, Energy Landscapes (2003)). It is computed by the union-find sweep of
-:func`~contrastive_bounds.numerics.landscapes.union_find_depths` (elder rule, ties are not
+:func:`~contrastive_bounds.numerics.landscapes.union_find_depths` (elder rule, ties are not
 depths) on the bipartite graph minima–transition states — the same construction as the grid code —
 and cross-checked by a bottleneck (minimax) Dijkstra search per minimum on a networkx graph.
 

@@ -1,7 +1,7 @@
 """Climbing-image nudged elastic band on ``(S^{d−1})^N``, batched over pairs of minima (A9).
 
 Images ``x_0 … x_{M−1}`` (``x_0``, ``x_{M−1}`` the fixed end minima) start on the per-point great
-circles between the ends (:func`~contrastive_bounds.numerics.geodesic_interpolate`). Every iteration, for every
+circles between the ends (:func:`~contrastive_bounds.numerics.geodesic_interpolate`). Every iteration, for every
 interior image (all images of all pairs in one vmapped evaluation):
 
 * tangent ``τ_k``: the improved (energy-weighted) tangent of Henkelman & Jónsson, J. Chem. Phys.

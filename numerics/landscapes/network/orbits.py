@@ -9,7 +9,7 @@ bases, the Riemannian Hessian, retractions — is :mod:`contrastive_bounds.numer
   skew-symmetric generators ``A = e_a e_bᵀ − e_b e_aᵀ`` of ``so(d)``: they span the tangent space
   of the orbit, of dimension ``r·d − r(r+1)/2`` for a configuration of rank ``r``;
 * :func:`orbit_projector` — the orthogonal projector (in the reduced coordinates of
-  :func`~contrastive_bounds.numerics.tangent_basis`) onto that space, from an SVD of the
+  :func:`~contrastive_bounds.numerics.tangent_basis`) onto that space, from an SVD of the
   generators with a rank tolerance;
 * :func:`remove_orbit` — a vector minus its component along the orbit (ambient coordinates), for the band.
 """

@@ -7,7 +7,7 @@ A1), equal up to floating-point rounding where they overlap:
 
 * :mod:`.sphere` — one chain, any (N, d): :class:`~.sphere.LangevinState`; the Euler (normalisation
   retraction) and geodesic integrators, isotropic or anisotropic noise (A8.5), one tangent normal per
-  S¹ factor. :class`~contrastive_bounds.numerics.langevin.LangevinKernel` binds it to a
+  S¹ factor. :class:`~contrastive_bounds.numerics.langevin.LangevinKernel` binds it to a
   potential and a schedule as the public ``init(position)`` / ``step(key, state, t)``.
 * :mod:`.chains_last` — all chains at once in the chains-last layout (``(N, d, chains)``), for landscapes
   whose value-and-gradient takes trailing batch axes (U0); Euler, isotropic noise.

@@ -1,8 +1,8 @@
 """Sweep kinds of Paper B: ``align-simulate`` (Theorem 1 along coupled similarity descent) and
 ``align-train`` (CL vs NSCL/SupCon/CE on digits).
 
-``align-simulate`` runs :func`contrastive_bounds.numerics.alignment.run_similarity_descent`
-from :func`~contrastive_bounds.numerics.alignment.make_problem` (both seeded by the task's
+``align-simulate`` runs :func:`contrastive_bounds.numerics.alignment.run_similarity_descent`
+from :func:`~contrastive_bounds.numerics.alignment.make_problem` (both seeded by the task's
 seed) and reports d_T against Theorem 1 (docs/theorems.md B4): ``bound``/``bound_log10`` (Theorem 1 at T,
 exact in log space), ``empirical`` = d_T, ``ratio`` = d_T / bound (``ratio_log10`` = minus the total
 slack), the slack each proof link adds (``slack_<link>``, log10 factors, the slack budget), each
@@ -11,7 +11,7 @@ link's bound, the status of the bound (``informative``, ``uninformative`` above 
 with their corollary lower bounds. Verdict: ``violated`` if d_t exceeds any link's bound at any step,
 else ``vacuous`` / ``uninformative`` / ``holds`` by the status.
 
-``align-train`` runs :func`contrastive_bounds.numerics.alignment.train_alignment` (float32
+``align-train`` runs :func:`contrastive_bounds.numerics.alignment.train_alignment` (float32
 training, said in ``details``) and reports the last epoch's CKA/RSA between CL and each other model,
 probe accuracies and the loss gap L_DCL - L_NSCL of the CL model against its bound; verdict
 ``holds`` when both gaps are within the bound at every epoch, else ``violated``.

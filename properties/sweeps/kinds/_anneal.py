@@ -1,12 +1,12 @@
 """Sweep kind ``anneal``: annealed Langevin chains under a schedule, success beside Eyring-Kramers.
 
-One task runs :func`contrastive_bounds.numerics.langevin.run_schedule` (float64) on a
+One task runs :func:`contrastive_bounds.numerics.langevin.run_schedule` (float64) on a
 landscape from a start mode and reports
 
 * ``empirical``: the success fraction P(V(Z_{t_end}) < V_min + delta) with its Clopper-Pearson
   interval at ``confidence`` (``ci_lo``, ``ci_hi``; 2 450 chains give +-2 % at 95 %);
 * for S¹ landscapes started in their deepest trap, the Kramers prediction of the trapped fraction
-  (:func`~contrastive_bounds.numerics.langevin.kramers_trap_band`, docs/theorems.md A5)
+  (:func:`~contrastive_bounds.numerics.langevin.kramers_trap_band`, docs/theorems.md A5)
   with its stated model-error band, in the output columns ``trapped`` (with ``trapped_lo``,
   ``trapped_hi``), ``kramers_trapped``, ``kramers_lo``, ``kramers_hi``; the ``verdict`` is the band
   test of the checks of Paper A (trapped fraction's 99.9 % Clopper-Pearson interval meets the band:
@@ -17,7 +17,7 @@ landscape from a start mode and reports
 
 ``c_over_h`` gives the schedule's constant relative to the critical height H*: for the
 logarithmic forms it is the HKS constant ``c_T / H*`` (converted to the form's own constant by
-:func`contrastive_bounds.theory.hks_constant_to_form`); for ``fixed``, ``linear``,
+:func:`contrastive_bounds.theory.hks_constant_to_form`); for ``fixed``, ``linear``,
 ``exponential`` and ``sqrt`` it is the temperature scale ``c / H*``. Schedule parameters go only to
 the forms that take them (:data:`FORM_PARAMS`: ``gamma``/``period`` to ``exponential``, ``alpha``
 to ``polynomial``, ``t0`` to the logarithmic forms, ``polynomial`` and ``sqrt``), so one grid can

@@ -3,8 +3,8 @@
 A spec names the check (``kind = "check"``, ``check = "A4.convergence"``); its parameters are the
 check's own (the defaults of its ``quick`` profile, with their types), validated by the check's
 ``validate`` where it has one. One task calls the check function ``fn(params, seed)`` from
-:func`contrastive_bounds.properties.checks.registered_checks` and stores its
-:class`~contrastive_bounds.properties.checks.Outcome`: verdict, bound, empirical value and
+:func:`contrastive_bounds.properties.checks.registered_checks` and stores its
+:class:`~contrastive_bounds.properties.checks.Outcome`: verdict, bound, empirical value and
 interval, ratio, p-value, false-alarm probability, reason; the slack budget and the check's
 details go to ``details``. Figures of the outcome are not kept (the sweep report draws its own).
 """

@@ -1,8 +1,8 @@
 """Sweep kind ``landscape``: the transition network of an InfoNCE landscape, and runs on it (A9, A8.6–A8.8).
 
-A task is one row of :func`~contrastive_bounds.properties.checks.landscape_row` (what it
+A task is one row of :func:`~contrastive_bounds.properties.checks.landscape_row` (what it
 measures: ``measure`` = ``"network"``, ``"arrhenius"`` or ``"schedule"``; see there): the kind declares its
-parameters (defaults :data`~contrastive_bounds.properties.checks.ROW_DEFAULTS`; the landscape's
+parameters (defaults :data:`~contrastive_bounds.properties.checks.ROW_DEFAULTS`; the landscape's
 arguments checked by the library, :func:`~contrastive_bounds.numerics.landscapes.network.arguments.infonce_arguments`,
 so a row refuses what ``contrastive-bounds landscape`` refuses), its output columns and its cost, and wraps the
 row as a :class:`~.TaskOutput`. Rows carry the verdict ``measured``: the comparisons and claim verdicts are made
@@ -103,7 +103,7 @@ def validate(p: Mapping[str, Any]) -> None:
 
 
 def run(p: Mapping[str, Any], seed: int) -> TaskOutput:
-    """One ``landscape`` task: :func`~contrastive_bounds.properties.checks.landscape_row`; float64."""
+    """One ``landscape`` task: :func:`~contrastive_bounds.properties.checks.landscape_row`; float64."""
     return TaskOutput(**landscape_row(p, seed))
 
 
