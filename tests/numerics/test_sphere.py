@@ -166,9 +166,9 @@ def test_uniform_refuses_float64_without_x64_and_non_float_dtypes():
     np.testing.assert_allclose(np.linalg.norm(np.asarray(out), axis=1), 1.0, rtol=1e-6)
     code = (
         "import jax, jax.numpy as jnp\n"
-        "from contrastive_bounds.numerics import sphere\n"
-        "try:\n    sphere.uniform(jax.random.key(0), (2, 3), dtype=jnp.float64)\nexcept RuntimeError as e:\n    print(e)\n"
-        "print(sphere.uniform(jax.random.key(0), (2, 3)).dtype)\n"
+        "from contrastive_bounds.numerics import uniform\n"
+        "try:\n    uniform(jax.random.key(0), (2, 3), dtype=jnp.float64)\nexcept RuntimeError as e:\n    print(e)\n"
+        "print(uniform(jax.random.key(0), (2, 3)).dtype)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
