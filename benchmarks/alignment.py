@@ -76,8 +76,8 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
     import jax
     import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.alignment.descent import DescentState
-    from contrastive_bounds.numerics.alignment.descent_run import chunk_batches, run_descent_chunk
+    from contrastive_bounds.numerics.alignment._descent import DescentState
+    from contrastive_bounds.numerics.alignment._descent_run import chunk_batches, run_descent_chunk
 
     n = m // 2
     rng = np.random.default_rng(0)
@@ -114,7 +114,7 @@ def bench_descent(m: int, batch_size: int, steps: int, repeats: int, dtype=np.fl
 
 
 def bench_cka(gram_n: int, repeats: int) -> dict:
-    from contrastive_bounds.numerics.alignment.similarity import linear_cka
+    from contrastive_bounds.numerics.alignment._cka import linear_cka
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((100_000, 64))
@@ -225,7 +225,7 @@ def main() -> None:
     parser.add_argument("--gram-n", type=int, default=20_000)
     args = parser.parse_args()
 
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     enable_x64()
     gram_n = args.gram_n

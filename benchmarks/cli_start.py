@@ -19,11 +19,11 @@ import subprocess
 import sys
 import time
 
-LAZY = "from contrastive_bounds.properties.cli.app import main; import sys; sys.argv = ['contrastive-bounds', *{args!r}]; main()"
-EAGER = ("import contrastive_bounds.properties.cli.theory, contrastive_bounds.properties.cli.annealing, "
-         "contrastive_bounds.properties.cli.anneal, contrastive_bounds.properties.cli.align, "
-         "contrastive_bounds.properties.cli.check\n"
-         "from contrastive_bounds.numerics.precision import enable_x64; enable_x64()\n" + LAZY)
+LAZY = "from contrastive_bounds.properties.cli._app import main; import sys; sys.argv = ['contrastive-bounds', *{args!r}]; main()"
+EAGER = ("import contrastive_bounds.properties.cli._theory, contrastive_bounds.properties.cli._annealing, "
+         "contrastive_bounds.properties.cli._anneal, contrastive_bounds.properties.cli._align, "
+         "contrastive_bounds.properties.cli._check\n"
+         "from contrastive_bounds.numerics._precision import enable_x64; enable_x64()\n" + LAZY)
 
 COMMANDS = {
     "--help": ["--help"],

@@ -69,7 +69,7 @@ def _setup(n: int, d: int, tau: float, searches: int, seed: int = 0):
     from contrastive_bounds.numerics.landscapes.hessfree import softest_modes
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
-    from contrastive_bounds.numerics.sphere import retract
+    from contrastive_bounds.numerics._sphere import retract
 
     spec = infonce_spec(n, d, tau)
     g = np.random.default_rng(seed).normal(size=(4, n, d))
@@ -284,7 +284,7 @@ def main() -> None:
     ap.add_argument("--skip-scaling", action="store_true")
     args = ap.parse_args()
 
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     enable_x64()
     print(f"machine: {_machine()}; float64; InfoNCE (decoupled), tau = {args.tau}")

@@ -96,7 +96,7 @@ def bench_pele(n: int, d: int, tau: float, steps: int, seed: int = 0) -> dict | 
     import jax
     import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+    from contrastive_bounds.numerics.landscapes._infonce import infonce_potential
     from contrastive_bounds.numerics.landscapes.network import NetworkMinimum, Symmetry, TransitionState, analyse_network
     from contrastive_bounds.numerics.landscapes.network.symmetry import align, equivalent
 
@@ -194,7 +194,7 @@ def bench_minima(n: int, d: int, tau: float, starts: int, naive_starts: int, rep
     import jax.numpy as jnp
     from scipy.optimize import minimize
 
-    from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+    from contrastive_bounds.numerics.landscapes._infonce import infonce_potential
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
     from contrastive_bounds.numerics.landscapes.network.verify import newton_polish
@@ -264,7 +264,7 @@ def main() -> None:
     parser.add_argument("--pele-steps", type=int, default=300)
     args = parser.parse_args()
 
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     enable_x64()
     import jax

@@ -75,7 +75,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--grid", default="", help="N:d:tau,... (default: the built-in grid)")
     a = p.parse_args()
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     enable_x64()
     grid = GRID if not a.grid else [tuple(float(x) if i == 2 else int(x) for i, x in enumerate(c.split(":")))

@@ -80,7 +80,7 @@ def report(name: str, seconds: float, res: dict, before: str, after: str) -> Non
 def dense_against_hessfree(reps: int = 3) -> tuple[float, float, float, float]:
     """(dense s, hessfree s) per classification of the N = 64, d = 32 simplex minimum, medians; and the budgeted
     search at N = 16, d = 8 with each provider (s)."""
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     enable_x64()
     import numpy as np

@@ -9,7 +9,7 @@ Cases:
 
 JAX: :func:`contrastive_bounds.numerics.langevin.simulate` with its DEFAULT configuration, as the entry
 points run it: one CPU device per core requested before JAX starts
-(:func:`contrastive_bounds.numerics.devices.use_host_devices`, what the command line does), then
+(:func:`contrastive_bounds.numerics.use_host_devices`, what the command line does), then
 ``simulate`` without ``prng_impl`` or ``shard_chains`` (float32: the validated fused generator;
 chains split over the devices). ``--prng`` / ``--devices`` override for comparisons. Compilation
 excluded.
@@ -59,7 +59,7 @@ def numpy_double_well(z: np.ndarray, steps: int, rng: np.random.Generator) -> tu
     normalisation; V and V'(θ) by the same complex-power recursion as the landscape
     (:meth:`FourierSeries.value_and_derivative_z`, called here with numpy arrays), ∇V = V'·(−y, x).
     """
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     series = get_landscape("double-well").fourier
     f = np.float32
@@ -211,9 +211,9 @@ def run_case(name: str, landscape: str, chains: int, steps: int, repeats: int, n
     import jax
     import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
     from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
-    from contrastive_bounds.numerics.sphere import uniform
+    from contrastive_bounds.numerics._sphere import uniform
 
     land = get_landscape(landscape)
     kernel = langevin_kernel(land, temperature=TEMP, step_size=H)
@@ -275,7 +275,7 @@ def main() -> None:
     ap.add_argument("--devices", type=int, default=None,
                     help="CPU devices (default: one per core, as the command line; 1 = no split)")
     args = ap.parse_args()
-    from contrastive_bounds.numerics.devices import use_host_devices
+    from contrastive_bounds.numerics._devices import use_host_devices
 
     use_host_devices(args.devices)  # before JAX starts, as the entry points do
     print(f"machine: {_machine()}")

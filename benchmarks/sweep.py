@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/sweep.py [--tasks 32] [--repeats 3]``.
 
 (a) Speed-up: ``--tasks`` small ``anneal`` tasks (barrier-H, fixed T, 256 chains, 500 steps; each is
     about 1-2 s of one core, most of it compiling its kernel and the Kramers quadrature) run by
-    :func:`contrastive_bounds.properties.sweeps.engine.run_sweep` on an embedded LocalCluster of 1 and
+    :func:`contrastive_bounds.properties.sweeps.run_sweep` on an embedded LocalCluster of 1 and
     of 2 worker processes (one thread each), and, for reference, by a plain loop in this process
     (what a user writes without the engine). Wall times exclude the cluster start-up and a warm-up
     sweep of two tasks per worker (imports, first calls), printed together as start-up; medians of
@@ -25,9 +25,10 @@ import statistics
 import tempfile
 import time
 
-from contrastive_bounds.numerics.precision import enable_x64
-from contrastive_bounds.properties.sweeps.engine import execute_task, open_client, run_sweep
-from contrastive_bounds.properties.sweeps.spec import parse_spec
+from contrastive_bounds.numerics._precision import enable_x64
+from contrastive_bounds.properties.sweeps._engine import execute_task, run_sweep
+from contrastive_bounds.properties.sweeps._cluster import open_client
+from contrastive_bounds.properties.sweeps._spec import parse_spec
 
 
 def anneal_spec(tasks: int):

@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/validate_fused_rng.py [--normals 1e8] [--chai
 
 1. The law of ``--normals`` float32 normals of ``"fused-threefry"`` as the simulator draws them
    (``--chains`` elements × steps): moments 1-4, Kolmogorov–Smirnov, Anderson–Darling, tail
-   frequencies beyond 4σ and 5σ (:mod:`contrastive_bounds.numerics.langevin.noise_validation`).
+   frequencies beyond 4σ and 5σ (:mod:`contrastive_bounds.numerics.langevin._noise_validation`).
 2. Independence: the two normals of a Box–Muller pair and their squares, the pair's joint law
    (chi-square), successive pairs, adjacent elements and elements half the width apart (shards).
 3. Simulated laws, float32, fused generator against ``jax.random.normal`` (``threefry2x32``) with
@@ -34,10 +34,10 @@ FAMILY_ALPHA = 1e-3
 def simulated_laws(chains: int, seed: int) -> list:
     import jax
 
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
     from contrastive_bounds.numerics.langevin import Arc, DriverOptions, SimulationConfig, langevin_kernel, simulate
-    from contrastive_bounds.numerics.langevin.noise_validation import NormalTest
-    from contrastive_bounds.numerics.sphere import uniform
+    from contrastive_bounds.numerics.langevin._noise_validation import NormalTest
+    from contrastive_bounds.numerics._sphere import uniform
 
     out = []
     vmf = get_landscape("vmf", kappa=2.0, dim=3)
@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="write the results to this file")
     args = ap.parse_args()
 
-    from contrastive_bounds.numerics.langevin.noise_validation import fused_sample, independence_tests, law_tests
+    from contrastive_bounds.numerics.langevin._noise_validation import fused_sample, independence_tests, law_tests
 
     steps = 2 * math.ceil(args.normals / (2 * args.chains))
     t0 = time.perf_counter()

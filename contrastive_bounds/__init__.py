@@ -7,7 +7,7 @@ Subpackages (one direction of dependence, no cycles)::
     contrastive_bounds.properties  checks, strategies, report, CLI    (imports both)
 
 Importing the package never changes global JAX settings; see
-:func:`contrastive_bounds.numerics.precision.enable_x64` to opt in to float64.
+:func:`contrastive_bounds.numerics.enable_x64` to opt in to float64.
 """
 
 __version__ = "0.1.0"

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
+from contrastive_bounds.theory._domains import check_int, check_real, check_seed
 
 __all__ = ["STEP_SCALE", "DEFAULT_STEP_SIZE", "WARN_STEP", "START_CHOICES", "LandscapeMismatch", "AnnealPlan",
            "NetworkAnnealResult", "start_minimum", "check_landscape", "plan_anneal", "run_anneal",
@@ -163,7 +163,7 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
         :class:`LandscapeMismatch`; :class:`~contrastive_bounds.numerics.landscapes.network.saved.SavedEnergyMismatch`
         (a saved energy that is not the potential at its coordinates); a landscape that cannot be rebuilt.
     """
-    from contrastive_bounds.numerics.langevin.global_set import global_set_margin
+    from contrastive_bounds.numerics.langevin._global_set import global_set_margin
     from contrastive_bounds.numerics.langevin.network_anneal import minimum_trap, network_starts, \
         stiffest_eigenvalue, uniform_starts
 
@@ -218,7 +218,7 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
 
 
 def _fraction(k: int, n: int, meaning: str) -> dict[str, Any]:
-    from contrastive_bounds.numerics.stats import clopper_pearson
+    from contrastive_bounds.numerics._stats import clopper_pearson
 
     ci = clopper_pearson(int(k), int(n), 0.95)
     return {"fraction": ci.estimate, "ci95": [ci.lo, ci.hi], "count": int(k), "method": ci.method, "meaning": meaning}
@@ -245,7 +245,7 @@ class NetworkAnnealResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the report of ``anneal --search``)."""
         from contrastive_bounds.numerics.langevin.network_anneal import NOT_CONVERGED, UNKNOWN_MINIMUM
-        from contrastive_bounds.numerics.stats import hitting_time_summary
+        from contrastive_bounds.numerics._stats import hitting_time_summary
 
         p, run, labels, pred = self.plan, self.run, self.labels, self.prediction
         saved, a, first, trap, chains = p.saved, p.analysis, p.first, p.trap, run.chains

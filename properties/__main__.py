@@ -1,5 +1,5 @@
 """``python -m contrastive_bounds.properties`` is the same as ``contrastive-bounds``."""
 
-from contrastive_bounds.properties.cli.app import main
+from contrastive_bounds.properties.cli import main
 
 main()

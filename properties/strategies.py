@@ -27,7 +27,7 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from . import profiles as _profiles  # noqa: F401  (registers the package's profiles; loads none unasked)
+import contrastive_bounds.properties.profiles  # noqa: F401  (registers the package's profiles; loads none unasked)
 
 __all__ = ["SIZE_BUCKETS", "DIM_BUCKETS", "sphere_points", "product_sphere_points", "embedding_pairs", "labels",
            "cosine_grams", "gram_pairs", "fourier_coefficients", "fourier_landscapes", "barrier_landscapes",
@@ -146,8 +146,8 @@ def fourier_coefficients(draw: Any, max_order: int = 4, amplitude: float = 2.0) 
 
 @st.composite
 def fourier_landscapes(draw: Any, max_order: int = 4) -> Any:
-    """A random S¹ :class:`~contrastive_bounds.numerics.landscapes.registry.Landscape` from Fourier coefficients."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    """A random S¹ :class:`~contrastive_bounds.numerics.landscapes.Landscape` from Fourier coefficients."""
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     c = draw(fourier_coefficients(max_order))
     return get_landscape("fourier", cos=c["cos"], sin=c["sin"])
@@ -156,7 +156,7 @@ def fourier_landscapes(draw: Any, max_order: int = 4) -> Any:
 @st.composite
 def barrier_landscapes(draw: Any, heights: tuple[float, float] = (0.2, 10.0)) -> Any:
     """An S¹ landscape of the ``barrier-H`` family with KNOWN critical height H (``.critical_height``)."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     h = draw(st.floats(*heights))
     return get_landscape("barrier-H", H=h)
@@ -184,12 +184,12 @@ _SCHEDULE_PARAMS: dict[str, dict[str, tuple[float, float]]] = {
 
 @st.composite
 def schedules(draw: Any, forms: Sequence[str] | None = None) -> Any:
-    """A logarithmic or fixed :class:`~contrastive_bounds.theory.annealing.Schedule` in one of ``forms``.
+    """A logarithmic or fixed :class:`~contrastive_bounds.theory.Schedule` in one of ``forms``.
 
     Every schedule drawn is valid (finite, positive temperature) on ``[1, inf)``; all but the
     ``generator`` form (beta(0) = 0 by definition) are valid from ``t = 0``.
     """
-    from contrastive_bounds.theory.annealing import make_schedule
+    from contrastive_bounds.theory._schedules import make_schedule
 
     form = draw(st.sampled_from(list(forms or _SCHEDULE_PARAMS)))
     params = {k: draw(st.floats(lo, hi)) for k, (lo, hi) in _SCHEDULE_PARAMS[form].items()}
@@ -258,7 +258,7 @@ def _real_strategy(a: float, a_closed: bool, b: float, b_closed: bool) -> st.Sea
 
 def bound_params(bound: Any, *, box: dict[str, tuple[float, float]] | None = None,
                  non_vacuous: bool = False) -> st.SearchStrategy[dict[str, Any]]:
-    """Points inside ``bound``'s parameter domains (a :class:`~contrastive_bounds.theory.bound.Bound`).
+    """Points inside ``bound``'s parameter domains (a :class:`~contrastive_bounds.theory.Bound`).
 
     Each parameter is drawn from a range *intersected with its domain*, so every point drawn is
     valid for ``bound.evaluate``: open domain ends are respected (``tau`` in (0, inf) never gets 0),

@@ -1,6 +1,6 @@
 """Test-suite set-up: float64 in JAX (our own entry point) and the hypothesis profile from the env."""
 
-from contrastive_bounds.numerics.precision import enable_x64
+from contrastive_bounds.numerics._precision import enable_x64
 from contrastive_bounds.properties.profiles import load_from_env
 
 enable_x64()
@@ -61,8 +61,8 @@ def _restore_check_registry():
     """Checks a test defines (user scenario files, hand-built checks) do not outlive it: after each test the
     registry holds the built-in checks plus what it held before, so counts of the built-in checks do not depend
     on the order tests run in. Built-in checks (registered by CHECK_MODULES, perhaps first during the test) stay."""
-    from contrastive_bounds.properties.checks import framework
-    from contrastive_bounds.properties.checks.registry import CHECK_MODULES
+    import contrastive_bounds.properties.checks._framework as framework
+    from contrastive_bounds.properties.checks._registry import CHECK_MODULES
 
     saved = dict(framework._CHECKS)
     yield
@@ -79,7 +79,7 @@ def _restore_check_registry():
 #: a user's check file (one upper-bound check, ``user.square``, with a plot) for the scenario-file tests of the
 #: command line (tests/cli/test_check.py) and of properties.scenarios (tests/properties/test_scenarios.py)
 USER_CHECKS = '''
-from contrastive_bounds.properties.checks.framework import check, compare_upper, Outcome, PlotSpec, Series
+from contrastive_bounds.properties.checks._framework import check, compare_upper, Outcome, PlotSpec, Series
 
 @check("user.square", theorem="x^2 <= bound", statement="x^2 <= bound for the given x", paper="B",
        quick={"x": 0.5, "bound": 1.0})

@@ -17,12 +17,12 @@ JOBS=${MUTMUT_JOBS:-2}
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 
 case "$SCOPE" in
-  core) MUTATE='"contrastive_bounds/theory/alignment.py", "contrastive_bounds/theory/kramers.py"'
+  core) MUTATE='"contrastive_bounds/theory/_alignment.py", "contrastive_bounds/theory/_alignment_values.py", "contrastive_bounds/theory/_kramers.py"'
         TESTS='"tests/theory/test_alignment.py", "tests/theory/test_kramers.py"'
         [ -f "$ROOT/tests/theory/test_formula_values.py" ] && TESTS="$TESTS, \"tests/theory/test_formula_values.py\"" ;;
-  smoke) MUTATE='"contrastive_bounds/theory/alignment.py"'
+  smoke) MUTATE='"contrastive_bounds/theory/_alignment_values.py"'
          TESTS='"tests/theory/test_alignment.py"' ;;
-  schedules) MUTATE='"contrastive_bounds/theory/schedules.py"'
+  schedules) MUTATE='"contrastive_bounds/theory/_schedules.py"'
          TESTS='"tests/theory/test_schedules.py", "tests/theory/test_formula_values.py"' ;;
   theory) MUTATE='"contrastive_bounds/theory/*.py"'
           TESTS='"tests/theory"' ;;

@@ -108,9 +108,9 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
     Raises:
       ValueError: a bad ``curvature``. X64DisabledError: JAX's x64 mode is off.
     """
-    from contrastive_bounds.numerics.precision import require_x64
+    from contrastive_bounds.numerics._precision import require_x64
 
-    require_x64(np.float64, what="landscapes.network_kramers.point_curvature")
+    require_x64(np.float64, what="landscapes.kramers_curvature.point_curvature")
     a = np.asarray(z, dtype=np.float64)
     n, d = a.shape
     path = curvature_path(n, d, curvature)

@@ -53,20 +53,11 @@ from typing import Any
 
 import numpy as np
 
-from contrastive_bounds.numerics.landscapes.kramers_curvature import (  # noqa: F401  (re-exported)
-    HESSIAN_FREE_ABOVE,
-    RADEMACHER_ABOVE,
-    RADEMACHER_PROBES,
-    PointCurvature,
-    curvature_path,
-    orbit_volume_density,
-    point_curvature,
-)
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
+from contrastive_bounds.numerics.landscapes.kramers_curvature import curvature_path, point_curvature
+from contrastive_bounds.theory._domains import check_int, check_real, check_seed
 
-__all__ = ["EscapeSaddle", "NetworkTrap", "network_trap", "orbit_volume_density", "random_rotations", "trap_starts",
-           "euler_step_log_rate_bias", "HESSIAN_FREE_ABOVE", "RADEMACHER_ABOVE", "RADEMACHER_PROBES", "curvature_path",
-           "point_curvature", "PointCurvature"]
+__all__ = ["EscapeSaddle", "NetworkTrap", "network_trap", "random_rotations", "trap_starts",
+           "euler_step_log_rate_bias"]
 
 
 
@@ -153,7 +144,7 @@ class NetworkTrap:
     @property
     def log_prefactors(self) -> list[float]:
         """Per escape saddle, ``log`` of its rate prefactor (the ``log_prefactors`` argument of
-        :func:`contrastive_bounds.theory.kramers.expected_escapes`).
+        :func:`contrastive_bounds.theory.expected_escapes`).
 
         Raises:
           ValueError: the prefactor is not defined (:attr:`prefactor_reason`).

@@ -61,7 +61,7 @@ from contrastive_bounds.numerics.landscapes.trap_tools import (
     newton_polish,
     same_gram,
 )
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["TrapExploration", "explore_trap", "CURVATURE_NAME", "EXPLORATION"]
 
@@ -153,7 +153,7 @@ def _explore_one(spec: Any, store: NetworkStore, cat: "_Catalogue", chosen: Any,
     events into ``store``)."""
     from contrastive_bounds.numerics.landscapes.hessfree import follow_modes
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
-    from contrastive_bounds.numerics.sphere import retract
+    from contrastive_bounds.numerics._sphere import retract
 
     t1 = time.perf_counter()
     searches = follow_modes(spec.potential, chosen.z[None], modes=modes, seed=seed)
@@ -233,7 +233,7 @@ def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: 
     """
     from contrastive_bounds.numerics.landscapes.hessfree import follow_modes, verify_batch
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
-    from contrastive_bounds.numerics.sphere import retract, uniform
+    from contrastive_bounds.numerics._sphere import retract, uniform
 
     require_x64(np.float64, what="landscapes.trap_network.explore_trap")
     for name, val, lo in (("starts", starts, 1), ("seed", seed, 0), ("modes", modes, 1), ("max_traps", max_traps, 1)):
@@ -323,7 +323,7 @@ def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: 
 def main(argv: list[str] | None = None) -> int:
     """Command line (module docstring)."""
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     p = argparse.ArgumentParser(prog="python -m contrastive_bounds.numerics.landscapes.trap_network",
                                 description="Explore one trap of an InfoNCE landscape Hessian-free and save it.")

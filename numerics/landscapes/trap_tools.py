@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["newton_polish", "multiplicity_at_scale", "same_gram", "EXACT_MULTIPLICITY_MAX_POINTS"]
 
@@ -67,7 +67,7 @@ def newton_polish(potential: Any, z: Any, *, steps: int = 4, orthogonal: bool = 
 @functools.lru_cache(maxsize=16)
 def _newton_step(potential: Any, orthogonal: bool) -> Any:
     from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian
-    from contrastive_bounds.numerics.sphere import retract
+    from contrastive_bounds.numerics._sphere import retract
 
     @jax.jit
     def step(x: jax.Array) -> jax.Array:

@@ -9,7 +9,7 @@ What the ``anneal`` command needs beyond :func:`.network_runs.schedule_sample` t
   independent Haar rotations where the potential is ``O(d)``-invariant (every copy is the same minimum
   modulo symmetry), the minimum itself otherwise; or i.i.d. uniform points;
 * the default δ of the global set ``{V < V_min + δ}`` is the one rule
-  :func:`~contrastive_bounds.numerics.langevin.global_set.global_set_margin`: half the gap between
+  :func:`~contrastive_bounds.numerics.langevin._global_set.global_set_margin`: half the gap between
   ``V_min`` and the lowest non-global minimum, so the set lies inside the basins of the global minima
   (a point whose gradient flow ends at a minimum ``m`` has ``V >= V(m)``);
 * :func:`minimum_trap` — the Eyring–Kramers escape data of any non-global minimum of the network
@@ -35,22 +35,22 @@ from typing import Any, Callable, Sequence
 import jax
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
-from contrastive_bounds.theory.kramers import expected_escapes
+from contrastive_bounds.theory._domains import check_int, check_real, check_seed
+from contrastive_bounds.theory._kramers import expected_escapes
 
 from contrastive_bounds.numerics.landscapes.network.constants import LOOSE_ENERGY_RTOL, LOOSE_TOL
 from contrastive_bounds.numerics.landscapes.network.optimize import CONVERGED, STALLED, minimize_batch
 from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
 from contrastive_bounds.numerics.landscapes.network.verify import classify
+from contrastive_bounds.numerics.landscapes.kramers_curvature import curvature_path
 from contrastive_bounds.numerics.landscapes.network_kramers import (
     NetworkTrap,
-    curvature_path,
     euler_step_log_rate_bias,
     network_trap,
     trap_starts,
 )
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import uniform
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import uniform
 
 __all__ = ["network_starts", "uniform_starts", "stiffest_eigenvalue", "minimum_trap",
            "TrapPrediction", "trap_prediction", "final_basins", "UNKNOWN_MINIMUM", "NOT_CONVERGED",
@@ -119,7 +119,7 @@ def stiffest_eigenvalue(spec: Any, z: Any, curvature: str | None = None) -> floa
     Dense (every eigenvalue, :func:`~contrastive_bounds.numerics.landscapes.network.verify.classify`) up to
     ``N·d = HESSIAN_FREE_ABOVE``, Hessian-free above (Lanczos at both ends of the spectrum plus its residual,
     :func:`~contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue`: no ``(N·d)²`` array);
-    ``curvature`` ``"dense"``/``"hessfree"`` forces one (:func:`~contrastive_bounds.numerics.landscapes.network_kramers.curvature_path`).
+    ``curvature`` ``"dense"``/``"hessfree"`` forces one (:func:`~contrastive_bounds.numerics.landscapes.kramers_curvature.curvature_path`).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off. ValueError: a bad ``curvature``.
@@ -216,7 +216,7 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
                     error_per_t_over_h: float, min_barrier_over_t: float, integrator: str = "euler") -> TrapPrediction:
     """Eyring–Kramers never-escape probability of ``trap`` under ``schedule`` on ``[0, t_end]``, with its band.
 
-    ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func:`~contrastive_bounds.theory.kramers.expected_escapes`)
+    ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func:`~contrastive_bounds.theory.expected_escapes`)
     with the prefactors modulo symmetry of :func:`~contrastive_bounds.numerics.landscapes.network_kramers.network_trap`
     (radius-R clock: ``k/R²``). The band assumes the chain's escape rate within a factor ``F`` of
     Eyring–Kramers: ``F_T = 1 + error_per_t_over_h·T(0)/ΔV`` at the hottest temperature of the run

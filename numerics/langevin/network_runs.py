@@ -30,11 +30,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real, check_seed
+from contrastive_bounds.theory._domains import check_int, check_real, check_seed
 
 from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, simulate
-from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics.langevin._kernel import langevin_kernel
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["EscapeSample", "ArrheniusEstimate", "ScheduleSample", "radius_clock_temperature", "escape_sample",
            "censored_mean", "arrhenius_exponent", "schedule_sample", "run_description"]
@@ -319,8 +319,8 @@ def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step
 def trap_level(trap: Any) -> float:
     """``V_min + δ`` with ``δ = (V(trap) − V_min)/2``: the target level "reached the global set" of runs
     from a network trap (``V_min``: the network's global minimum energy), by the one rule
-    :func:`~contrastive_bounds.numerics.langevin.global_set.global_set_level` with the trap outside the set."""
-    from contrastive_bounds.numerics.langevin.global_set import global_set_level
+    :func:`~contrastive_bounds.numerics.langevin._global_set.global_set_level` with the trap outside the set."""
+    from contrastive_bounds.numerics.langevin._global_set import global_set_level
 
     return global_set_level(trap.v_min, [trap.energy])
 

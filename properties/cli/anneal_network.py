@@ -32,9 +32,9 @@ from rich.table import Table
 from contrastive_bounds.numerics.landscapes.network.saved import SavedEnergyMismatch, load_saved_search
 from contrastive_bounds.numerics.network_experiment import START_CHOICES, LandscapeMismatch, \
     check_landscape, start_minimum, whole_steps
-from contrastive_bounds.theory.domains import check_real
+from contrastive_bounds.theory._domains import check_real
 
-from contrastive_bounds.properties.cli.common import CLIError, console, emit_json, err_console
+from contrastive_bounds.properties.cli._common import CLIError, console, emit_json, err_console
 from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, option_for_field, \
     options_from_fingerprint
 
@@ -136,7 +136,7 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
     from contrastive_bounds.numerics.langevin import SimulationInterrupted, deferred_interrupts
     from contrastive_bounds.numerics.network_experiment import plan_anneal, run_anneal
 
-    from contrastive_bounds.properties.cli.anneal_run import announce_cost, guard_cost, report_interrupt, \
+    from contrastive_bounds.properties.cli._anneal_run import announce_cost, guard_cost, report_interrupt, \
         resume_command
 
     try:

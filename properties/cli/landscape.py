@@ -27,9 +27,9 @@ from rich.table import Table
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings, at_scale
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory._domains import check_int, check_real
 
-from contrastive_bounds.properties.cli.common import (
+from contrastive_bounds.properties.cli._common import (
     CLIError,
     command,
     console,

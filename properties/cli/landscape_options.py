@@ -30,10 +30,10 @@ from contrastive_bounds.numerics.landscapes.network.arguments import InfonceArgu
 from contrastive_bounds.numerics.landscapes.network.rebuild import NETWORK_ONLY, LandscapeRecipe, \
     recipe_from_fingerprint
 
-from contrastive_bounds.properties.cli.common import CLIError, parse_assignments, parse_number
+from contrastive_bounds.properties.cli._common import CLIError, parse_assignments, parse_number
 
 __all__ = ["LandscapeOptions", "parse_pairs", "landscape_spec_from_options", "options_from_fingerprint",
-           "option_for_field", "option_error", "NETWORK_ONLY"]
+           "option_for_field", "option_error"]
 
 #: the library's argument names as the command line spells them
 OPTIONS = {"num_points": "--points", "dim": "--dim", "tau": "--tau", "pairs": "--pairs", "radius": "--radius",
@@ -132,7 +132,7 @@ class LandscapeOptions:
         if recipe.arguments is not None:
             return recipe.build()
         from contrastive_bounds.numerics.landscapes.network import landscape_spec
-        from contrastive_bounds.numerics.landscapes.registry import get_landscape, resolve_landscape
+        from contrastive_bounds.numerics.landscapes._registry import get_landscape, resolve_landscape
 
         if self.extra:
             return landscape_spec(get_landscape(self.name, **recipe.params, **self.extra), radius=recipe.radius)

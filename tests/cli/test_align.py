@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.alignment.descent_run import (
-    LINKS, DescentConfig, make_problem, run_similarity_descent)
-from contrastive_bounds.properties.cli import align as cli_align
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.theory import alignment
-from contrastive_bounds.theory.registry import get
+from contrastive_bounds.numerics.alignment._descent_result import LINKS
+from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment._descent_run import run_similarity_descent
+import contrastive_bounds.properties.cli._align as cli_align
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds import theory as alignment
+from contrastive_bounds.theory._registry import get
 
 runner = CliRunner()
 SMALL = ["align", "simulate", "--num-samples", "100", "--steps", "20"]
@@ -101,7 +102,7 @@ def test_log_space_link_bounds_match_direct_delta():
 
 def test_train_plot_folder_checked_before_training(monkeypatch):
     """--plot in a missing folder: exit 2 naming --plot, before any training (no temporary file named)."""
-    from contrastive_bounds.numerics.alignment import training
+    import contrastive_bounds.numerics.alignment._training as training
 
     def no_training(*args, **kwargs):
         raise AssertionError("training started before --plot was checked")

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.alignment.similarity import cosine_gram_cka, rsa_from_similarity
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.numerics.alignment._cka import cosine_gram_cka
+from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 PROXY = ["align", "proxy", "--model", "free", "--reference-size", "8", "--batch-size", "4", "--steps", "4",
@@ -68,7 +68,7 @@ def test_compare_refuses_malformed_files(d, args, start, words):
 def test_an_empty_file_exits_2_not_130_from_the_console_script(d):
     """The installed entry point (not only the test runner): exit 2 and the message, never 'aborted' / 130."""
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    code = "from contrastive_bounds.properties.cli.app import main; main()"
+    code = "from contrastive_bounds.properties.cli._app import main; main()"
     proc = subprocess.run([sys.executable, "-c", code, "align", "compare", str(d / "empty.npy"), str(d / "b.npy")],
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 2, proc.stderr
@@ -108,7 +108,7 @@ def test_batch_scaling_ignores_the_sgd_batch_size_it_never_uses(monkeypatch):
     """A reference set of 16 was refused with 'batch_size=32 is outside [2, 16]', an option batch-scaling
     does not have (its cells set their own batch sizes): now only the grid's sizes are checked, and the
     run reaches its cells (stubbed here) with the reference set loaded."""
-    from contrastive_bounds.numerics.alignment import batch_scaling as bs
+    import contrastive_bounds.numerics.alignment._batch_scaling as bs
 
     res = runner.invoke(app, [*GRID[:-2], "--batch-sizes", "4,32"])
     _one_line(res, "error: --batch-sizes=32 is outside its domain: integers in [2, 16]")

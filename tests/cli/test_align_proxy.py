@@ -10,7 +10,7 @@ import json
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 import pytest
 
 runner = CliRunner()
@@ -100,10 +100,10 @@ def test_batch_scaling_table_prints_intervals_inside_the_range(monkeypatch):
     and a footnote saying so, never a CKA above 1."""
     import re
 
-    from contrastive_bounds.numerics.alignment import batch_scaling as bs
-    from contrastive_bounds.numerics.alignment.batch_scaling import ScalingConfig
-    from contrastive_bounds.numerics.alignment.batch_scaling_report import ScalingResult
-    from contrastive_bounds.numerics.alignment.sgd import SGDConfig
+    import contrastive_bounds.numerics.alignment._batch_scaling as bs
+    from contrastive_bounds.numerics.alignment._batch_scaling import ScalingConfig
+    from contrastive_bounds.numerics.alignment._batch_scaling_report import ScalingResult
+    from contrastive_bounds.numerics.alignment._sgd import SGDConfig
 
     cfg = ScalingConfig(batch_sizes=(8, 16), exponents=(1.0, 0.0), budgets=("epochs",), seeds=3, epochs=2,
                         reference_batch=8, sgd=SGDConfig(reference_size=32, num_classes=4, hidden=8, views="fresh",

@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.statements import contradictions
+from contrastive_bounds.properties._statements import contradictions
 
-from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
-from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment._descent_run import run_similarity_descent
+from contrastive_bounds.numerics.alignment._step_schedule import StepSizeSchedule
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +45,7 @@ def _user_log(tmp_path: Path) -> tuple[str, dict]:
     cfg = DescentConfig(batch_size=B, steps=T, tau=0.5, step_size=2.0, seed=1, chunk_size=T,
                         schedule=StepSizeSchedule("step", {"gamma": 0.5, "period": 3}))
     res = run_similarity_descent(s0, lab, cfg, trajectory_every=1)
-    from contrastive_bounds.numerics.alignment.theorem1_log_io import theorem1_log_arrays
+    from contrastive_bounds.numerics.alignment._theorem1_log_io import theorem1_log_arrays
 
     arrays = theorem1_log_arrays(res)
     user = {k: arrays[k] for k in ("sigma_cl", "sigma_nscl", "labels", "batches", "step_sizes")}

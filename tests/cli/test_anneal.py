@@ -1,10 +1,10 @@
-"""The ``anneal`` command (properties/cli/anneal.py) through typer's CliRunner."""
+"""The ``anneal`` command (properties/cli/_anneal.py) through typer's CliRunner."""
 
 import json
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 import pytest
 
 runner = CliRunner()
@@ -56,7 +56,7 @@ def test_console_script_reports_usage_errors_in_one_line(monkeypatch, capsys):
     each give ONE line on stderr and exit code 2; a good command exits 0."""
     import pytest
 
-    from contrastive_bounds.properties.cli.app import main
+    from contrastive_bounds.properties.cli._app import main
 
     cases = [
         (["anneal", "double-well", "--schedule", "temperature", "c=2.0", "--chains", "abc"], "--chains"),
@@ -129,8 +129,8 @@ def test_anneal_runs_when_the_kramers_quadrature_cannot_reach_its_temperature():
 def test_anneal_help_lists_exactly_the_landscapes_it_can_run():
     """The help lists only landscapes anneal can run: vmf-mixture and infonce (no known global minimum) had
     been listed although they always fail."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes
-    from contrastive_bounds.properties.cli.anneal import ANNEAL_LANDSCAPES
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape, list_landscapes
+    from contrastive_bounds.properties.cli._anneal import ANNEAL_LANDSCAPES
 
     runnable = []
     for name in list_landscapes():
@@ -177,7 +177,7 @@ BAD_OPTIONS = [
 
 LAZY_PROBE = """
 import json, sys
-from contrastive_bounds.properties.cli.app import main
+from contrastive_bounds.properties.cli._app import main
 out = []
 for argv in json.loads(sys.argv[1]):
     sys.argv = ["contrastive-bounds", "anneal", "double-well", "c=2", "t0=2", "--schedule", "temperature", *argv]
@@ -221,11 +221,11 @@ def test_a_checkpoint_folder_is_refused_before_the_landscape_or_the_run(tmp_path
     """--checkpoint FOLDER (with or without --resume) is refused before anything is computed: neither the landscape
     nor the experiment is reached (it had said 'already holds a saved run' for a folder, and with --resume had failed
     only when the simulator started)."""
-    from contrastive_bounds.numerics.langevin import annealing
+    import contrastive_bounds.numerics.langevin._annealing as annealing
 
     calls = []
     monkeypatch.setattr(annealing, "anneal", lambda *a, **k: calls.append("anneal"))
-    monkeypatch.setattr("contrastive_bounds.numerics.landscapes.registry.resolve_landscape",
+    monkeypatch.setattr("contrastive_bounds.numerics.landscapes._registry.resolve_landscape",
                         lambda *a, **k: calls.append("landscape"))
     for extra in ([], ["--resume"]):
         res = _run("double-well", "c=2", "t0=2", "--schedule", "temperature", "--time", "1", "--checkpoint",

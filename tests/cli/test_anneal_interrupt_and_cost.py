@@ -16,8 +16,8 @@ import time
 import numpy as np
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.anneal import MAX_CHAIN_STEPS
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._anneal_run import MAX_CHAIN_STEPS
+from contrastive_bounds.properties.cli._app import app
 import pytest
 
 runner = CliRunner()

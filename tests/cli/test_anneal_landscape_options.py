@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_spec, thomson_spec
-from contrastive_bounds.numerics.landscapes.registry import get_landscape, resolve_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape, resolve_landscape
 from contrastive_bounds.properties.cli.landscape_options import (
     LandscapeOptions,
     landscape_spec_from_options,

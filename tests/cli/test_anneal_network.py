@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.numerics.stats import clopper_pearson
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.theory.kramers import eyring_kramers_log_time
+from contrastive_bounds.numerics._stats import clopper_pearson
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.theory._kramers import eyring_kramers_log_time
 
 runner = CliRunner()
 TAU = 0.1

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 

@@ -56,7 +56,7 @@ FAST_CHECKS = ("A2.schedule_values", "A3.critical_height", "A4.trapping", "A5.kr
 def _invoke(args: list[str], tmp: Path | None = None) -> tuple[int, str]:
     from typer.testing import CliRunner
 
-    from contrastive_bounds.properties.cli.app import app
+    from contrastive_bounds.properties.cli._app import app
 
     env = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
     res = CliRunner().invoke(app, args, env=env)
@@ -146,8 +146,8 @@ def test_published_values_are_the_recorded_ones():
 def test_the_main_jobs_fast_verdicts_are_the_recorded_ones(tmp_path):
     """The quick profile's fast checks (:data:`FAST_CHECKS`), run now by the main job's runner, give the recorded
     verdicts."""
-    from contrastive_bounds.properties.runner import run_suite
-    from contrastive_bounds.properties.scenarios import builtin_scenarios
+    from contrastive_bounds.properties._runner import run_suite
+    from contrastive_bounds.properties._scenarios import builtin_scenarios
 
     golden = json.loads((GOLDEN / "check-quick-verdicts.json").read_text())
     scenarios = [s for s in builtin_scenarios("quick") if s.check in FAST_CHECKS]
@@ -168,7 +168,7 @@ def record(check_results: str | None = None) -> None:
     """Write the golden files from the importable package (and from a ``check --profile quick`` results.json)."""
     import tempfile
 
-    from contrastive_bounds.numerics.precision import enable_x64
+    from contrastive_bounds.numerics._precision import enable_x64
 
     enable_x64()
     GOLDEN.mkdir(exist_ok=True)

@@ -8,11 +8,11 @@ import math
 import sympy as sp
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.bound import Bound
-from contrastive_bounds.theory.domains import Interval, Param
-from contrastive_bounds.theory.source import Source
+from contrastive_bounds.properties.cli._app import app
+import contrastive_bounds.theory._registry as registry
+from contrastive_bounds.theory._bound import Bound
+from contrastive_bounds.theory._domains import Interval, Param
+from contrastive_bounds.theory._source import Source
 
 
 def test_undetermined_factor_is_reported(monkeypatch):
@@ -22,7 +22,7 @@ def test_undetermined_factor_is_reported(monkeypatch):
     bound = Bound("test.cancelling", "exp(x) - 1 without a log form", (x,), {"growth": sp.exp(x.symbol) - 1},
                   Source("test", None, "here"))
     monkeypatch.setitem(registry._REGISTRY, bound.name, bound)
-    import contrastive_bounds.properties.cli.theory as cli_theory
+    import contrastive_bounds.properties.cli._theory as cli_theory
 
     monkeypatch.setattr(cli_theory, "MAX_MAGNITUDE", 6000)  # the command line's limit is 10^-1000; this test needs less
     res = CliRunner().invoke(app, ["bound", "test.cancelling", "x=1e-5000"])
@@ -47,7 +47,7 @@ def test_titles_with_square_brackets_are_printed_as_text_not_markup():
     """A title holding "[t_start, t_start + duration]" shows in `list` and `bound` (rich would drop it as a tag)."""
     from typer.testing import CliRunner
 
-    from contrastive_bounds.properties.cli.app import app
+    from contrastive_bounds.properties.cli._app import app
 
     res = CliRunner().invoke(app, ["list"])
     assert res.exit_code == 0 and "over [t_start, t_start + duration] under" in res.output

@@ -9,7 +9,7 @@ import json
 import mpmath
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 RUNNER = CliRunner()
 IMAGENET = ["tau=0.1", "batch_size=256", "num_classes=1000", "delta=0.05", "steps=500000", "eta_sum=50000"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli import align_cost
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.properties.cli.common import CLIError
+import contrastive_bounds.properties.cli._align_cost as align_cost
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.properties.cli._common import CLIError
 
 runner = CliRunner()
 FROBENIUS = ["bound", "alignment.frobenius", "tau=0.5", "pi_max=0.1", "batch_size=64", "steps=1000", "delta=0.05",
@@ -28,7 +28,7 @@ def _one_line(res, *words):
 @pytest.mark.parametrize("digits", ["4", "1001", "5000", "100000"])
 def test_bound_digits_outside_5_to_1000_are_refused_before_any_work(monkeypatch, digits):
     """Exit 2 naming --digits and [5, 1000], before the registry is even consulted (no table, no minutes)."""
-    from contrastive_bounds.theory import registry
+    import contrastive_bounds.theory._registry as registry
 
     monkeypatch.setattr(registry, "get", lambda name: pytest.fail("the bound was looked up before --digits was checked"))
     _one_line(runner.invoke(app, [*FROBENIUS, "--digits", digits]), f"--digits={digits} is outside its domain: "
@@ -78,7 +78,10 @@ def test_defaults_of_every_align_command_are_within_the_limit():
 
 def _no_run(monkeypatch):
     """Replace every align runner by one that says it was reached (so no test trains anything)."""
-    from contrastive_bounds.numerics.alignment import batch_scaling, descent_run, proxy, training
+    import contrastive_bounds.numerics.alignment._batch_scaling as batch_scaling
+    import contrastive_bounds.numerics.alignment._descent_run as descent_run
+    import contrastive_bounds.numerics.alignment._proxy as proxy
+    import contrastive_bounds.numerics.alignment._training as training
 
     def reached(*a, **k):  # noqa: ANN002, ANN003, ANN202
         raise ValueError("the run was reached")

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties import runner as runner_mod
-from contrastive_bounds.properties.cli.app import app
+import contrastive_bounds.properties._runner as runner_mod
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 
 # A check without figures, for the --out tests.
 PLAIN_CHECKS = '''
-from contrastive_bounds.properties.checks.framework import check, compare_upper
+from contrastive_bounds.properties.checks._framework import check, compare_upper
 
 @check("plain.square", theorem="x^2 <= bound", statement="x^2 <= bound for the given x", paper="B",
        quick={"x": 0.5, "bound": 1.0})

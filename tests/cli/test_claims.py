@@ -7,9 +7,9 @@ import json
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.claim import Verdict
+from contrastive_bounds.properties.cli._app import app
+import contrastive_bounds.theory._registry as registry
+from contrastive_bounds.theory._claim import Verdict
 
 runner = CliRunner()
 NAME = "alignment.frobenius_decreasing_in_tau"

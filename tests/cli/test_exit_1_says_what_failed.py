@@ -4,8 +4,8 @@ on a hand-made log exited 1 with only a `False` in a table row."""
 
 from types import SimpleNamespace
 
-from contrastive_bounds.properties.cli.sweep import _failure_line
-from contrastive_bounds.properties.selftest.report import failure_line
+from contrastive_bounds.properties.cli._sweep import _failure_line
+from contrastive_bounds.properties.selftest._report import failure_line
 
 
 def _row(i, verdict, summary):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 BIG = 10**400
 runner = CliRunner()

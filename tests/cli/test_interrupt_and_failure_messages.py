@@ -8,8 +8,8 @@ import typer
 from typer.testing import CliRunner
 
 from contrastive_bounds.numerics.landscapes.network import search as network_search
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.properties.cli.common import command
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.properties.cli._common import command
 import pytest
 
 runner = CliRunner()
@@ -23,7 +23,7 @@ def _raise(exc):
 
 def test_align_proxy_ctrl_c_says_where_the_progress_is(tmp_path, monkeypatch):
     """With --checkpoint: exit 130 and a line naming the file and how to continue; without: says nothing was saved."""
-    import contrastive_bounds.numerics.alignment.proxy as proxy
+    import contrastive_bounds.numerics.alignment._proxy as proxy
 
     monkeypatch.setattr(proxy, "run_proxy_comparison", _raise(KeyboardInterrupt()))
     args = ["align", "proxy", "--model", "free", "--reference-size", "16", "--batch-size", "8", "--steps", "20",

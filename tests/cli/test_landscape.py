@@ -8,7 +8,7 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 SMALL = ["--starts", "8", "--hop-rounds", "1", "--patience", "1", "--ts-rounds", "1"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 from contrastive_bounds.properties.cli.landscape import DEFAULT_OUT
 import pytest
 

@@ -7,7 +7,7 @@ import json
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 from contrastive_bounds.properties.cli.landscape import ITERATIONS_PER_START, MAX_SEARCH_COST, search_cost
 import pytest
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from contrastive_bounds.numerics.landscapes.network import landscape_network, user_spec
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 from contrastive_bounds.properties.cli.landscape import default_out
 from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions
 
@@ -115,7 +115,7 @@ def test_a_long_title_fits_the_narrowest_disconnectivity_figure():
 
 def test_the_help_lists_the_registry_without_importing_it():
     """The landscape command's help names the registry's landscapes from a constant (no JAX to list them): equal."""
-    from contrastive_bounds.numerics.landscapes.registry import list_landscapes
+    from contrastive_bounds.numerics.landscapes._registry import list_landscapes
     from contrastive_bounds.properties.cli.landscape import BUILTIN_LANDSCAPES
 
     assert list(BUILTIN_LANDSCAPES) == list_landscapes()

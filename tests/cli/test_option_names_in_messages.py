@@ -9,8 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli import common
-from contrastive_bounds.properties.cli.app import app
+import contrastive_bounds.properties.cli._common as common
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 
@@ -101,8 +101,8 @@ def test_commands_name_their_options(argv, shown):
 
 def test_check_and_sweep_messages_from_their_libraries_name_options(monkeypatch, tmp_path):
     """``check`` and ``sweep`` get the rewrite for messages raised deep in their libraries."""
-    import contrastive_bounds.properties.scenarios as scenarios
-    import contrastive_bounds.properties.sweeps.spec as spec
+    import contrastive_bounds.properties._scenarios as scenarios
+    import contrastive_bounds.properties.sweeps._spec as spec
 
     def refuse_selection(chosen, only):  # noqa: ANN001, ANN202
         raise ValueError(f"only={only!r} selects no scenario of profile='quick'")

@@ -1,4 +1,4 @@
-"""Every output path is checked before any computation, with the message that fits (properties/cli/common.py:
+"""Every output path is checked before any computation, with the message that fits (properties/cli/_common.py:
 output_folder, output_file): a folder given where a file is written, a file given where a folder is written, a
 missing or unwritable place. Once `align simulate --save-log D` with D an existing folder ran the whole simulation and
 then failed with IsADirectoryError (a traceback, exit 1), losing the run."""
@@ -6,9 +6,9 @@ then failed with IsADirectoryError (a traceback, exit 1), losing the run."""
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli import common
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.properties.cli.common import CLIError, output_file, output_folder
+import contrastive_bounds.properties.cli._common as common
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.properties.cli._common import CLIError, output_file, output_folder
 
 runner = CliRunner()
 SIMULATE = ["align", "simulate", "--num-samples", "20", "--steps", "5", "--batch-size", "8"]
@@ -17,7 +17,7 @@ SIMULATE = ["align", "simulate", "--num-samples", "20", "--steps", "5", "--batch
 @pytest.fixture
 def no_simulation(monkeypatch):
     """Any computation fails the test: the path must be refused first."""
-    from contrastive_bounds.numerics.alignment import descent_run
+    import contrastive_bounds.numerics.alignment._descent_run as descent_run
 
     def refuse(*args, **kwargs):
         raise AssertionError("the simulation started before the output path was checked")
@@ -52,7 +52,7 @@ def test_simulate_refuses_a_log_in_a_missing_or_file_folder_before_simulating(tm
 
 
 def test_an_unwritable_folder_is_named_with_the_systems_reason(tmp_path, monkeypatch, no_simulation):
-    monkeypatch.setattr("contrastive_bounds.numerics.filemode.probe_writable_folder",
+    monkeypatch.setattr("contrastive_bounds.numerics._filemode.probe_writable_folder",
                         lambda folder: "is not writable (Permission denied)")
     _one_line(runner.invoke(app, [*SIMULATE, "--save-log", str(tmp_path / "run.npz")]),
               f"error: --save-log='{tmp_path / 'run.npz'}': its folder '{tmp_path}' is not writable (Permission denied)")
@@ -93,10 +93,14 @@ def test_sweep_and_check_refuse_a_file_as_out_before_anything_runs(tmp_path):
 
 
 def test_common_validation_is_the_one_the_commands_use():
-    """One validation helper: the commands import it from properties/cli/common.py."""
+    """One validation helper: the commands import it from properties/cli/_common.py."""
     import inspect
 
-    from contrastive_bounds.properties.cli import align, align_proxy, align_schedule, check, sweep
+    import contrastive_bounds.properties.cli._align as align
+    import contrastive_bounds.properties.cli._align_proxy as align_proxy
+    import contrastive_bounds.properties.cli._align_schedule as align_schedule
+    import contrastive_bounds.properties.cli._check as check
+    import contrastive_bounds.properties.cli._sweep as sweep
 
     for module in (align, align_proxy, align_schedule):
         assert module.output_file is common.output_file, module.__name__

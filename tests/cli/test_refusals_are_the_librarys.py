@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from contrastive_bounds.numerics.landscapes.network import load_saved_search
 from contrastive_bounds.numerics.landscapes.network.arguments import infonce_arguments, thomson_arguments
 from contrastive_bounds.numerics.network_experiment import plan_anneal, start_minimum
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.theory._schedules import make_schedule
 
 runner = CliRunner()
 SAVED = Path(__file__).parents[1] / "numerics" / "landscapes" / "network" / "data" / "saved" / \

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.theory.domains import MAX_SEED
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.theory._domains import MAX_SEED
 
 runner = CliRunner()
 TOO_BIG = MAX_SEED + 1

@@ -1,4 +1,4 @@
-"""The ``sweep`` command (properties/cli/sweep.py): built-in specs, validation and cost refusal (CliRunner), and the
+"""The ``sweep`` command (properties/cli/_sweep.py): built-in specs, validation and cost refusal (CliRunner), and the
 real thing in a subprocess: the quick seed table on 2 workers, and Ctrl-C then --resume."""
 
 import json
@@ -12,7 +12,7 @@ import time
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 import pytest
 
 runner = CliRunner()
@@ -52,8 +52,8 @@ def test_bad_spec_exits_2_with_one_line_naming_the_key_and_row(tmp_path):
 def test_workers_and_retries_have_upper_limits(tmp_path):
     """--workers beyond 4 per core and --retries beyond 100 are refused with one line naming the option and
     its range, before anything starts (a --dry-run accepted 100000 workers)."""
-    from contrastive_bounds.properties.cli.sweep import MAX_RETRIES, MAX_WORKERS_PER_CORE
-    from contrastive_bounds.properties.sweeps.cluster import default_workers
+    from contrastive_bounds.properties.cli._sweep import MAX_RETRIES, MAX_WORKERS_PER_CORE
+    from contrastive_bounds.properties.sweeps._cluster import default_workers
 
     top = MAX_WORKERS_PER_CORE * default_workers()
     for opts, match in ((["--workers", str(top + 1)], rf"--workers={top + 1} must be in \[1, {top}\]"),
@@ -154,7 +154,7 @@ def test_ctrl_c_keeps_the_finished_rows_says_how_to_resume_and_resume_finishes(t
 CLUSTER_SCRIPT = '''
 import os, sys, time
 from distributed import LocalCluster
-from contrastive_bounds.properties.sweeps.cluster import worker_environment
+from contrastive_bounds.properties.sweeps._cluster import worker_environment
 if __name__ == "__main__":
     cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                            env=worker_environment())
@@ -239,8 +239,8 @@ def test_resume_with_a_changed_spec_is_refused_before_the_task_count(tmp_path):
     spec.write_text('name = "b"\nkind = "bound"\nbound = "alignment.frobenius"\n[params]\nbatch_size = 64\n'
                     'num_classes = 10\ndelta = 0.05\neta_sum = 10.0\ntau = 0.5\n[grid]\nsteps = [100, 200]\n')
     out = tmp_path / "o"
-    from contrastive_bounds.properties.sweeps.spec import load_spec
-    from contrastive_bounds.properties.sweeps.store import ResultsStore, row_schema
+    from contrastive_bounds.properties.sweeps._spec import load_spec
+    from contrastive_bounds.properties.sweeps._store import ResultsStore, row_schema
 
     sp = load_spec(str(spec))
     ResultsStore(out, row_schema(sp.kind)).start(sp, resume=False)  # as a first run leaves it
@@ -273,7 +273,7 @@ def test_a_task_error_is_reported_on_stderr_and_exits_1(tmp_path):
     import cloudpickle
     from distributed import Client, LocalCluster
 
-    from contrastive_bounds.properties.sweeps.cluster import worker_environment
+    from contrastive_bounds.properties.sweeps._cluster import worker_environment
 
     spec = tmp_path / "s.toml"
     spec.write_text('name = "fails"\nkind = "test-fails"\nseeds = [0]\n[grid]\nx = [1.0, 2.0]\n')

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 SCHEDULE = ["double-well", "--schedule", "temperature", "c=1.0", "--chains", "16", "--time", "2"]

@@ -26,8 +26,8 @@ def _scope(line: str) -> str:
 
 @pytest.fixture(scope="module")
 def registry_counts():
-    from contrastive_bounds.properties.checks.registry import registered_checks
-    from contrastive_bounds.theory import registry
+    from contrastive_bounds.properties.checks._registry import registered_checks
+    import contrastive_bounds.theory._registry as registry
 
     claims = registry.claims()
     return {"checks": len(registered_checks()), "bounds": len(registry.bounds()),
@@ -60,7 +60,7 @@ def test_quoted_claim_verdicts_are_the_current_ones():
     quotes = list(_quotes(BREAKDOWN))
     if not quotes:
         pytest.skip("no page quotes a verdict breakdown")
-    from contrastive_bounds.theory import registry
+    import contrastive_bounds.theory._registry as registry
 
     status = {c.name: c.run(True).status for c in registry.claims()}
     wrong = []
@@ -75,7 +75,7 @@ def test_quoted_claim_verdicts_are_the_current_ones():
 
 def test_a_quoted_check_table_has_one_row_per_quick_scenario():
     """The `check` table quoted on getting-started.md has one row per scenario of the quick profile."""
-    from contrastive_bounds.properties.scenarios import builtin_scenarios
+    from contrastive_bounds.properties._scenarios import builtin_scenarios
 
     text = (ROOT / "docs/getting-started.md").read_text()
     table = text.split("contrastive-bounds check (quick)", 1)[1].split("```", 1)[0]

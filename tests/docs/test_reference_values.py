@@ -198,8 +198,7 @@ def _page(case, quantity, where=None, **inputs):
 
 def test_toolkit_reproduces_c02_and_c03_from_the_page():
     """Theorem 1's epsilon, Delta, bound (C02) and the loss gap (C03), read from the page."""
-    from contrastive_bounds.theory import alignment as A
-
+    from contrastive_bounds import theory as A
     for c, q, i, _v, _s in ROWS:
         if c == "C02" and q in ("epsilon", "Delta"):
             p = _inputs(i)
@@ -217,8 +216,8 @@ def test_toolkit_reproduces_c06_c07_c08_from_the_page():
     import jax
     import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.alignment import losses as L
-    from contrastive_bounds.numerics.alignment import similarity as S
+    import contrastive_bounds.numerics.alignment._losses as L
+    from contrastive_bounds.numerics import alignment as S
 
     f, y = np.array(SUPCON_F, float), np.array(SUPCON_Y)
     for tau in ("0.8", "0.1"):
@@ -239,7 +238,7 @@ def test_toolkit_reproduces_c13_from_the_page():
     """The double well's registered H* and saddle value, and the triple well's grid H*, read from the page."""
     import math
 
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     dw = get_landscape("double-well")
     assert dw.critical_height == _page("C13", "critical_height", "double-well")

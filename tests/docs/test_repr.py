@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from contrastive_bounds.properties.checks.framework import CheckResult, compare_lower, compare_upper
-from contrastive_bounds.theory import alignment
-
-
+from contrastive_bounds.properties.checks._framework import CheckResult
+from contrastive_bounds.properties.checks._verdicts import compare_lower, compare_upper
+from contrastive_bounds import theory as alignment
 def test_outcome_html_shows_verdict_numbers_and_escapes() -> None:
     """An Outcome's notebook HTML shows the verdict and numbers, escapes HTML, and leaves out absent numbers
     instead of printing None."""

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.arrayfiles import HOW_TO_SAVE, read_array, read_arrays
+from contrastive_bounds.numerics._arrayfiles import HOW_TO_SAVE, read_array, read_arrays
 
 
 @pytest.fixture()

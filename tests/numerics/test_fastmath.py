@@ -9,8 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.fastmath import log as fast_log
-from contrastive_bounds.numerics.fastmath import rsqrt
+from contrastive_bounds.numerics._fastmath import log as fast_log
+from contrastive_bounds.numerics._fastmath import rsqrt
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from contrastive_bounds.numerics import filemode
-from contrastive_bounds.numerics.filemode import ensure_writable_parent
+import contrastive_bounds.numerics._filemode as filemode
+from contrastive_bounds.numerics._filemode import ensure_writable_parent
 
 
 def _deny(*args, **kwargs):
@@ -21,7 +21,7 @@ def test_umask_reader_matches_os_umask():
     """current_umask equals the umask os.umask reports and leaves it unchanged."""
     old = os.umask(0o027)
     try:
-        from contrastive_bounds.numerics.filemode import current_umask
+        from contrastive_bounds.numerics._filemode import current_umask
 
         assert current_umask() == 0o027
     finally:
@@ -35,7 +35,7 @@ def test_every_atomic_writer_publishes_with_the_umask(tmp_path):
     import os
     import stat
 
-    from contrastive_bounds.numerics import filemode
+    import contrastive_bounds.numerics._filemode as filemode
 
     old = os.umask(0o022)
     try:
@@ -52,8 +52,8 @@ def test_every_atomic_writer_publishes_with_the_umask(tmp_path):
         os.umask(old)
     import inspect
 
-    from contrastive_bounds.numerics.alignment import descent_run as similarity_descent_run
-    from contrastive_bounds.properties.cli import align as cli_align
+    import contrastive_bounds.numerics.alignment._descent_run as similarity_descent_run
+    import contrastive_bounds.properties.cli._align as cli_align
 
     for module in (similarity_descent_run, cli_align):
         src = inspect.getsource(module)
@@ -89,7 +89,7 @@ def test_write_atomically_keeps_the_old_file_when_the_writer_fails(tmp_path):
     propagates; a writer that finishes replaces the file (text and binary)."""
     import pytest
 
-    from contrastive_bounds.numerics.filemode import write_atomically
+    from contrastive_bounds.numerics._filemode import write_atomically
 
     target = tmp_path / "state.json"
     write_atomically(target, lambda fh: fh.write("old"), binary=False)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from contrastive_bounds.numerics.precision import X64DisabledError, request_x64, require_x64
+from contrastive_bounds.numerics._precision import X64DisabledError, request_x64, require_x64
 
 SCRIPT = Path(__file__).with_name("x64_policy_cases.py")
 
@@ -46,7 +46,7 @@ def test_require_x64_accepts_float32_and_scalars_and_sees_dtypes(monkeypatch):
     """float32 data and Python scalars pass; float64 arrays, dtypes and nested tuples are refused."""
     import numpy as np
 
-    import contrastive_bounds.numerics.precision as P
+    import contrastive_bounds.numerics._precision as P
 
     monkeypatch.setattr(P, "x64_enabled", lambda: False)
     require_x64(np.ones(2, np.float32), 0.5, 3, None, np.float32, what="f")
@@ -58,7 +58,7 @@ def test_require_x64_accepts_float32_and_scalars_and_sees_dtypes(monkeypatch):
 @pytest.mark.slow
 def test_request_x64_does_not_import_jax():
     """The command line asks for float64 without paying for JAX's import; JAX then starts in float64."""
-    code = ("import sys\nfrom contrastive_bounds.numerics.precision import request_x64\nrequest_x64()\n"
+    code = ("import sys\nfrom contrastive_bounds.numerics._precision import request_x64\nrequest_x64()\n"
             "assert 'jax' not in sys.modules\nimport jax, jax.numpy as jnp\nprint(jnp.ones(1).dtype)\n")
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
@@ -70,12 +70,12 @@ def test_request_x64_does_not_import_jax():
 CIRCLE_SCRIPT = """
 import json, os, sys
 os.environ.pop("JAX_ENABLE_X64", None)
-from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, landscape_barrier
-from contrastive_bounds.numerics.landscapes.circle import analyse_circle
-from contrastive_bounds.numerics.landscapes.escape import circle_escape_times, min_escape_temperature
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.experiments import circle_trap
-from contrastive_bounds.numerics.precision import x64_enabled
+from contrastive_bounds.numerics.landscapes._barriers import circle_barrier, landscape_barrier
+from contrastive_bounds.numerics.landscapes._circle import analyse_circle
+from contrastive_bounds.numerics.landscapes._escape import circle_escape_times, min_escape_temperature
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.numerics.langevin._experiments import circle_trap
+from contrastive_bounds.numerics._precision import x64_enabled
 
 def values():
     out = {}
@@ -129,10 +129,10 @@ def test_circle_functions_follow_one_policy_fourier_paths_compute_in_float64_wit
 def test_circle_barrier_of_a_jax_only_circle_landscape_refuses_with_x64_off(monkeypatch):
     """The other half of the policy, in process: a JAX-only S¹ potential with x64 off raises the one
     documented error naming circle_barrier (landscape_barrier likewise), while a Fourier one computes."""
-    import contrastive_bounds.numerics.precision as P
-    from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, landscape_barrier
-    from contrastive_bounds.numerics.landscapes.landscape import Landscape
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    import contrastive_bounds.numerics._precision as P
+    from contrastive_bounds.numerics.landscapes._barriers import circle_barrier, landscape_barrier
+    from contrastive_bounds.numerics.landscapes._landscape import Landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     monkeypatch.setattr(P, "x64_enabled", lambda: False)
     jax_only = Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2))

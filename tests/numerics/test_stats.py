@@ -1,11 +1,11 @@
-"""Outcome statistics (numerics/stats.py) against closed forms."""
+"""Outcome statistics (numerics/_stats.py) against closed forms."""
 
 import math
 
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics import stats as st
+import contrastive_bounds.numerics._stats as st
 
 
 def test_clopper_pearson_closed_forms():

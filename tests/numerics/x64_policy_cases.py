@@ -30,7 +30,7 @@ SIG = np.eye(4)  # float64 (m, m)
 
 
 def _landscape(name: str = "double-well") -> Any:
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     return get_landscape(name)
 
@@ -38,39 +38,39 @@ def _landscape(name: str = "double-well") -> Any:
 def _jax_circle() -> Any:
     """An S¹ landscape given only by a JAX potential (no Fourier form): the circle functions that
     evaluate it need x64 for float64."""
-    from contrastive_bounds.numerics.landscapes.landscape import Landscape
+    from contrastive_bounds.numerics.landscapes._landscape import Landscape
 
     return Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2) + 0.3 * z[0, 1])
 
 
 def _fixed_schedule() -> Any:
-    from contrastive_bounds.theory.schedules import make_schedule
+    from contrastive_bounds.theory._schedules import make_schedule
 
     return make_schedule("fixed", c=0.5)
 
 
 def _kernel() -> Any:
-    from contrastive_bounds.numerics.langevin.kernel import langevin_kernel
+    from contrastive_bounds.numerics.langevin._kernel import langevin_kernel
 
     land = _landscape()
     return langevin_kernel(land, temperature=0.5, step_size=0.01)
 
 
 def _descent_config() -> Any:
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig
+    from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig
 
     return DescentConfig(batch_size=2, steps=1, tau=0.5, step_size=1.0)
 
 
 def _sgd_config(**kw: Any) -> Any:
-    from contrastive_bounds.numerics.alignment.sgd import SGDConfig
+    from contrastive_bounds.numerics.alignment._sgd import SGDConfig
 
     return SGDConfig(**{"model": "free", "reference_size": 4, "batch_size": 2, "steps": 1, "projection_dim": 3, **kw})
 
 
 def _reference() -> Any:
     """A float64 reference set of n = 2 samples (m = 4 rows) and free float64 embeddings."""
-    from contrastive_bounds.numerics.alignment.sgd import ReferenceSet
+    from contrastive_bounds.numerics.alignment._sgd import ReferenceSet
 
     return ReferenceSet(np.ones((2, 64)), np.array([0, 1], np.int32), np.ones((4, 64)))
 
@@ -83,7 +83,7 @@ def _spec() -> Any:
     """The Thomson problem on (S²)³ as a spec built without the float64 probe (which refuses x64 off)."""
     from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
     from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry
-    from contrastive_bounds.numerics.landscapes.thomson import thomson_potential
+    from contrastive_bounds.numerics.landscapes._thomson import thomson_potential
 
     return LandscapeSpec("thomson", 3, 3, thomson_potential(3), Symmetry.all_points())
 
@@ -100,106 +100,106 @@ def _key() -> Any:
 
 #: "module.function" -> call with float64 input (x64 off): must raise X64DisabledError naming the function.
 CASES: dict[str, Callable[[], Any]] = {
-    "alignment.loss_core.masked_logsumexp": lambda: _m("alignment.loss_core", "masked_logsumexp")(np.zeros((2, 3)), np.ones((2, 3), bool)),
-    "alignment.loss_core.normalize": lambda: _m("alignment.loss_core", "normalize")(Z),
-    "alignment.loss_core.cosine_similarity_matrix": lambda: _m("alignment.loss_core", "cosine_similarity_matrix")(Z, Z),
-    "alignment.loss_core.anchor_losses": lambda: _m("alignment.loss_core", "anchor_losses")(
+    "alignment._loss_core.masked_logsumexp": lambda: _m("alignment._loss_core", "masked_logsumexp")(np.zeros((2, 3)), np.ones((2, 3), bool)),
+    "alignment._loss_core.normalize": lambda: _m("alignment._loss_core", "normalize")(Z),
+    "alignment._loss_core.cosine_similarity_matrix": lambda: _m("alignment._loss_core", "cosine_similarity_matrix")(Z, Z),
+    "alignment._loss_core.anchor_losses": lambda: _m("alignment._loss_core", "anchor_losses")(
         np.eye(2), np.eye(2), ~np.eye(2, dtype=bool), tau=0.5),
-    "alignment.loss_core.loss_from_similarity": lambda: _m("alignment.loss_core", "loss_from_similarity")(
+    "alignment._loss_core.loss_from_similarity": lambda: _m("alignment._loss_core", "loss_from_similarity")(
         np.eye(2), np.eye(2), ~np.eye(2, dtype=bool), tau=0.5),
-    "alignment.losses.batch_loss": lambda: _m("alignment.losses", "batch_loss")(Z, Z, LAB, tau=0.5, kind="cl"),
-    "alignment.losses.info_nce_loss": lambda: _m("alignment.losses", "info_nce_loss")(Z, Z, tau=0.5),
-    "alignment.losses.nscl_loss": lambda: _m("alignment.losses", "nscl_loss")(Z, Z, LAB, tau=0.5),
-    "alignment.losses.supcon_loss": lambda: _m("alignment.losses", "supcon_loss")(Z, Z, LAB, tau=0.5),
-    "alignment.descent_gradients.block_gradients": lambda: _m("alignment.descent_gradients", "block_gradients")(
+    "alignment._losses.batch_loss": lambda: _m("alignment._losses", "batch_loss")(Z, Z, LAB, tau=0.5, kind="cl"),
+    "alignment._losses.info_nce_loss": lambda: _m("alignment._losses", "info_nce_loss")(Z, Z, tau=0.5),
+    "alignment._losses.nscl_loss": lambda: _m("alignment._losses", "nscl_loss")(Z, Z, LAB, tau=0.5),
+    "alignment._losses.supcon_loss": lambda: _m("alignment._losses", "supcon_loss")(Z, Z, LAB, tau=0.5),
+    "alignment._descent_gradients.block_gradients": lambda: _m("alignment._descent_gradients", "block_gradients")(
         SIG, SIG, np.array([0, 1]), LAB, tau=0.5),
-    "alignment.descent.descent_step": lambda: _m("alignment.descent", "descent_step")(
+    "alignment._descent.descent_step": lambda: _m("alignment._descent", "descent_step")(
         (SIG, SIG, np.float64(0.0)), np.array([0, 1]), LAB, tau=0.5, step_size=1.0),
-    "alignment.descent_gradients.batch_loss_on_sigma": lambda: _m("alignment.descent_gradients", "batch_loss_on_sigma")(
+    "alignment._descent_gradients.batch_loss_on_sigma": lambda: _m("alignment._descent_gradients", "batch_loss_on_sigma")(
         SIG, np.array([0, 1]), LAB, tau=0.5, kind="cl"),
-    "alignment.descent_gradients.full_gradient": lambda: _m("alignment.descent_gradients", "full_gradient")(
+    "alignment._descent_gradients.full_gradient": lambda: _m("alignment._descent_gradients", "full_gradient")(
         SIG, np.array([0, 1]), LAB, tau=0.5, kind="cl"),
-    "alignment.descent_run.run_similarity_descent": lambda: _m("alignment.descent_run", "run_similarity_descent")(
+    "alignment._descent_run.run_similarity_descent": lambda: _m("alignment._descent_run", "run_similarity_descent")(
         SIG, LAB, _descent_config()),
-    "alignment.training.encode": lambda: _m("alignment.training", "encode")({}, np.ones((2, 64))),
-    "alignment.training.population_loss_gap": lambda: _m("alignment.training", "population_loss_gap")(Z, Z, LAB, tau=0.5),
-    "alignment.sgd.load_reference_set": lambda: _m("alignment.sgd", "load_reference_set")(
-        _m("alignment.sgd", "SGDConfig")(dtype="float64")),
-    "alignment.data.augment": lambda: _m("alignment.data", "augment")(_key(), np.ones((2, 64))),
-    "sphere.project_tangent": lambda: _m("sphere", "project_tangent")(Z, Z),
-    "sphere.normalize": lambda: _m("sphere", "normalize")(Z),
-    "sphere.project_to_sphere": lambda: _m("sphere", "project_to_sphere")(Z),
-    "sphere.retract": lambda: _m("sphere", "retract")(Z, Z),
-    "sphere.exp_map": lambda: _m("sphere", "exp_map")(Z, Z),
-    "sphere.geodesic_distance": lambda: _m("sphere", "geodesic_distance")(Z, Z),
-    "sphere.product_distance": lambda: _m("sphere", "product_distance")(Z[None], Z[None]),
-    "sphere.uniform": lambda: _m("sphere", "uniform")(_key(), (2, 3), F64),
-    "sphere.sphere_angle": lambda: _m("sphere", "sphere_angle")(np.array([[1.0, 0.0]])),
-    "sphere.on_sphere_error": lambda: _m("sphere", "on_sphere_error")(Z),
-    "fastmath.rsqrt": lambda: _m("fastmath", "rsqrt")(np.ones(3)),
-    "fastmath.log": lambda: _m("fastmath", "log")(np.ones(3)),
-    "langevin.increments.noise_scale": lambda: _m("langevin.increments", "noise_scale")(np.ones(2), 0.01),
-    "langevin.increments.euler_maruyama_increment": lambda: _m("langevin.increments", "euler_maruyama_increment")(
+    "alignment._training.encode": lambda: _m("alignment._training", "encode")({}, np.ones((2, 64))),
+    "alignment._training.population_loss_gap": lambda: _m("alignment._training", "population_loss_gap")(Z, Z, LAB, tau=0.5),
+    "alignment._sgd.load_reference_set": lambda: _m("alignment._sgd", "load_reference_set")(
+        _m("alignment._sgd", "SGDConfig")(dtype="float64")),
+    "alignment._data.augment": lambda: _m("alignment._data", "augment")(_key(), np.ones((2, 64))),
+    "_sphere.project_tangent": lambda: _m("_sphere", "project_tangent")(Z, Z),
+    "_sphere.normalize": lambda: _m("_sphere", "normalize")(Z),
+    "_sphere.project_to_sphere": lambda: _m("_sphere", "project_to_sphere")(Z),
+    "_sphere.retract": lambda: _m("_sphere", "retract")(Z, Z),
+    "_sphere.exp_map": lambda: _m("_sphere", "exp_map")(Z, Z),
+    "_sphere.geodesic_distance": lambda: _m("_sphere", "geodesic_distance")(Z, Z),
+    "_sphere.product_distance": lambda: _m("_sphere", "product_distance")(Z[None], Z[None]),
+    "_sphere.uniform": lambda: _m("_sphere", "uniform")(_key(), (2, 3), F64),
+    "_sphere.sphere_angle": lambda: _m("_sphere", "sphere_angle")(np.array([[1.0, 0.0]])),
+    "_sphere.on_sphere_error": lambda: _m("_sphere", "on_sphere_error")(Z),
+    "_fastmath.rsqrt": lambda: _m("_fastmath", "rsqrt")(np.ones(3)),
+    "_fastmath.log": lambda: _m("_fastmath", "log")(np.ones(3)),
+    "langevin._increments.noise_scale": lambda: _m("langevin._increments", "noise_scale")(np.ones(2), 0.01),
+    "langevin._increments.euler_maruyama_increment": lambda: _m("langevin._increments", "euler_maruyama_increment")(
         Z, Z, np.ones((2, 1)), 0.01),
-    "langevin.fused_rng.fused_normal_pairs": lambda: _m("langevin.fused_rng", "fused_normal_pairs")(
+    "langevin._fused_rng.fused_normal_pairs": lambda: _m("langevin._fused_rng", "fused_normal_pairs")(
         np.zeros(2, np.uint32), np.arange(2), (2,), F64),
-    "langevin.fused_rng.fused_normals": lambda: _m("langevin.fused_rng", "fused_normals")(
+    "langevin._fused_rng.fused_normals": lambda: _m("langevin._fused_rng", "fused_normals")(
         np.zeros(2, np.uint32), np.int32(0), (2,), F64),
-    "langevin.experiments.start_positions": lambda: _m("langevin.experiments", "start_positions")(
+    "langevin._experiments.start_positions": lambda: _m("langevin._experiments", "start_positions")(
         _landscape(), "global", 2, 0, None),
-    "langevin.experiments.run_schedule": lambda: _m("langevin.experiments", "run_schedule")(
+    "langevin._experiments.run_schedule": lambda: _m("langevin._experiments", "run_schedule")(
         _landscape(), 0.5, chains=2, t_end=0.1, step_size=0.01, seed=0),
     "langevin.steps.sphere.init": lambda: _m("langevin.steps.sphere", "init")(
         np.array([[1.0, 0.0]]), lambda z: (z[0, 0], z)),
-    "langevin.annealing.anneal": lambda: _m("langevin.annealing", "anneal")(
-        _landscape(), _m("langevin.annealing", "AnnealConfig")(_fixed_schedule(), chains=2, t_end=0.1, start="uniform")),
-    "langevin.driver.simulate": lambda: _m("langevin.driver", "simulate")(
-        _kernel(), np.tile([[[1.0, 0.0]]], (2, 1, 1)), _m("langevin.config", "SimulationConfig")(num_steps=1, seed=0)),
-    "landscapes.barriers.circle_barrier": lambda: _m("landscapes.barriers", "circle_barrier")(_jax_circle()),
-    "landscapes.barriers.torus_barrier": lambda: _m("landscapes.barriers", "torus_barrier")(_landscape()),
-    "landscapes.barriers.sphere_barrier": lambda: _m("landscapes.barriers", "sphere_barrier")(_landscape("vmf")),
-    "landscapes.barriers.landscape_barrier": lambda: _m("landscapes.barriers", "landscape_barrier")(_jax_circle()),
-    "landscapes.string_method.sampled_minima": lambda: _m("landscapes.string_method", "sampled_minima")(_landscape(), _key()),
-    "landscapes.string_method.string_method_barrier": lambda: _m("landscapes.string_method", "string_method_barrier")(
+    "langevin._annealing.anneal": lambda: _m("langevin._annealing", "anneal")(
+        _landscape(), _m("langevin._annealing", "AnnealConfig")(_fixed_schedule(), chains=2, t_end=0.1, start="uniform")),
+    "langevin._driver.simulate": lambda: _m("langevin._driver", "simulate")(
+        _kernel(), np.tile([[[1.0, 0.0]]], (2, 1, 1)), _m("langevin._config", "SimulationConfig")(num_steps=1, seed=0)),
+    "landscapes._barriers.circle_barrier": lambda: _m("landscapes._barriers", "circle_barrier")(_jax_circle()),
+    "landscapes._barriers.torus_barrier": lambda: _m("landscapes._barriers", "torus_barrier")(_landscape()),
+    "landscapes._barriers.sphere_barrier": lambda: _m("landscapes._barriers", "sphere_barrier")(_landscape("vmf")),
+    "landscapes._barriers.landscape_barrier": lambda: _m("landscapes._barriers", "landscape_barrier")(_jax_circle()),
+    "landscapes._string_method.sampled_minima": lambda: _m("landscapes._string_method", "sampled_minima")(_landscape(), _key()),
+    "landscapes._string_method.string_method_barrier": lambda: _m("landscapes._string_method", "string_method_barrier")(
         _landscape(), np.array([[1.0, 0.0]]), np.array([[-1.0, 0.0]])),
-    "alignment.loss_core.anchor_loss_terms": lambda: _m("alignment.loss_core", "anchor_loss_terms")(
+    "alignment._loss_core.anchor_loss_terms": lambda: _m("alignment._loss_core", "anchor_loss_terms")(
         np.eye(2), np.eye(2), ~np.eye(2, dtype=bool), 0.5),
-    "alignment.loss_core.stable_mean": lambda: _m("alignment.loss_core", "stable_mean")(np.ones(3), 3),
-    "alignment.descent_gradients.rows_gradient": lambda: _m("alignment.descent_gradients", "rows_gradient")(
+    "alignment._loss_core.stable_mean": lambda: _m("alignment._loss_core", "stable_mean")(np.ones(3), 3),
+    "alignment._descent_gradients.rows_gradient": lambda: _m("alignment._descent_gradients", "rows_gradient")(
         np.eye(2), np.ones((2, 2), bool), np.eye(2), 0.5, 0.5),
-    "alignment.theorem1_trajectory.evaluate_theorem1_log": lambda: _m("alignment.theorem1_trajectory",
+    "alignment._theorem1_trajectory.evaluate_theorem1_log": lambda: _m("alignment._theorem1_trajectory",
                                                                       "evaluate_theorem1_log")(
-        _m("alignment.theorem1_log_io", "read_theorem1_log")({
+        _m("alignment._theorem1_log_io", "read_theorem1_log")({
             "sigma_cl": np.stack([SIG, SIG]), "sigma_nscl": np.stack([SIG, SIG]), "step_sizes": np.ones(1),
             "batch_size": np.array(2), "pi_max": np.array(0.5), "tau": np.array(0.5)})),
-    "alignment.descent.applied_gradients": lambda: _m("alignment.descent", "applied_gradients")(
+    "alignment._descent.applied_gradients": lambda: _m("alignment._descent", "applied_gradients")(
         np.eye(4), np.eye(4), np.array([0, 1]), LAB, tau=0.5),
-    "alignment.descent_run.run_descent_chunk": lambda: _m("alignment.descent_run", "run_descent_chunk")(
-        _m("alignment.descent", "DescentState")(SIG, SIG, np.float64(0.0)), np.array([[0, 1]]), LAB, 0.5, 1.0),
-    "alignment.sgd.init_model": lambda: _m("alignment.sgd", "init_model")(_sgd_config(), _key()),
-    "alignment.sgd.embed_rows": lambda: _m("alignment.sgd", "embed_rows")(FREE, np.arange(4), _reference()),
-    "alignment.sgd.reference_sigma": lambda: _m("alignment.sgd", "reference_sigma")(FREE, _reference()),
-    "alignment.sgd.sigma_defect": lambda: _m("alignment.sgd", "sigma_defect")(SIG),
-    "alignment.sgd.pair_losses": lambda: _m("alignment.sgd", "pair_losses")(
+    "alignment._descent_run.run_descent_chunk": lambda: _m("alignment._descent_run", "run_descent_chunk")(
+        _m("alignment._descent", "DescentState")(SIG, SIG, np.float64(0.0)), np.array([[0, 1]]), LAB, 0.5, 1.0),
+    "alignment._sgd.init_model": lambda: _m("alignment._sgd", "init_model")(_sgd_config(), _key()),
+    "alignment._sgd.embed_rows": lambda: _m("alignment._sgd", "embed_rows")(FREE, np.arange(4), _reference()),
+    "alignment._sgd.reference_sigma": lambda: _m("alignment._sgd", "reference_sigma")(FREE, _reference()),
+    "alignment._sgd.sigma_defect": lambda: _m("alignment._sgd", "sigma_defect")(SIG),
+    "alignment._sgd.pair_losses": lambda: _m("alignment._sgd", "pair_losses")(
         FREE, np.array([0, 1]), _reference(), _sgd_config(), 0.5, "cl"),
-    "alignment.sgd.all_finite": lambda: _m("alignment.sgd", "all_finite")(FREE),
-    "alignment.sgd.sgd_pair_step": lambda: _m("alignment.sgd", "sgd_pair_step")(
+    "alignment._sgd.all_finite": lambda: _m("alignment._sgd", "all_finite")(FREE),
+    "alignment._sgd.sgd_pair_step": lambda: _m("alignment._sgd", "sgd_pair_step")(
         FREE, FREE, np.array([0, 1]), _reference(), _sgd_config(), 0.5, 0.1),
-    "alignment.eta_eff.symmetric_block_gradients": lambda: _m("alignment.eta_eff", "symmetric_block_gradients")(
+    "alignment._eta_eff.symmetric_block_gradients": lambda: _m("alignment._eta_eff", "symmetric_block_gradients")(
         SIG, SIG, np.array([0, 1]), LAB, 0.5),
-    "alignment.eta_eff.first_order_terms": lambda: _m("alignment.eta_eff", "first_order_terms")(
+    "alignment._eta_eff.first_order_terms": lambda: _m("alignment._eta_eff", "first_order_terms")(
         FREE, FREE, _reference(), _sgd_config(), 1),
-    "alignment.eta_eff.estimate_eta_eff": lambda: _m("alignment.eta_eff", "estimate_eta_eff")(
+    "alignment._eta_eff.estimate_eta_eff": lambda: _m("alignment._eta_eff", "estimate_eta_eff")(
         _sgd_config(), _reference(), FREE, fit_steps=1),
-    "alignment.proxy.centred_cka": lambda: _m("alignment.proxy", "centred_cka")(SIG, SIG),
-    "alignment.proxy.run_proxy_comparison": lambda: _m("alignment.proxy", "run_proxy_comparison")(
-        _m("alignment.proxy", "ProxyConfig")(sgd=_sgd_config(), record_every=1, fit_steps=1)),
-    "alignment.batch_scaling.run_batch_scaling": lambda: _m("alignment.batch_scaling", "run_batch_scaling")(
-        _m("alignment.batch_scaling", "ScalingConfig")(sgd=_sgd_config(), batch_sizes=(2, 4), exponents=(1.0, 0.0), seeds=2,
+    "alignment._proxy.centred_cka": lambda: _m("alignment._proxy", "centred_cka")(SIG, SIG),
+    "alignment._proxy.run_proxy_comparison": lambda: _m("alignment._proxy", "run_proxy_comparison")(
+        _m("alignment._proxy", "ProxyConfig")(sgd=_sgd_config(), record_every=1, fit_steps=1)),
+    "alignment._batch_scaling.run_batch_scaling": lambda: _m("alignment._batch_scaling", "run_batch_scaling")(
+        _m("alignment._batch_scaling", "ScalingConfig")(sgd=_sgd_config(), batch_sizes=(2, 4), exponents=(1.0, 0.0), seeds=2,
                                                          epochs=1, reference_batch=2)),
-    "sphere.tangent_basis": lambda: _m("sphere", "tangent_basis")(Z3),
-    "sphere.riemannian_hessian": lambda: _m("sphere", "riemannian_hessian")(np.eye(9), Z3, Z3, np.ones((9, 6))),
-    "sphere.geodesic_interpolate": lambda: _m("sphere", "geodesic_interpolate")(Z3, Z3, np.array([0.5])),
+    "_sphere.tangent_basis": lambda: _m("_sphere", "tangent_basis")(Z3),
+    "_sphere.riemannian_hessian": lambda: _m("_sphere", "riemannian_hessian")(np.eye(9), Z3, Z3, np.ones((9, 6))),
+    "_sphere.geodesic_interpolate": lambda: _m("_sphere", "geodesic_interpolate")(Z3, Z3, np.array([0.5])),
     "landscapes.network.orbits.orbit_generators": lambda: _m("landscapes.network.orbits", "orbit_generators")(Z3),
     "landscapes.network.orbits.orbit_projector": lambda: _m("landscapes.network.orbits", "orbit_projector")(
         Z3, np.ones((9, 6)), True),
@@ -330,7 +330,7 @@ EXEMPT: dict[str, str] = {
                                   "aligned representatives and Gram spectra (no JAX)",
     "landscapes.network.search.run_search": "the phases of landscape_network on its store (x64 required at its entry)",
     "landscapes.network.catalog.*": "identification up to symmetry in numpy; flat_path's JAX part is "
-                                    "sphere.geodesic_interpolate, which refuses float64 with x64 off (a case above)",
+                                    "_sphere.geodesic_interpolate, which refuses float64 with x64 off (a case above)",
     "landscapes.network.events.*": "events of a search (no arithmetic)",
     "landscapes.network.records.*": "records and labels (text, numpy)",
     "landscapes.network.serial.*": "reads and writes JSON state files (python floats)",
@@ -344,22 +344,22 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.cache.clear_network_cache": "empties a cache (no arithmetic)",
     "network_experiment.*": "planning in numpy around the spec builders and classify, runs through schedule_sample "
                             "and final_basins (cases above)",
-    "alignment.losses.view_masks": "boolean masks from integer labels (numpy)",
-    "alignment.descent.sample_batch": "integer indices from a PRNG key",
-    "alignment.descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",
-    "alignment.data.load_digits_subset": "numpy arrays of the requested dtype (no JAX)",
-    "alignment.training.init_params": "float32 parameters by design (training is a float32 throughput run and says so)",
-    "alignment.training.check_train_config": "validation only",
-    "alignment.training.train_alignment": "float32 training by design (reported as float_dtype_training); metrics in "
+    "alignment._losses.view_masks": "boolean masks from integer labels (numpy)",
+    "alignment._descent.sample_batch": "integer indices from a PRNG key",
+    "alignment._descent_run.read_checkpoint_arrays": "reads a .npz file with numpy (no JAX)",
+    "alignment._data.load_digits_subset": "numpy arrays of the requested dtype (no JAX)",
+    "alignment._training.init_params": "float32 parameters by design (training is a float32 throughput run and says so)",
+    "alignment._training.check_train_config": "validation only",
+    "alignment._training.train_alignment": "float32 training by design (reported as float_dtype_training); metrics in "
                                           "float64 numpy",
-    "langevin.kernel.langevin_kernel": "factory: the kernel's states come from simulate, which is guarded",
-    "langevin.fused_rng.threefry2x32": "uint32 arithmetic only",
-    "langevin.experiments.circle_trap": "numpy float64 critical points of a Fourier series (no JAX; the same "
+    "langevin._kernel.langevin_kernel": "factory: the kernel's states come from simulate, which is guarded",
+    "langevin._fused_rng.threefry2x32": "uint32 arithmetic only",
+    "langevin._experiments.circle_trap": "numpy float64 critical points of a Fourier series (no JAX; the same "
                                         "values with x64 off, test_float64_policy.py)",
-    "langevin.experiments.kramers_trap_band": "numpy/mpmath",
-    "langevin.experiments.misscaled_temperature": "scalar arithmetic",
-    "langevin.experiments.default_delta": "scalar arithmetic",
-    "langevin.experiments.step_factor": "scalar arithmetic",
+    "langevin._experiments.kramers_trap_band": "numpy/mpmath",
+    "langevin._experiments.misscaled_temperature": "scalar arithmetic",
+    "langevin._experiments.default_delta": "scalar arithmetic",
+    "langevin._experiments.step_factor": "scalar arithmetic",
     "langevin.network_runs.radius_clock_temperature": "factory: returns a temperature function, computes nothing",
     "langevin.network_runs.censored_mean": "numpy float64 on finished escape times",
     "langevin.network_runs.arrhenius_exponent": "numpy least squares and bootstrap on finished escape samples",
@@ -381,80 +381,80 @@ EXEMPT: dict[str, str] = {
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",
     "landscapes.network_kramers.trap_starts": "numpy rotations of the trap's minimum (float64)",
-    "langevin.config.*": "configuration objects and their validation (no JAX)",
-    "langevin.paths.*": "chooses and binds the step functions (no arithmetic; run inside simulate, which is guarded)",
+    "langevin._config.*": "configuration objects and their validation (no JAX)",
+    "langevin._paths.*": "chooses and binds the step functions (no arithmetic; run inside simulate, which is guarded)",
     "langevin.steps.chains_last.*": "steps of simulate's compiled loop (guarded at simulate's entry)",
     "langevin.steps.circle.*": "steps of simulate's compiled loop (guarded at simulate's entry)",
     "langevin.steps.sphere.noise_shape": "shape arithmetic",
     "langevin.steps.sphere.tangent_increment": "delegates to sphere.project_tangent, which refuses float64 with x64 off",
     "langevin.steps.sphere.step": "delegates to sphere.project_tangent and retract/exp_map, which refuse float64 with x64 "
                                   "off (its states come from init, a case above)",
-    "langevin.temperature.kernel_temperature": "factory: a temperature function and its program (no arithmetic)",
-    "langevin.observables.basin_label": "step of simulate's compiled loop (its input is guarded at simulate's entry)",
-    "langevin.observables.final_labels": "step of simulate's compiled loop (guarded at simulate's entry)",
-    "langevin.observables.initial_carry": "state of simulate's loop (guarded at simulate's entry)",
-    "langevin.noise.noise_key": "PRNG key plumbing",
-    "langevin.noise.steps_loop": "simulate's compiled loop (guarded at simulate's entry)",
-    "langevin.chunk.*": "simulate's chunk plumbing (compiler options, device placement; guarded at simulate's entry)",
-    "langevin.arguments.*": "argument validation (numpy)",
-    "langevin.checkpoint.*": "checkpoint files (numpy)",
-    "langevin.cost.*": "integer cost arithmetic",
-    "langevin.defaults.*": "configuration choices",
-    "langevin.runlog.*": "records which generator ran",
-    "langevin.specs.as_temperature_fn": "factory: returns a schedule function, computes nothing",
-    "langevin.specs.resolve_potential": "factory: resolves a landscape's potential",
-    "langevin.specs.sqrt_spd": "numpy float64",
-    "langevin.noise_validation.fused_sample": "delegates to fused_normal_pairs, which refuses float64 with x64 off",
-    "langevin.noise_validation.*": "scipy/numpy statistics of the generator's output",
-    "devices.*": "JAX device configuration (environment)",
-    "alignment.compare.*": "numpy float64 comparison of saved embeddings",
-    "alignment.batch_scaling_report.*": "report of a finished grid (Python/numpy)",
-    "alignment.checkpoint.*": "checkpoint files (numpy)",
-    "alignment.loss_core.min_tau": "numpy finfo of the dtype asked for (float64's floor whatever x64 says)",
-    "alignment.loss_core.check_tau": "validation only (a float against the dtype's floor)",
-    "alignment.descent_gradients.block_structure": "boolean index sets from integer batch and labels",
-    "alignment.descent_problem.check_run_inputs": "validation only (numpy)",
-    "alignment.descent_problem.prepare_run_inputs": "validation (numpy); refuses float64 with x64 off on behalf of "
+    "langevin._temperature.kernel_temperature": "factory: a temperature function and its program (no arithmetic)",
+    "langevin._observables.basin_label": "step of simulate's compiled loop (its input is guarded at simulate's entry)",
+    "langevin._observables.final_labels": "step of simulate's compiled loop (guarded at simulate's entry)",
+    "langevin._observables.initial_carry": "state of simulate's loop (guarded at simulate's entry)",
+    "langevin._noise.noise_key": "PRNG key plumbing",
+    "langevin._noise.steps_loop": "simulate's compiled loop (guarded at simulate's entry)",
+    "langevin._chunk.*": "simulate's chunk plumbing (compiler options, device placement; guarded at simulate's entry)",
+    "langevin._arguments.*": "argument validation (numpy)",
+    "langevin._checkpoint.*": "checkpoint files (numpy)",
+    "langevin._cost.*": "integer cost arithmetic",
+    "langevin._defaults.*": "configuration choices",
+    "langevin._runlog.*": "records which generator ran",
+    "langevin._specs.as_temperature_fn": "factory: returns a schedule function, computes nothing",
+    "langevin._specs.resolve_potential": "factory: resolves a landscape's potential",
+    "langevin._specs.sqrt_spd": "numpy float64",
+    "langevin._noise_validation.fused_sample": "delegates to fused_normal_pairs, which refuses float64 with x64 off",
+    "langevin._noise_validation.*": "scipy/numpy statistics of the generator's output",
+    "_devices.*": "JAX device configuration (environment)",
+    "alignment._compare.*": "numpy float64 comparison of saved embeddings",
+    "alignment._batch_scaling_report.*": "report of a finished grid (Python/numpy)",
+    "alignment._checkpoint.*": "checkpoint files (numpy)",
+    "alignment._loss_core.min_tau": "numpy finfo of the dtype asked for (float64's floor whatever x64 says)",
+    "alignment._loss_core.check_tau": "validation only (a float against the dtype's floor)",
+    "alignment._descent_gradients.block_structure": "boolean index sets from integer batch and labels",
+    "alignment._descent_problem.check_run_inputs": "validation only (numpy)",
+    "alignment._descent_problem.prepare_run_inputs": "validation (numpy); refuses float64 with x64 off on behalf of "
                                                     "run_similarity_descent",
-    "alignment.descent_problem.make_problem": "numpy problem generator (no JAX)",
-    "alignment.descent_result.link_bounds_log10": "numpy log-space arithmetic on a finished run",
-    "alignment.descent.same_class_fractions": "fractions of integer counts from integer batch and labels",
-    "alignment.step_schedule.*": "numpy float64 step-size sequences (data of the compiled scan)",
-    "alignment.theorem1_log.*": "reading and checking log files (numpy)",
-    "alignment.theorem1_log_io.*": "validation of a log's arrays (numpy; the sampler draws integer indices) and "
+    "alignment._descent_problem.make_problem": "numpy problem generator (no JAX)",
+    "alignment._descent_result.link_bounds_log10": "numpy log-space arithmetic on a finished run",
+    "alignment._descent.same_class_fractions": "fractions of integer counts from integer batch and labels",
+    "alignment._step_schedule.*": "numpy float64 step-size sequences (data of the compiled scan)",
+    "alignment._theorem1_log.*": "reading and checking log files (numpy)",
+    "alignment._theorem1_log_io.*": "validation of a log's arrays (numpy; the sampler draws integer indices) and "
                                    "writing it",
-    "alignment.sgd.sigma_tolerance": "a constant per dtype name",
-    "alignment.sgd.divergence_message": "text",
-    "alignment.sgd.reference_memory_bytes": "integer arithmetic",
-    "alignment.sgd.available_memory_bytes": "reads /proc/meminfo",
-    "alignment.sgd.check_reference_memory": "integer arithmetic and validation",
-    "alignment.sgd.run_keys": "PRNG key plumbing",
-    "alignment.sgd.batch_for_step": "integer indices from a PRNG key",
-    "alignment.eta_eff.batch_rows": "integer indices",
-    "alignment.eta_eff.orthonormal_fit_expansion": "numpy float64",
-    "alignment.proxy.check_proxy_inputs": "validation only",
-    "alignment.batch_scaling.check_scaling_inputs": "validation only",
-    "alignment.batch_scaling.steps_for": "integer arithmetic",
-    "alignment.batch_scaling.learning_rate_for": "scalar arithmetic",
-    "landscapes.persistence.*": "numpy union-find and gudhi persistence (float64 in numpy and C++), integer graphs",
-    "landscapes.circle.read_fourier_file": "file parsing",
-    "landscapes.circle.analyse_circle": "numpy roots of a trigonometric polynomial",
-    "landscapes.escape.min_escape_temperature": "numpy",
-    "landscapes.escape.circle_escape_times": "numpy critical points and mpmath quadrature (no JAX; the same values "
+    "alignment._sgd.sigma_tolerance": "a constant per dtype name",
+    "alignment._sgd.divergence_message": "text",
+    "alignment._sgd.reference_memory_bytes": "integer arithmetic",
+    "alignment._sgd.available_memory_bytes": "reads /proc/meminfo",
+    "alignment._sgd.check_reference_memory": "integer arithmetic and validation",
+    "alignment._sgd.run_keys": "PRNG key plumbing",
+    "alignment._sgd.batch_for_step": "integer indices from a PRNG key",
+    "alignment._eta_eff.batch_rows": "integer indices",
+    "alignment._eta_eff.orthonormal_fit_expansion": "numpy float64",
+    "alignment._proxy.check_proxy_inputs": "validation only",
+    "alignment._batch_scaling.check_scaling_inputs": "validation only",
+    "alignment._batch_scaling.steps_for": "integer arithmetic",
+    "alignment._batch_scaling.learning_rate_for": "scalar arithmetic",
+    "landscapes._persistence.*": "numpy union-find and gudhi persistence (float64 in numpy and C++), integer graphs",
+    "landscapes._circle.read_fourier_file": "file parsing",
+    "landscapes._circle.analyse_circle": "numpy roots of a trigonometric polynomial",
+    "landscapes._escape.min_escape_temperature": "numpy",
+    "landscapes._escape.circle_escape_times": "numpy critical points and mpmath quadrature (no JAX; the same values "
                                              "with x64 off, test_float64_policy.py)",
-    "landscapes.infonce.hardest_negative_potential": "factory: returns the potential (guarded where simulated)",
-    "landscapes.infonce.hardest_negative_value_and_grad": "factory",
-    "landscapes.infonce.soft_hardest_negative_potential": "factory",
-    "landscapes.infonce.infonce_potential": "factory",
-    "landscapes.thomson.thomson_potential": "factory that returns a potential whose evaluation is guarded (simulate, "
+    "landscapes._infonce.hardest_negative_potential": "factory: returns the potential (guarded where simulated)",
+    "landscapes._infonce.hardest_negative_value_and_grad": "factory",
+    "landscapes._infonce.soft_hardest_negative_potential": "factory",
+    "landscapes._infonce.infonce_potential": "factory",
+    "landscapes._thomson.thomson_potential": "factory that returns a potential whose evaluation is guarded (simulate, "
                                             "the barrier estimates, the network search)",
-    "landscapes.landscape.fourier_landscape": "factory",
-    "landscapes.landscape.load_fourier": "factory (file parsing)",
-    "landscapes.landscape.scaled": "factory",
-    "landscapes.registry.list_landscapes": "names only",
-    "landscapes.registry.landscape_parameters": "names only",
-    "landscapes.registry.get_landscape": "factory",
-    "landscapes.registry.resolve_landscape": "factory",
+    "landscapes._landscape.fourier_landscape": "factory",
+    "landscapes._landscape.load_fourier": "factory (file parsing)",
+    "landscapes._landscape.scaled": "factory",
+    "landscapes._registry.list_landscapes": "names only",
+    "landscapes._registry.landscape_parameters": "names only",
+    "landscapes._registry.get_landscape": "factory",
+    "landscapes._registry.resolve_landscape": "factory",
     "landscapes.network.graph.*": "networkx/numpy analysis of a finished network",
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
@@ -464,19 +464,19 @@ EXEMPT: dict[str, str] = {
                                                         "minimize_batch, run_neb and refine_batch refuse float64 "
                                                         "with x64 off)",
     "landscapes.network.verify.orbit_dimension_formula": "numpy rank of a float64 configuration",
-    "langevin.temperature.temperature_program": "factory: splits a temperature argument into a program and its "
+    "langevin._temperature.temperature_program": "factory: splits a temperature argument into a program and its "
                                                 "values (no arithmetic); evaluated inside simulate, which is guarded",
-    "precision.enable_x64": "the policy itself",
-    "precision.request_x64": "the policy itself",
-    "precision.x64_enabled": "the policy itself",
-    "precision.require_x64": "the policy itself",
-    "stats.*": "numpy/scipy statistics",
-    "filemode.*": "file modes and atomic writes",
-    "arrayfiles.*": "reading .npy/.npz files (numpy)",
-    "fingerprints.*": "text comparison of JSON fingerprints",
-    "alignment.cka.*": "numpy float64",
-    "alignment.rsa.*": "numpy float64",
-    "alignment.realarrays.*": "numpy float64 validation and exact rescaling",
+    "_precision.enable_x64": "the policy itself",
+    "_precision.request_x64": "the policy itself",
+    "_precision.x64_enabled": "the policy itself",
+    "_precision.require_x64": "the policy itself",
+    "_stats.*": "numpy/scipy statistics",
+    "_filemode.*": "file modes and atomic writes",
+    "_arrayfiles.*": "reading .npy/.npz files (numpy)",
+    "_fingerprints.*": "text comparison of JSON fingerprints",
+    "alignment._cka.*": "numpy float64",
+    "alignment._rsa.*": "numpy float64",
+    "alignment._realarrays.*": "numpy float64 validation and exact rescaling",
 }
 
 
@@ -501,7 +501,7 @@ def _exempt(name: str) -> bool:
 
 
 def main() -> None:
-    from contrastive_bounds.numerics.precision import X64DisabledError, x64_enabled
+    from contrastive_bounds.numerics._precision import X64DisabledError, x64_enabled
 
     assert not x64_enabled()
     functions = public_functions()

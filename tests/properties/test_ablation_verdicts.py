@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contrastive_bounds.numerics.precision import enable_x64
-from contrastive_bounds.properties.checks.ablation_rows import ablation_rows, combine_verdicts, trend_verdict
-from contrastive_bounds.properties.checks.registry import registered_checks
+from contrastive_bounds.numerics._precision import enable_x64
+from contrastive_bounds.properties.checks._ablation_rows import ablation_rows, combine_verdicts, trend_verdict
+from contrastive_bounds.properties.checks._registry import registered_checks
 
 
 def test_trend_verdict_reads_falls_rises_ties_and_intervals():
@@ -179,7 +179,7 @@ def test_ablation_rows_refuses_a_folder_without_the_ablation(tmp_path):
 def test_quick_ablation_verdicts_name_their_grid_and_point_to_the_full_one():
     """The quick A8.6-A8.8 read 'SUPPORTED on this grid' while the full grid reads mixed: a verdict now names the
     grid it is from, and a reduced grid's points to the full grid and to docs/annealing.md."""
-    from contrastive_bounds.properties.checks.landscape_ablations import FULL_GRID_COMMAND, _outcome, grid_text
+    from contrastive_bounds.properties.checks._landscape_ablations import FULL_GRID_COMMAND, _outcome, grid_text
 
     grid, caveat = grid_text({"profile": "quick", "sweep": ""})
     assert grid == "the 'quick' grid of sweep spec 'ablations' (a reduced grid)"

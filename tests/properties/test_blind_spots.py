@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from contrastive_bounds.properties.checks.registry import registered_checks
+from contrastive_bounds.properties.checks._registry import registered_checks
 from contrastive_bounds.properties.selftest import get_fault, substituted
 
 
@@ -93,7 +93,7 @@ def test_o_h_change_of_the_noise_is_caught_by_the_one_step_moments():
 @pytest.mark.slow
 def test_schedule_off_at_finite_t_keeps_its_verdict_but_fails_the_value_checks():
     """log(t + t0 + 1) has the same HKS constant (same verdict); its values at given t do not match."""
-    from contrastive_bounds.theory.schedules import make_schedule
+    from contrastive_bounds.theory._schedules import make_schedule
 
     with substituted(*get_fault("schedule.log_shift").substitutions):
         s = make_schedule("temperature", c=1.0, t0=10.0)
@@ -117,8 +117,8 @@ def test_more_weaker_bounds(fault_id):
 def test_a_fault_is_seen_by_a_check_whose_programs_were_compiled_before_it():
     """The substitution hook empties the compiled-chunk and landscape caches: a drift fault applied after a
     clean run of the same check (its chunk already compiled, its landscape memoised) still turns it red."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin.chunk import chunk_fn
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
+    from contrastive_bounds.numerics.langevin._chunk import chunk_fn
 
     assert _run("A1.one_step").verdict == "holds"
     assert chunk_fn.cache_info()[0] > 0 and get_landscape.cache_info()[0] > 0

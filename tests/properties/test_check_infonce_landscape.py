@@ -6,8 +6,8 @@ reaches the global set); a simulator whose noise is 1.1 times the right one must
 
 import pytest
 
-from contrastive_bounds.properties.checks.landscape_schedule import choose_t0
-from contrastive_bounds.properties.checks.registry import registered_checks
+from contrastive_bounds.properties.checks._landscape_schedule import choose_t0
+from contrastive_bounds.properties.checks._registry import registered_checks
 
 
 def _run(**over):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contrastive_bounds.properties.checks import landscape_trap_network as chk
+import contrastive_bounds.properties.checks._landscape_trap_network as chk
 
 ROOT = Path(__file__).resolve().parents[2]
 LOWEST_EXIT_V = 11.496880526713  # saddle s_1 of C15
@@ -55,7 +55,7 @@ def test_the_check_s_reference_values_are_the_page_s():
 
 def test_the_check_refuses_bad_parameters():
     """A user scenario with 0 random starts or a negative search seed is refused, naming the parameter."""
-    from contrastive_bounds.properties.checks.framework import defined_checks
+    from contrastive_bounds.properties.checks._framework import defined_checks
 
     spec = defined_checks()["A9.s2_trap_network"]  # registered by importing its module (above)
     with pytest.raises(ValueError, match="starts"):
@@ -68,9 +68,9 @@ def test_the_check_refuses_bad_parameters():
 def test_the_check_holds_on_the_network_of_the_a86_row():
     """Quick defaults: every condition holds (5 reference, 2 independent, 1 exact); the network is the very object
     the A8.6_dimension row of N = 6, d = 3, tau = 0.1 gets, so the main job searches this landscape once."""
-    from contrastive_bounds.properties.checks.ablation_rows import ablation_tasks
-    from contrastive_bounds.properties.checks.landscape_rows import row_network
-    from contrastive_bounds.properties.checks.registry import registered_checks
+    from contrastive_bounds.properties.checks._ablation_rows import ablation_tasks
+    from contrastive_bounds.properties.checks._landscape_rows import row_network
+    from contrastive_bounds.properties.checks._registry import registered_checks
 
     spec = registered_checks()["A9.s2_trap_network"]
     out = spec.fn(dict(spec.defaults["quick"]), 0)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contrastive_bounds.properties.checks import alignment as CA
-from contrastive_bounds.properties.checks.registry import registered_checks
-from contrastive_bounds.theory import alignment as A
-
+from contrastive_bounds.properties.checks._alignment_descent import descent_run
+from contrastive_bounds.properties.checks._registry import registered_checks
+from contrastive_bounds import theory as A
 SMALL_DESCENT = {"num_samples": 200, "num_classes": 5, "batch_size": 32, "steps": 60, "tau": 0.5,
                  "step_size": 1.0, "delta": 0.05}
 
@@ -20,9 +19,9 @@ def _run(check_id: str, params: dict | None = None, seed: int = 0):
 
 @pytest.fixture(autouse=True)
 def _fresh_descent_cache():
-    CA.descent_run.cache_clear()
+    descent_run.cache_clear()
     yield
-    CA.descent_run.cache_clear()
+    descent_run.cache_clear()
 
 
 @pytest.mark.slow

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment import batch_scaling_report, eta_eff, proxy_result
-from contrastive_bounds.properties.checks import alignment_training as T
-from contrastive_bounds.properties.checks.registry import registered_checks
+import contrastive_bounds.numerics.alignment._batch_scaling_report as batch_scaling_report
+import contrastive_bounds.numerics.alignment._eta_eff as eta_eff
+import contrastive_bounds.numerics.alignment._proxy_result as proxy_result
+import contrastive_bounds.properties.checks._alignment_training as T
+from contrastive_bounds.properties.checks._registry import registered_checks
 
 KNOWN = {"reference_size": 8, "batch_size": 4, "num_classes": 4, "tau": 0.5, "eta": 0.01, "trials": 1}
 GRID = {"batch_sizes": [8, 16], "exponents": [1.0, 0.0], "budgets": ["epochs", "steps"], "seeds": 2, "epochs": 2,

@@ -3,7 +3,7 @@ bound and a measurement into the right verdict, and every theorem of both papers
 
 from __future__ import annotations
 
-from contrastive_bounds.properties.checks.framework import compare_lower, compare_upper
+from contrastive_bounds.properties.checks._verdicts import compare_lower, compare_upper
 
 
 def test_compare_verdicts():
@@ -21,7 +21,7 @@ def test_compare_verdicts():
 
 def test_every_theorem_has_a_check():
     """Every theorem of Papers A and B (B2-B8, A1, A3-A6, A8) has at least one registered check."""
-    from contrastive_bounds.properties.checks.registry import registered_checks
+    from contrastive_bounds.properties.checks._registry import registered_checks
 
     ids = set(registered_checks())
     for prefix in ("B2", "B3", "B4", "B5", "B6", "B7", "B8", "A1", "A3", "A4", "A5", "A6", "A8"):

@@ -16,9 +16,11 @@ import math
 
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Condition, Outcome, compare_band, compare_upper
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.properties.runner import SuiteResult, _apply_holm
+from contrastive_bounds.properties.checks._framework import CheckResult
+from contrastive_bounds.properties.checks._outcome import Condition, Outcome
+from contrastive_bounds.properties.checks._verdicts import compare_band, compare_upper
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.properties._runner import SuiteResult, _apply_holm
 from contrastive_bounds.properties.selftest import Substitution, substituted
 import pytest
 
@@ -27,7 +29,7 @@ CB = "contrastive_bounds"
 
 
 def _claim_says_supported(original):
-    from contrastive_bounds.theory.claim import Verdict
+    from contrastive_bounds.theory._claim import Verdict
 
     def get_claim(name):
         claim = original(name)
@@ -40,11 +42,11 @@ def _nan_mean(original):
 
 
 INJECTED = (
-    Substitution(f"{CB}.theory.schedules:Schedule.converges",  # premise: "theory says it traps" becomes false
+    Substitution(f"{CB}.theory._schedules:Schedule.converges",  # premise: "theory says it traps" becomes false
                  lambda f: (lambda self, h: dataclasses.replace(f(self, h), converges=True))),
-    Substitution(f"{CB}.theory.registry:get_claim", _claim_says_supported),  # registry: refuted claim -> supported
-    Substitution(f"{CB}.theory.alignment:epsilon_value", lambda f: (lambda b, t, d: f(b, t, d / 2))),  # reference
-    Substitution(f"{CB}.properties.checks.annealing_common:vmf_mean_z3_simulated", _nan_mean),  # NaN
+    Substitution(f"{CB}.theory._registry:get_claim", _claim_says_supported),  # registry: refuted claim -> supported
+    Substitution(f"{CB}.theory._alignment_values:epsilon_value", lambda f: (lambda b, t, d: f(b, t, d / 2))),  # reference
+    Substitution(f"{CB}.properties.checks._annealing_common:vmf_mean_z3_simulated", _nan_mean),  # NaN
 )
 EXPECTED = {"A4.fast_schedules": "premise", "A8.1_inverted_condition": "registry", "B4.batch_event": "reference",
             "A1.vmf": "finite"}
@@ -90,7 +92,7 @@ def test_holm_softens_only_the_stochastic_part():
 def test_require_keeps_the_tests_verdict_and_survives_a_later_overwrite():
     """A failed condition: violated after assess whatever the check wrote later, the test's verdict in test_verdict,
     the summary names the condition; a CheckResult round-trips its conditions through JSON."""
-    from contrastive_bounds.properties.checks.framework import assess
+    from contrastive_bounds.properties.checks._verdicts import assess
 
     out = compare_band(0.5, (0.45, 0.55), 0.5, (0.48, 0.52), samples=4000, false_alarm=1e-3)
     assert out.require("premise", "the schedule satisfies the premise", False, "beta(1) = 0.2") is False
@@ -117,6 +119,6 @@ def test_non_finite_values_are_never_holds():
     assert compare_upper(None, math.inf, bound_log10=400.0).verdict == "violated"
     assert compare_upper(math.inf, 0.5).verdict == "vacuous"
     hand = Outcome("holds", "hand-built", bound=math.inf, empirical=0.5, kind="upper")
-    from contrastive_bounds.properties.checks.framework import assess
+    from contrastive_bounds.properties.checks._verdicts import assess
 
     assert assess(hand).verdict == "vacuous"

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from contrastive_bounds.properties.checks.annealing_common import CONF, miss_slope
-from contrastive_bounds.properties.checks.findings import TREND_FAMILY_ALPHA, compare_direction, note_entry, trend_finding
-from contrastive_bounds.properties.checks.framework import compare_upper
+from contrastive_bounds.properties.checks._annealing_common import CONF, miss_slope
+from contrastive_bounds.properties.checks._findings import TREND_FAMILY_ALPHA, compare_direction, note_entry, trend_finding
+from contrastive_bounds.properties.checks._verdicts import compare_upper
 
 
 def test_trend_finding_false_alarm_is_at_most_alpha_over_the_family():

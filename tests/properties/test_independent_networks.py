@@ -1,4 +1,4 @@
-"""The second implementations the network check compares with (properties/checks/independent_networks.py) give
+"""The second implementations the network check compares with (properties/checks/_independent_networks.py) give
 closed-form values: the Hessian off the O(d) orbit of a two-point potential, orbit volumes from the generator fields,
 multiplicities of symmetric and generic configurations, the prefactor in one dimension and the closure's direction
 count; so a disagreement in check A9.s2_trap_network points at the network, not at its referee."""
@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.properties.checks import independent_networks as ind
-from contrastive_bounds.properties.checks.independent_landscapes import infonce_energy
+import contrastive_bounds.properties.checks._independent_networks as ind
+from contrastive_bounds.properties.checks._independent_landscapes import infonce_energy
 
 PAIRS = [(0, 1), (2, 3), (4, 5)]
 CROSS = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=np.float64)

@@ -8,10 +8,10 @@ import math
 import mpmath
 import pytest
 
-from contrastive_bounds.properties.checks import independent_alignment as ia
-from contrastive_bounds.properties.checks import independent_annealing as ian
-from contrastive_bounds.properties.checks import independent_metrics as im
-from contrastive_bounds.properties.checks.agreement import agreement
+import contrastive_bounds.properties.checks._independent_alignment as ia
+import contrastive_bounds.properties.checks._independent_annealing as ian
+import contrastive_bounds.properties.checks._independent_metrics as im
+from contrastive_bounds.properties.checks._agreement import agreement
 
 
 def test_alignment_verifiers_agree_at_check_points_and_references():
@@ -40,7 +40,7 @@ def test_tabulated_references_match_the_mpmath_closed_forms():
 
 def test_exact_mfpt_by_the_ode_agrees_with_the_toolkits_quadrature():
     """Two exact MFPT computations (numpy ODE vs mpmath Green's function) at T = 0.6 and 0.15 (C13 landscape)."""
-    from contrastive_bounds.theory.kramers import exact_mfpt_interval
+    from contrastive_bounds.theory._kramers import exact_mfpt_interval
 
     ts = math.acos(-1 / 8)
     for temp in (0.6, 0.15):
@@ -62,7 +62,8 @@ def test_second_metric_computations_match_the_toolkit_and_see_a_missing_centring
     """Trace-identity CKA, Gram-form linear CKA, corrcoef RSA: equal to the toolkit; an uncentred CKA is not."""
     import numpy as np
 
-    from contrastive_bounds.numerics.alignment.similarity import cka_rho, cosine_gram, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r
+    from contrastive_bounds.numerics.alignment._cka import cka_rho, cosine_gram, cosine_gram_cka, linear_cka
+    from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity, rsa_r
 
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal((40, 6)), rng.standard_normal((40, 5))
@@ -82,7 +83,7 @@ def test_population_losses_mp_match_the_toolkit_and_c06_style_reference():
     """The mpmath per-anchor formula equals population_loss_gap (float64) to 1e-12."""
     import numpy as np
 
-    from contrastive_bounds.numerics.alignment.training import population_loss_gap
+    from contrastive_bounds.numerics.alignment._training import population_loss_gap
 
     rng = np.random.default_rng(1)
     z1, z2 = rng.standard_normal((12, 4)), rng.standard_normal((12, 4))

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from contrastive_bounds.properties.jsonsafe import jsonable
+from contrastive_bounds.properties._jsonsafe import jsonable
 
 
 def test_numpy_values_become_python_numbers_and_non_finite_floats_null():

@@ -1,5 +1,5 @@
 """Every comparison sign the toolkit prints between two numbers is true of the numbers it prints
-(properties/statements.py and its users): the shared helper computes signs, the scanner finds false ones, every
+(properties/_statements.py and its users): the shared helper computes signs, the scanner finds false ones, every
 registered check's outcome and every sweep row is scanned when it is made, no f-string in the package writes a fixed
 sign between two formatted values, and the summaries of the built-in sweep kinds over their built-in grids and of the
 verdict builders over adversarial numbers contain no inequality their numbers contradict.
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.properties.statements import chain_text, compare_text, contradictions, relation
+from contrastive_bounds.properties._statements import chain_text, compare_text, contradictions, relation
 
 ROOT = Path(__file__).resolve().parents[2]
 #: CONTRASTIVE_BOUNDS_SCAN_ALL=1 also runs the landscape sweep grids (minutes each) and every check of the main job
@@ -74,7 +74,7 @@ def test_chained_comparisons_are_true_pair_by_pair(values, weak):
 def test_the_verdict_builders_print_true_comparisons(bound, empirical, width, exact):
     """compare_upper / compare_lower (plain and log10 bounds) and compare_band, over values on both sides of the bound,
     near it and far from it, with and without an interval."""
-    from contrastive_bounds.properties.checks.verdicts import compare_band, compare_lower, compare_upper
+    from contrastive_bounds.properties.checks._verdicts import compare_band, compare_lower, compare_upper
 
     interval = None if exact else (empirical * (1 - width), empirical * (1 + width))
     outs = [compare_upper(bound, empirical, interval, samples=100), compare_lower(bound, empirical, interval, samples=100),
@@ -89,7 +89,8 @@ def test_the_verdict_builders_print_true_comparisons(bound, empirical, width, ex
 def test_a_check_that_prints_a_false_inequality_is_violated_by_a_statement_condition():
     """The framework scans every registered check's summary and conditions: a printed inequality the printed numbers
     contradict is a failed deterministic condition (verdict violated), whatever the check's own test said."""
-    from contrastive_bounds.properties.checks.framework import Outcome, check
+    from contrastive_bounds.properties.checks._outcome import Outcome
+    from contrastive_bounds.properties.checks._framework import check
 
     @check("T.false_statement", theorem="t", statement="s", paper="A", quick={})
     def false_statement(params, seed):
@@ -114,7 +115,7 @@ def test_a_check_that_prints_a_false_inequality_is_violated_by_a_statement_condi
 
 @pytest.mark.slow  # imports dask
 def test_a_sweep_row_whose_summary_is_false_is_refused():
-    from contrastive_bounds.properties.sweeps.engine import validate_row
+    from contrastive_bounds.properties.sweeps._engine import validate_row
 
     row = {"verdict": "holds", "ci_lo": None, "ci_hi": None, "empirical": None, "p_value": None, "false_alarm": None,
            "summary": "loss gap 0.3 <= bound 0.2"}
@@ -154,13 +155,13 @@ def _fixed_signs_between_values(tree: ast.AST, lines: list[str]) -> list[tuple[i
 
 #: Fixed signs in modules maintained apart from this test's subject (true where they are printed: each is guarded by
 #: the comparison it states), to be moved onto the helper there; listed so that no new one goes unnoticed.
-_ELSEWHERE = {("properties/checks/independent_landscapes.py", " > "),
-              ("properties/cli/anneal_run.py", " chain-steps > the limit ")}
+_ELSEWHERE = {("properties/checks/_independent_landscapes.py", " > "),
+              ("properties/cli/_anneal_run.py", " chain-steps > the limit ")}
 
 
 def test_no_f_string_writes_a_fixed_sign_between_two_formatted_values():
     """The house rule: an f-string that prints a comparison sign between two numbers computes the sign from them
-    (properties/statements.py). Numbers and their signs go through compare_text/relation/chain_text."""
+    (properties/_statements.py). Numbers and their signs go through compare_text/relation/chain_text."""
     offenders = set()
     for path in sorted((ROOT / "properties").rglob("*.py")):
         source = path.read_text()
@@ -171,7 +172,7 @@ def test_no_f_string_writes_a_fixed_sign_between_two_formatted_values():
 
 # ------------------------------------------------------------------------------------------ dynamic scan
 def _builtin_tasks(kinds):
-    from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec
+    from contrastive_bounds.properties.sweeps._spec import builtin_specs, load_spec
 
     for name in builtin_specs():
         spec = load_spec(name, profile="quick")
@@ -185,7 +186,7 @@ def test_every_sweep_kinds_summaries_over_the_builtin_quick_grids_are_true():
     c/H* = 2, H* = 1 row once printed false; theorem1-grid: 16 align-simulate rows) is run in this process; no row is
     an error (a false summary is one: make_row refuses it) and no summary contradicts its numbers. The landscape
     sweeps (minutes a row) join with CONTRASTIVE_BOUNDS_SCAN_ALL=1."""
-    from contrastive_bounds.properties.sweeps.engine import execute_task
+    from contrastive_bounds.properties.sweeps._engine import execute_task
 
     kinds = {"anneal", "align-simulate", "align-train", "bound", "check"} | ({"landscape"} if SCAN_ALL else set())
     scanned = {}
@@ -204,7 +205,7 @@ def test_every_sweep_kinds_summaries_over_the_builtin_quick_grids_are_true():
 def test_every_builtin_checks_quick_summary_is_true():
     """Every built-in check at its quick parameters: no 'statement' condition fails (the framework scans each
     summary and condition), and the summary itself contains no contradicted inequality."""
-    from contrastive_bounds.properties.checks.registry import registered_checks
+    from contrastive_bounds.properties.checks._registry import registered_checks
 
     bad = {}
     for cid, spec in registered_checks().items():

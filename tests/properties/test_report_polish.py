@@ -7,10 +7,11 @@ from pathlib import Path
 
 import markdown
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
-from contrastive_bounds.properties.glossary import GLOSSARY
-from contrastive_bounds.properties.report import md_escape, write_report
-from contrastive_bounds.properties.runner import SuiteResult
+from contrastive_bounds.properties.checks._framework import CheckResult
+from contrastive_bounds.properties.checks._outcome import Outcome
+from contrastive_bounds.properties._glossary import GLOSSARY
+from contrastive_bounds.properties._report import md_escape, write_report
+from contrastive_bounds.properties._runner import SuiteResult
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ def test_report_ends_with_a_glossary_of_the_terms_it_uses(tmp_path):
 @pytest.mark.slow
 def test_no_bar_chart_of_four_values_at_one():
     """B5.cka_rsa_along_descent drew CKA, its bound, RSA, its bound (all ~1.0) as bars; it draws none now."""
-    from contrastive_bounds.properties.checks.registry import registered_checks
+    from contrastive_bounds.properties.checks._registry import registered_checks
 
     spec = registered_checks()["B5.cka_rsa_along_descent"]
     params = {**spec.defaults["quick"], "num_samples": 60, "num_classes": 3, "batch_size": 16, "steps": 20}

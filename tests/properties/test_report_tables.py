@@ -1,8 +1,9 @@
 """Evidence tables of a check outcome (Outcome.table) in report.md and report.html."""
 
-from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
-from contrastive_bounds.properties.report import table_cell, write_report
-from contrastive_bounds.properties.runner import SuiteResult
+from contrastive_bounds.properties.checks._framework import CheckResult
+from contrastive_bounds.properties.checks._outcome import Outcome
+from contrastive_bounds.properties._report import table_cell, write_report
+from contrastive_bounds.properties._runner import SuiteResult
 
 
 def test_outcome_table_is_rendered_in_markdown_and_html(tmp_path):
@@ -31,8 +32,8 @@ def test_interval_promised_by_a_legend_is_drawn_and_integer_x_gets_integer_ticks
     import matplotlib.pyplot as plt
     from matplotlib.container import ErrorbarContainer
 
-    from contrastive_bounds.properties.checks.outcome import PlotSpec, Series
-    from contrastive_bounds.properties.figures import draw_figure
+    from contrastive_bounds.properties.checks._outcome import PlotSpec, Series
+    from contrastive_bounds.properties._figures import draw_figure
 
     spec = PlotSpec("A8.7", "N", "barrier", [Series("Arrhenius exponent (99.9% bootstrap interval)", [4.0], [0.29],
                                                     lo=[0.06], hi=[0.53], style="o"),
@@ -65,8 +66,8 @@ def test_a_one_point_axis_spans_a_unit_around_its_value_and_a_short_log_axis_is_
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from contrastive_bounds.properties.checks.outcome import PlotSpec, Series
-    from contrastive_bounds.properties.figures import draw_figure
+    from contrastive_bounds.properties.checks._outcome import PlotSpec, Series
+    from contrastive_bounds.properties._figures import draw_figure
 
     def drawn(spec):
         fig, ax = plt.subplots()
@@ -95,7 +96,7 @@ def test_a_one_point_axis_spans_a_unit_around_its_value_and_a_short_log_axis_is_
 def test_report_first_line_counts_checks_that_could_not_have_failed_and_lists_failed_conditions(tmp_path):
     """A holds, an uninformative, an inconclusive at power < 1/2 and a violated by a failed reference condition: the
     first line says 2 of 4 could not have failed; the section of the violated one names the failed condition."""
-    from contrastive_bounds.properties.checks.framework import Condition
+    from contrastive_bounds.properties.checks._outcome import Condition
 
     outs = [Outcome("holds", "fine", power=0.9), Outcome("uninformative", "loose"),
             Outcome("inconclusive", "wide", power=0.1, detect=0.2),

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.cli._app import app
 
 runner = CliRunner()
 
 CHECKS = '''
-from contrastive_bounds.properties.checks.framework import check, compare_upper, PlotSpec, Series
+from contrastive_bounds.properties.checks._framework import check, compare_upper, PlotSpec, Series
 
 def _plotted(out, name):
     out.plots = [PlotSpec(name, "x", "y", [Series(name, [0.0, 1.0], [0.0, 1.0])])]
@@ -189,8 +189,9 @@ def test_ctrl_c_saves_finished_records_and_prints_how_to_resume(tmp_path):
 
 def test_holm_is_reapplied_over_the_merged_file_from_the_verdicts_before_holm(tmp_path):
     """Holm runs over every stochastic record of the merged file; a resume does not compound its edits."""
-    from contrastive_bounds.properties.checks.framework import CheckResult, Outcome
-    from contrastive_bounds.properties.runner import SuiteResult, load_suite, run_suite, write_results
+    from contrastive_bounds.properties.checks._framework import CheckResult
+    from contrastive_bounds.properties.checks._outcome import Outcome
+    from contrastive_bounds.properties._runner import SuiteResult, load_suite, run_suite, write_results
 
     out = tmp_path / "r"
     out.mkdir()

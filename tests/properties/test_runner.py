@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from contrastive_bounds.properties import runner as runner_mod
+import contrastive_bounds.properties._runner as runner_mod
 
 
 def _mode(p: Path) -> int:

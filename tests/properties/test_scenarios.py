@@ -4,7 +4,7 @@ scenario's parameters and seed 0 unless given."""
 from __future__ import annotations
 
 
-from contrastive_bounds.properties.scenarios import load_scenarios
+from contrastive_bounds.properties._scenarios import load_scenarios
 
 def test_load_scenarios_merges_defaults(tmp_path, write_user_scenarios):
     """A scenario's parameters are merged over the check's quick defaults and its seed defaults to 0."""

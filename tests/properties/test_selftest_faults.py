@@ -9,12 +9,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.checks.framework import check, compare_upper, defined_checks
-from contrastive_bounds.properties.checks.registry import CHECK_MODULES, registered_checks
-from contrastive_bounds.properties.cli.app import app
+from contrastive_bounds.properties.checks._framework import check, defined_checks
+from contrastive_bounds.properties.checks._verdicts import compare_upper
+from contrastive_bounds.properties.checks._registry import CHECK_MODULES, registered_checks
+from contrastive_bounds.properties.cli._app import app
 from contrastive_bounds.properties.selftest import (FAULTS, KINDS, Fault, Substitution, get_fault, run_self_test,
                                                     select_faults, substituted, unwitnessed, witnesses_of)
-from contrastive_bounds.properties.selftest.hook import resolve_target
+from contrastive_bounds.properties.selftest._hook import resolve_target
 
 
 @pytest.mark.slow
@@ -34,7 +35,7 @@ def test_every_fault_targets_something_that_exists_and_names_registered_checks()
 
 def test_every_built_in_check_has_a_witness_fault():
     """The registry enumerated: each built-in check id is a declared witness of at least one fault, so a new check
-    nobody has seen fail turns this test red (declare a fault that turns it red in properties/selftest/faults.py)."""
+    nobody has seen fail turns this test red (declare a fault that turns it red in properties/selftest/_faults.py)."""
     builtin = {cid for cid, spec in registered_checks().items()
                if spec.fn.__wrapped__.__module__ in CHECK_MODULES}
     assert len(builtin) >= 36
@@ -52,7 +53,7 @@ def test_a_check_without_a_witness_is_reported_unwitnessed():
     try:
         assert unwitnessed(["selftest.no_witness", "B4.theorem1"]) == ["selftest.no_witness"]
     finally:
-        from contrastive_bounds.properties.checks import framework
+        import contrastive_bounds.properties.checks._framework as framework
 
         framework._CHECKS.pop("selftest.no_witness", None)
     assert "selftest.no_witness" not in defined_checks()
@@ -78,7 +79,7 @@ def test_select_faults_by_id_glob_and_kind():
 def test_a_harmless_fault_is_reported_missed_with_exit_code_1():
     """The runner must not call a fault caught when nothing changes (identity substitution): missed, its declared
     witness stayed green, exit code 1."""
-    noop = Fault("noop", "values", "identity", (Substitution("contrastive_bounds.theory.alignment:cka_lower", lambda f: f),),
+    noop = Fault("noop", "values", "identity", (Substitution("contrastive_bounds.theory._alignment_values:cka_lower", lambda f: f),),
                  ("A3.critical_height",))
     res = run_self_test([noop])
     assert res.baseline_ok and res.missed and res.exit_code == 1
@@ -117,17 +118,17 @@ def test_cli_self_test_prints_progress_the_matrix_and_writes_its_files(tmp_path)
 def test_ctrl_c_during_the_self_test_keeps_what_finished_and_exits_130(tmp_path):
     """A KeyboardInterrupt inside a fault's check (Ctrl-C): the substitutions are undone, the baseline and the
     finished runs are written to self-test.md / self-test.json marked interrupted, and the command exits 130."""
-    from contrastive_bounds.numerics.landscapes import barriers
+    import contrastive_bounds.numerics.landscapes._barriers as barriers
 
     def interrupt(original):
         def circle_barrier(*a, **k):
             raise KeyboardInterrupt
         return circle_barrier
 
-    stop = Fault("stop", "landscape", "Ctrl-C", (Substitution("contrastive_bounds.numerics.landscapes.barriers:circle_barrier",
+    stop = Fault("stop", "landscape", "Ctrl-C", (Substitution("contrastive_bounds.numerics.landscapes._barriers:circle_barrier",
                                                                interrupt),), ("A3.critical_height",))
     original = barriers.circle_barrier
-    with substituted(Substitution("contrastive_bounds.properties.selftest.faults:select_faults",
+    with substituted(Substitution("contrastive_bounds.properties.selftest._faults:select_faults",
                                   lambda f: (lambda only: [get_fault("schedule.author_constant"), stop]))):
         res = CliRunner().invoke(app, ["check", "--self-test", "--only", "x", "--out", str(tmp_path)])
     assert res.exit_code == 130, res.output

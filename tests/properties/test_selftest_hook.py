@@ -1,4 +1,4 @@
-"""The substitution hook of the self-test (properties/selftest/hook.py): scope, restore, caches, errors."""
+"""The substitution hook of the self-test (properties/selftest/_hook.py): scope, restore, caches, errors."""
 
 from __future__ import annotations
 
@@ -8,42 +8,41 @@ import jax
 import numpy as np
 import pytest
 
-from contrastive_bounds.properties.selftest.hook import Substitution, resolve_target, substituted
-from contrastive_bounds.theory import alignment as A
-
-
+from contrastive_bounds.properties.selftest._hook import Substitution, resolve_target, substituted
+from contrastive_bounds import theory as A
 def test_everywhere_replaces_every_alias_and_restores():
     """A formula fault must reach the modules that imported the function by name, and vanish after the block."""
-    from contrastive_bounds.numerics.alignment import training
+    import contrastive_bounds.numerics.alignment._training as training
 
     orig = A.loss_gap_value
     assert training.alignment.loss_gap_value is orig
     with substituted(Substitution(f"{A.__name__}:loss_gap_value", lambda f: (lambda tau, pi_max: -1.0))) as replaced:
         assert A.loss_gap_value(0.5, 0.1) == -1.0
-        assert any(r.endswith("theory.alignment.loss_gap_value") for r in replaced)
+        assert any(r.endswith("theory._alignment_values.loss_gap_value") for r in replaced)
     assert A.loss_gap_value is orig
 
 
 def test_here_replaces_only_the_named_binding():
     """A driver-wiring fault changes what the driver calls, not the kernel a replay calls."""
-    from contrastive_bounds.numerics.alignment import descent, descent_run
+    import contrastive_bounds.numerics.alignment._descent as descent
+    import contrastive_bounds.numerics.alignment._descent_run as descent_run
 
     orig = descent.descent_step
-    with substituted(Substitution("contrastive_bounds.numerics.alignment.descent_run:descent_step",
+    with substituted(Substitution("contrastive_bounds.numerics.alignment._descent_run:descent_step",
                                   lambda f: "patched", scope="here")) as replaced:
         assert descent_run.descent_step == "patched"
         assert descent.descent_step is orig
-        assert replaced == ["contrastive_bounds.numerics.alignment.descent_run.descent_step"]
+        assert replaced == ["contrastive_bounds.numerics.alignment._descent_run.descent_step"]
     assert descent_run.descent_step is orig
 
 
 def test_class_and_instance_attributes_are_restored_even_after_an_error():
     """Methods of classes (Schedule) and of one object (a Bound's evaluate) are patched and put back."""
-    from contrastive_bounds.theory.schedules import Schedule, make_schedule
+    from contrastive_bounds.theory._schedules import Schedule, make_schedule
 
     beta = Schedule.__dict__["beta"]
     with pytest.raises(RuntimeError, match="inside"):
-        with substituted(Substitution("contrastive_bounds.theory.schedules:Schedule.beta", lambda f: (lambda self, t, xp=np: 7.0)),
+        with substituted(Substitution("contrastive_bounds.theory._schedules:Schedule.beta", lambda f: (lambda self, t, xp=np: 7.0)),
                          Substitution(f"{A.__name__}:FROBENIUS.evaluate", lambda f: (lambda **kw: "patched"))):
             assert make_schedule("temperature", c=2.0).beta(3.0) == 7.0
             assert A.FROBENIUS.evaluate() == "patched"
@@ -56,18 +55,18 @@ def test_class_and_instance_attributes_are_restored_even_after_an_error():
 @pytest.mark.slow
 def test_caches_are_cleared_so_jitted_code_and_lru_caches_see_the_fault():
     """jit caches and module-level lru_caches would replay pre-fault results; the hook empties both."""
-    from contrastive_bounds.properties.checks import alignment_descent
+    import contrastive_bounds.properties.checks._alignment_descent as alignment_descent
 
     @jax.jit
     def uses_noise_scale(t):
-        from contrastive_bounds.numerics.langevin import increments
+        import contrastive_bounds.numerics.langevin._increments as increments
         return increments.noise_scale(t, 0.5)
 
     before = float(uses_noise_scale(2.0))
     alignment_descent.descent_run.cache_clear()
     alignment_descent.descent_run(20, 2, 4, 2, 0.5, 1.0, 0.05, 0)
     assert alignment_descent.descent_run.cache_info().currsize == 1
-    with substituted(Substitution("contrastive_bounds.numerics.langevin.increments:noise_scale", lambda f: (lambda t, h: 3.0 * t))):
+    with substituted(Substitution("contrastive_bounds.numerics.langevin._increments:noise_scale", lambda f: (lambda t, h: 3.0 * t))):
         assert alignment_descent.descent_run.cache_info().currsize == 0
         assert float(uses_noise_scale(2.0)) == 6.0
     assert float(uses_noise_scale(2.0)) == before

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from contrastive_bounds.properties.stats import binomial_upper_p, holm
+from contrastive_bounds.properties._stats import binomial_upper_p, holm
 
 
 def test_holm_matches_hand_computation():

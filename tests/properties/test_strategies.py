@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from contrastive_bounds.properties import strategies as cbst
-from contrastive_bounds.theory import alignment as A
-from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.domains import Interval, Param
+import contrastive_bounds.properties.strategies as cbst
+from contrastive_bounds import theory as A
+import contrastive_bounds.theory._registry as registry
+from contrastive_bounds.theory._domains import Interval, Param
 
 
 @given(cbst.sphere_points())
@@ -46,7 +46,7 @@ def test_cosine_grams_are_psd_unit_diagonal(g):
 @given(cbst.barrier_landscapes(heights=(0.5, 5.0)))
 def test_barrier_landscapes_know_their_height(land):
     """barrier_landscapes draws landscapes whose stated H* equals the computed one within its bound."""
-    from contrastive_bounds.numerics.landscapes.barriers import circle_barrier
+    from contrastive_bounds.numerics.landscapes._barriers import circle_barrier
 
     assert abs(circle_barrier(land, resolution=2048).critical_height - land.critical_height) < 1e-6 * max(1.0, land.critical_height)
 

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from contrastive_bounds.properties.checks.framework import (FAILING, FAILING_STRICT, VERDICTS, Outcome, compare_band,
-                                                            compare_lower, compare_upper)
-from contrastive_bounds.properties.checks.registry import registered_checks
-from contrastive_bounds.properties.checks.verdicts import POWER_TARGET, power_against, samples_for_power
-from contrastive_bounds.properties.cli.app import app
-from contrastive_bounds.properties.report import VERDICT_COLOURS
+from contrastive_bounds.properties.checks._outcome import FAILING, FAILING_STRICT, VERDICTS, Outcome
+from contrastive_bounds.properties.checks._verdicts import compare_band, compare_lower, compare_upper
+from contrastive_bounds.properties.checks._registry import registered_checks
+from contrastive_bounds.properties.checks._verdicts import POWER_TARGET, power_against, samples_for_power
+from contrastive_bounds.properties.cli._app import app
+from contrastive_bounds.properties._report import VERDICT_COLOURS
 
 runner = CliRunner()
 
@@ -96,7 +96,7 @@ def test_band_comparison_and_hand_built_outcomes_get_the_same_rules():
     assert compare_band(0.5, (0.45, 0.55), 0.7, (0.68, 0.72), samples=4000, false_alarm=1e-3).verdict == "violated"
     weak = compare_band(0.5, (0.45, 0.55), 0.5, (0.2, 0.8), samples=30, false_alarm=1e-3)
     assert weak.verdict == "inconclusive" and weak.samples_needed > 30
-    from contrastive_bounds.properties.checks.framework import check
+    from contrastive_bounds.properties.checks._framework import check
 
     @check("verdicts.handbuilt", theorem="t", statement="s", paper="A", quick={})
     def handbuilt(params, seed):
@@ -107,7 +107,7 @@ def test_band_comparison_and_hand_built_outcomes_get_the_same_rules():
 
 
 CHECKS = '''
-from contrastive_bounds.properties.checks.framework import check, compare_upper
+from contrastive_bounds.properties.checks._framework import check, compare_upper
 
 @check("strict.loose", theorem="t", statement="x <= huge", paper="B", quick={"bound": 1e9})
 def loose(params, seed):

@@ -11,11 +11,11 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.theory import alignment as A
-from contrastive_bounds.theory.alignment import epsilon_value
-from contrastive_bounds.theory.bound import Bound
-from contrastive_bounds.theory.domains import Interval, Param
-from contrastive_bounds.theory.source import Source
+from contrastive_bounds import theory as A
+from contrastive_bounds.theory import epsilon_value
+from contrastive_bounds.theory._bound import Bound
+from contrastive_bounds.theory._domains import Interval, Param
+from contrastive_bounds.theory._source import Source
 
 R = sp.Rational
 BIG = 10**400

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.theory import alignment
-from contrastive_bounds.theory import alignment_trajectory as AT
+from contrastive_bounds import theory as alignment
+import contrastive_bounds.theory._alignment_trajectory as AT
 
 mp.mp.dps = 40
 

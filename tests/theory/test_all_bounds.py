@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contrastive_bounds.properties import strategies as cbst
-from contrastive_bounds.theory import registry
+import contrastive_bounds.properties.strategies as cbst
+import contrastive_bounds.theory._registry as registry
 
 BOUNDS = registry.bounds()
 # moderate boxes keep exp(S/(2 tau^2 B)) inside what numpy's log space and mpmath both resolve

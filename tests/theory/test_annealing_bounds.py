@@ -10,11 +10,11 @@ import mpmath
 import pytest
 import sympy as sp
 
-from contrastive_bounds.theory import annealing as A
-from contrastive_bounds.theory import annealing_bounds as AB
-from contrastive_bounds.theory import kramers as K
-from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.schedules import hks_constant_to_form, make_schedule
+import contrastive_bounds.theory._annealing as A
+import contrastive_bounds.theory._annealing_bounds as AB
+import contrastive_bounds.theory._kramers as K
+import contrastive_bounds.theory._registry as registry
+from contrastive_bounds.theory._schedules import hks_constant_to_form, make_schedule
 
 LN10 = math.log(10.0)
 # double well V = -cos(x)/2 - cos(2x): minimum at pi (V = -1/2, V'' = 7/2), saddles at cos x = -1/8

@@ -8,7 +8,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from contrastive_bounds.theory import registry
+import contrastive_bounds.theory._registry as registry
 
 BIG = 10**400
 FROB = dict(tau=sp.Rational(1, 2), batch_size=256, num_classes=100, delta=sp.Rational(1, 20), steps=1000)

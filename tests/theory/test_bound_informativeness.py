@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from contrastive_bounds.theory import alignment as A
-from contrastive_bounds.theory import annealing_bounds as AB
-from contrastive_bounds.theory.bound import Bound
+from contrastive_bounds import theory as A
+import contrastive_bounds.theory._annealing_bounds as AB
+from contrastive_bounds.theory._bound import Bound
 
 IMAGENET = dict(tau=sp.Rational(1, 10), batch_size=256, num_classes=1000, delta=sp.Rational(1, 20), steps=500_000,
                 eta_sum=50_000)

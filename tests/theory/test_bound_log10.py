@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from contrastive_bounds.theory import registry
+import contrastive_bounds.theory._registry as registry
 
 FROB = dict(batch_size=256, num_classes=100, delta=0.05, steps=1000, eta_sum=10)
 WD = dict(tau=0.5, num_classes=10, batch_size=64, steps=100, delta=0.05, grad_norm=1.0, smoothness=1.0)

@@ -15,11 +15,13 @@ import pytest
 import sympy as sp
 from sympy.codegen.cfunctions import log1p
 
-from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.bound import MAX_DIGITS, Bound, Vacuity, reliable_sign, reliable_value
-from contrastive_bounds.theory.claim import Claim, SignCheckSpec, _integer_witness, sign_claim_check
-from contrastive_bounds.theory.domains import Interval, Param
-from contrastive_bounds.theory.source import Source
+import contrastive_bounds.theory._registry as registry
+from contrastive_bounds.theory._reliable import MAX_DIGITS, reliable_sign, reliable_value
+from contrastive_bounds.theory._bound import Bound
+from contrastive_bounds.theory._bound_spec import Vacuity
+from contrastive_bounds.theory._claim import Claim, SignCheckSpec, _integer_witness, sign_claim_check
+from contrastive_bounds.theory._domains import Interval, Param
+from contrastive_bounds.theory._source import Source
 
 W_KW = dict(tau=0.5, num_classes=10, batch_size=64, steps=100, delta=0.05, grad_norm=1)
 
@@ -248,8 +250,8 @@ def test_arb_refuting_sub_box_is_moved_to_an_integer_point_or_withheld():
 def test_evaluate_digits_has_an_upper_limit():
     """digits above EVALUATE_MAX_DIGITS is refused naming digits before any work (5000 digits failed on
     Python's int-string limit, 100000 ran for minutes); the limit itself evaluates."""
-    from contrastive_bounds.theory import registry
-    from contrastive_bounds.theory.bound import EVALUATE_MAX_DIGITS
+    import contrastive_bounds.theory._registry as registry
+    from contrastive_bounds.theory._bound import EVALUATE_MAX_DIGITS
 
     b = registry.get_bound("alignment.loss_gap")
     with pytest.raises(ValueError, match=rf"digits=5000 is outside its domain: integers in \[5, {EVALUATE_MAX_DIGITS}\]"):

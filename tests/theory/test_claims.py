@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from contrastive_bounds.theory import registry
-from contrastive_bounds.theory.claim import SignCheckSpec, sign_claim_check
+import contrastive_bounds.theory._registry as registry
+from contrastive_bounds.theory._claim import SignCheckSpec, sign_claim_check
 import pytest
 
 

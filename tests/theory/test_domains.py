@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contrastive_bounds.theory.domains import MAX_SEED, check_int, check_real, check_seed
+from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real, check_seed
 
 BIG = 10**400
 TOO_BIG = MAX_SEED + 1

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.theory.alignment import eta_sum_from_learning_rates
+from contrastive_bounds.theory._step_sizes import eta_sum_from_learning_rates
 
 
 def test_constant_and_warmup_schedules_sum_exactly():

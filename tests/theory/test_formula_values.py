@@ -9,9 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.theory import alignment as A
-from contrastive_bounds.theory import kramers as K
-from contrastive_bounds.theory.schedules import LOG_FORMS, hks_constant_to_form, make_schedule
+from contrastive_bounds import theory as A
+import contrastive_bounds.theory._kramers as K
+from contrastive_bounds.theory._schedule_forms import LOG_FORMS
+from contrastive_bounds.theory._schedules import hks_constant_to_form, make_schedule
 
 C02 = [((100, 256, 1000, 0.05, 0.5), 0.17370427116883531183, 24.574214968310783817),
        ((1000, 4096, 1000, 0.05, 1.0), 0.047162210885955110246, 0.7477603477291898929),

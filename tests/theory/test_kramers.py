@@ -7,11 +7,12 @@ import math
 import mpmath as mp
 import pytest
 
-from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.theory import annealing
-from contrastive_bounds.theory.annealing import catoni_difficulty, finite_time_tail_log, make_schedule
-from contrastive_bounds.theory.kramers import (
+from contrastive_bounds.numerics.landscapes._escape import circle_escape_times
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+import contrastive_bounds.theory._annealing as annealing
+from contrastive_bounds.theory._annealing import catoni_difficulty, finite_time_tail_log
+from contrastive_bounds.theory._schedules import make_schedule
+from contrastive_bounds.theory._kramers import (
     arrhenius_log_time,
     eyring_kramers_log_time,
     exact_mfpt_interval,
@@ -19,7 +20,7 @@ from contrastive_bounds.theory.kramers import (
     kramers_circle_log_time,
     log_probability_never_escape,
 )
-from contrastive_bounds.theory.registry import get_claim
+from contrastive_bounds.theory._registry import get_claim
 
 SADDLE = math.acos(-1 / 8)
 
@@ -187,7 +188,7 @@ def test_too_small_temperature_names_the_smallest_supported():
     """Below the exact quadrature's smallest temperature (a closed form of its panel limit),
     circle_escape_times and exact_mfpt_interval refuse the temperature naming the supported range, instead
     of running for minutes."""
-    from contrastive_bounds.theory.kramers import MAX_PANELS, min_mfpt_temperature
+    from contrastive_bounds.theory._kramers import MAX_PANELS, min_mfpt_temperature
 
     land = get_landscape("double-well")
     # the double well's only trap is θ = π, cut at the global minimum on both sides: [0, 2π]
@@ -201,7 +202,7 @@ def test_too_small_temperature_names_the_smallest_supported():
 
 def test_kramers_regime_thresholds():
     """kramers_regime classifies ΔV/T into asymptotic, marginal and outside, and refuses T = 0."""
-    from contrastive_bounds.theory.kramers import kramers_regime
+    from contrastive_bounds.theory._kramers import kramers_regime
 
     assert kramers_regime(1.53125, 0.1) == "asymptotic"
     assert kramers_regime(1.0, 0.1) == "asymptotic"  # ΔV/T = 10 is in

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.theory.annealing import FORMS, LOG_FORMS, make_schedule
+from contrastive_bounds.theory._schedule_forms import FORMS, LOG_FORMS
+from contrastive_bounds.theory._schedules import make_schedule
 
 T_GRID = np.array([0.5, 1.0, 10.0, 1e3, 1e6])
 
@@ -170,7 +171,7 @@ def test_describe_names_constants():
 
 def test_v0_beta_scaled_claim_is_proved():
     """docs/theorems.md A7: beta-scaled drift makes a log schedule act as log^2 (super-logarithmic)."""
-    from contrastive_bounds.theory import registry
+    import contrastive_bounds.theory._registry as registry
 
     c = registry.get_claim("annealing.v0_beta_scaled_is_superlogarithmic")
     v = c.run(False)

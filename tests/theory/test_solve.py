@@ -10,11 +10,11 @@ import mpmath
 import pytest
 import sympy as sp
 
-from contrastive_bounds.theory import alignment as A
-from contrastive_bounds.theory import annealing_bounds as AB
-from contrastive_bounds.theory.bound import Bound
-from contrastive_bounds.theory.domains import Interval, Param
-from contrastive_bounds.theory.source import Source
+from contrastive_bounds import theory as A
+import contrastive_bounds.theory._annealing_bounds as AB
+from contrastive_bounds.theory._bound import Bound
+from contrastive_bounds.theory._domains import Interval, Param
+from contrastive_bounds.theory._source import Source
 
 RUN = dict(tau=0.5, batch_size=256, num_classes=100, delta=0.05, steps=1000, eta_sum=10, m=512)
 

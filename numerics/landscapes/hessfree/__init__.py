@@ -11,12 +11,13 @@ analytically), :mod:`.lanczos` (thick-restart Lanczos with full reorthogonalisat
 :mod:`.complement` (L-BFGS in the complement of a mode), :mod:`.eigenvector_following` (hybrid
 eigenvector following: init/step kernels, one search, vmapped searches), :mod:`.batched` (many searches in
 refilled vmapped lanes), :mod:`.transition_states` (searches from minima along their softest modes,
-certified), :mod:`.simplex` (the closed-form InfoNCE global minimum).
+certified), :mod:`.simplex` (the closed-form InfoNCE global minimum), :mod:`.logdet` (log-determinants, traces
+and the stiffest eigenvalue by Lanczos quadrature, for Eyring–Kramers prefactors).
 
 Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the collapsed simplex):
 
->>> from contrastive_bounds.numerics.precision import enable_x64; enable_x64()
->>> from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+>>> from contrastive_bounds.numerics._precision import enable_x64; enable_x64()
+>>> from contrastive_bounds.numerics.landscapes import infonce_potential
 >>> from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum, verify_point
 >>> z, energy = infonce_simplex_minimum(6, 3, 0.1)
 >>> cert = verify_point(infonce_potential(6, [(0, 1), (2, 3), (4, 5)], 0.1), z, expect=0)

@@ -29,7 +29,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following impor
     hef_result,
     hef_step,
 )
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["queue_searcher"]
 

@@ -45,7 +45,7 @@ import numpy as np
 from contrastive_bounds.numerics.landscapes.hessfree.deflation import orbit_modes
 from contrastive_bounds.numerics.landscapes.hessfree.operators import hessian_vector_product
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian, softest_modes
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["Certificate", "certify_spectrum", "verifier", "verify_point", "verify_batch", "GRADIENT_TOL",
            "EIGENVALUE_TOL", "KRYLOV_ASSUMPTION"]

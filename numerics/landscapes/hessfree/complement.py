@@ -24,8 +24,8 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import project_tangent, retract
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import project_tangent, retract
 
 __all__ = ["ComplementMemory", "empty_memory", "complement_minimize"]
 

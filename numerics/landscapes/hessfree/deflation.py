@@ -24,8 +24,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import project_tangent
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import project_tangent
 
 __all__ = ["OrbitFrame", "orbit_frame", "orbit_component", "deflate", "orbit_dimension", "orbit_modes",
            "ORBIT_RANK_RTOL"]

@@ -49,8 +49,8 @@ from contrastive_bounds.numerics.landscapes.hessfree.complement import complemen
 from contrastive_bounds.numerics.landscapes.hessfree.lanczos import lanczos_lowest
 from contrastive_bounds.numerics.landscapes.hessfree.operators import riemannian_gradient
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import project_tangent, retract
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import project_tangent, retract
 
 __all__ = ["HEFSettings", "HEFResult", "HEFState", "hef_init", "hef_step", "hef_result", "hef_single", "hef_searcher",
            "RUNNING", "CONVERGED", "MAX_ITER", "NON_FINITE", "NO_NEGATIVE_MODE", "STATUS_TEXT"]

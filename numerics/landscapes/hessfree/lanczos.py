@@ -30,7 +30,7 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["LanczosResult", "lanczos_lowest", "lanczos_matvecs"]
 

@@ -38,7 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import DeflatedHessian, deflated_hessian, softest_modes
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["LogDeterminant", "log_determinant", "paired_difference", "stiffest_eigenvalue", "orbit_volume_density", "log_orbit_volume_density",
            "quadrature_bound", "lanczos_quadrature"]

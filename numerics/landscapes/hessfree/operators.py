@@ -29,8 +29,8 @@ from typing import Callable
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import project_tangent
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import project_tangent
 
 __all__ = ["riemannian_gradient", "hessian_vector_product", "linearized_hessian", "tangent_inner"]
 

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory._domains import check_int, check_real
 
 __all__ = ["simplex_vertices", "infonce_simplex_energy", "infonce_simplex_minimum"]
 

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from contrastive_bounds.numerics.landscapes.hessfree.deflation import OrbitFrame, deflate, orbit_dimension, orbit_frame
 from contrastive_bounds.numerics.landscapes.hessfree.lanczos import lanczos_lowest
 from contrastive_bounds.numerics.landscapes.hessfree.operators import linearized_hessian
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["DeflatedHessian", "deflated_hessian", "Spectrum", "softest_modes"]
 

@@ -33,8 +33,8 @@ from contrastive_bounds.numerics.landscapes.hessfree.certify import (
 from contrastive_bounds.numerics.landscapes.hessfree.batched import queue_searcher
 from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import CONVERGED, STATUS_TEXT, HEFSettings
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import softest_modes
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import retract
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import retract
 
 __all__ = ["TransitionStateSearch", "search_transition_states", "follow_modes", "default_slots", "KICK"]
 

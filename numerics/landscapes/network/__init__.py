@@ -31,7 +31,7 @@ Modules (the package imports them on first use, so reading a saved search starts
   per process), :mod:`.disconnectivity` (PNG), :mod:`.agreement` (two seeds compared).
 
 The sphere geometry (tangent bases, the Riemannian Hessian, retractions, great circles) is
-:mod:`contrastive_bounds.numerics.sphere`.
+:mod:`contrastive_bounds.numerics._sphere`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory._domains import check_int, check_real
 
 __all__ = ["TAU_RANGE", "INFONCE_DEFAULTS", "THOMSON_DEFAULTS", "InfonceArguments", "ThomsonArguments",
            "infonce_arguments", "thomson_arguments", "check_pairs", "default_pairs", "canonical_pairs", "check_radius",

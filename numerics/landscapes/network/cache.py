@@ -31,7 +31,7 @@ def network_for(spec: Any, settings: SearchSettings | None = None, **overrides: 
     Raises:
       ValueError: bad settings (named), ``spec`` not a LandscapeSpec. X64DisabledError: x64 is off.
     """
-    from contrastive_bounds.numerics.precision import require_x64
+    from contrastive_bounds.numerics._precision import require_x64
 
     require_x64("float64", what="landscapes.network.cache.network_for")
     return _search(spec, (settings or SearchSettings()).updated(**overrides))

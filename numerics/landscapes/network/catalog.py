@@ -46,7 +46,7 @@ def flat_path(spec: LandscapeSpec, a: np.ndarray, b: np.ndarray, energy: float, 
     import jax.numpy as jnp
 
     from contrastive_bounds.numerics.landscapes.network.symmetry import align
-    from contrastive_bounds.numerics.sphere import geodesic_interpolate
+    from contrastive_bounds.numerics._sphere import geodesic_interpolate
 
     bb = align(a, b, spec.symmetry, restarts=2)
     path = np.asarray(geodesic_interpolate(jnp.asarray(a), jnp.asarray(bb), jnp.linspace(0.0, 1.0, samples)))

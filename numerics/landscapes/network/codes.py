@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory._domains import check_int, check_real
 
 __all__ = ["SphericalCode", "polygon", "simplex", "cross_polytope", "cube", "icosahedron", "riesz_code",
            "code_library", "RIESZ_STARTS", "TAMMES_EXPONENT"]

@@ -26,8 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Curvature", "DenseCurvature", "DENSE", "curvature_provider", "default_curvature", "PROVIDERS",
-           "HESSFREE_THRESHOLD"]
+__all__ = ["Curvature", "DenseCurvature", "DENSE", "curvature_provider", "PROVIDERS"]
 
 
 @runtime_checkable
@@ -93,7 +92,7 @@ class DenseCurvature:
 #: the dense provider (stateless: one instance serves every search)
 DENSE = DenseCurvature()
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD  # noqa: E402
-from contrastive_bounds.numerics.landscapes.network.state import default_curvature  # noqa: E402
+from contrastive_bounds.numerics.landscapes.network.state import default_curvature  # noqa: E402, F401  (docs)
 from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE  # noqa: E402
 
 #: providers by name (a saved search names the one it ran with)

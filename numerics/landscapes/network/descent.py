@@ -34,9 +34,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.records import Settled
-from contrastive_bounds.numerics.sphere import project_tangent, retract
+from contrastive_bounds.numerics._sphere import project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
 __all__ = ["flow_single", "descend_batch", "settle", "FlowResult", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",

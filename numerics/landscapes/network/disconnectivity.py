@@ -20,7 +20,7 @@ from typing import Sequence
 
 from contrastive_bounds.numerics.landscapes.network.graph import merge_tree
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
-from contrastive_bounds.numerics.filemode import write_atomically
+from contrastive_bounds.numerics._filemode import write_atomically
 
 __all__ = ["draw_disconnectivity", "disconnectivity_figure", "TITLE_FONTSIZE"]
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.codes import simplex
 from contrastive_bounds.numerics.landscapes.network.structured import NOISE_GROWTH, StructuredInfo, pair_units
-from contrastive_bounds.numerics.sphere import project_tangent, retract
+from contrastive_bounds.numerics._sphere import project_tangent, retract
 
 __all__ = ["family_starts", "closed_form_minimum", "partitions"]
 

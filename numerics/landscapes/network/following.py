@@ -24,7 +24,7 @@ from contrastive_bounds.numerics.landscapes.network.minima import classify_with
 from contrastive_bounds.numerics.landscapes.network.records import Candidate
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
-from contrastive_bounds.numerics.sphere import retract
+from contrastive_bounds.numerics._sphere import retract
 
 if TYPE_CHECKING:
     from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec

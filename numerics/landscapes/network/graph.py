@@ -4,7 +4,7 @@ Nodes are minima (up to symmetry), edges verified transition states. For a non-g
 its barrier is ``min over paths to a strictly lower minimum of (highest transition state on the
 path) − V(x)`` and ``H* = max_x barrier(x)`` (Becker & Karplus, J. Chem. Phys. 106, 1495 (1997);
 Wales, Energy Landscapes (2003)). It is computed by the union-find sweep of
-:func:`~contrastive_bounds.numerics.landscapes.barriers.union_find_depths` (elder rule, ties are not
+:func:`~contrastive_bounds.numerics.landscapes.union_find_depths` (elder rule, ties are not
 depths) on the bipartite graph minima–transition states — the same construction as the grid code —
 and cross-checked by a bottleneck (minimax) Dijkstra search per minimum on a networkx graph.
 
@@ -24,9 +24,9 @@ from typing import Any, Sequence
 import networkx as nx
 import numpy as np
 
-from contrastive_bounds.numerics.landscapes.barriers import union_find_depths
+from contrastive_bounds.numerics.landscapes._persistence import union_find_depths
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum, TransitionState
-from contrastive_bounds.theory.annealing import catoni_difficulty
+from contrastive_bounds.theory._annealing import catoni_difficulty
 
 __all__ = ["NetworkAnalysis", "analyse_network", "to_networkx", "merge_tree", "minimax_barriers", "energy_tie_tol"]
 

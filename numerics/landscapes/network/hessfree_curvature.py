@@ -39,8 +39,8 @@ from contrastive_bounds.numerics.landscapes.hessfree.certify import Certificate,
 from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import HEFSettings
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian, softest_modes
 from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint, orbit_dimension_formula
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import retract
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import retract
 
 __all__ = ["HessianFreeCurvature", "HESSFREE", "newton_cg_polisher", "CLASSIFY_MODES", "POLISH_CG_ITERATIONS",
            "modes_off_symmetry"]

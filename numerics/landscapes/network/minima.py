@@ -40,7 +40,7 @@ from contrastive_bounds.numerics.landscapes.network.optimize import NON_FINITE, 
 from contrastive_bounds.numerics.landscapes.network.records import Candidate, Walker
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
-from contrastive_bounds.numerics.sphere import project_tangent, retract, uniform
+from contrastive_bounds.numerics._sphere import project_tangent, retract, uniform
 
 if TYPE_CHECKING:
     from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec

@@ -1,7 +1,7 @@
 """Climbing-image nudged elastic band on ``(S^{d−1})^N``, batched over pairs of minima (A9).
 
 Images ``x_0 … x_{M−1}`` (``x_0``, ``x_{M−1}`` the fixed end minima) start on the per-point great
-circles between the ends (:func:`~contrastive_bounds.numerics.sphere.geodesic_interpolate`). Every iteration, for every
+circles between the ends (:func:`~contrastive_bounds.numerics.geodesic_interpolate`). Every iteration, for every
 interior image (all images of all pairs in one vmapped evaluation):
 
 * tangent ``τ_k``: the improved (energy-weighted) tangent of Henkelman & Jónsson, J. Chem. Phys.
@@ -29,9 +29,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.orbits import remove_orbit
-from contrastive_bounds.numerics.sphere import geodesic_interpolate, project_tangent, retract
+from contrastive_bounds.numerics._sphere import geodesic_interpolate, project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
 __all__ = ["neb_single", "neb_runner", "run_neb", "band_maxima"]

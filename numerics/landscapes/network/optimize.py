@@ -26,8 +26,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import project_tangent, retract
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import project_tangent, retract
 
 __all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size", "run_in_padded_chunks",
            "CONVERGED", "MAX_ITER", "LINE_SEARCH_FAILED", "NON_FINITE", "STALLED"]

@@ -3,13 +3,13 @@
 For an ``O(d)``-invariant potential the orbit ``{R z : R ∈ O(d)}`` through a critical point is a
 manifold of critical points; its tangent directions are zero modes of the Hessian that are symmetry,
 not curvature. The critical-point code removes them explicitly (the sphere geometry itself — tangent
-bases, the Riemannian Hessian, retractions — is :mod:`contrastive_bounds.numerics.sphere`):
+bases, the Riemannian Hessian, retractions — is :mod:`contrastive_bounds.numerics._sphere`):
 
 * :func:`orbit_generators` — the tangent vectors ``(A z_1, …, A z_N)`` for the ``d(d−1)/2``
   skew-symmetric generators ``A = e_a e_bᵀ − e_b e_aᵀ`` of ``so(d)``: they span the tangent space
   of the orbit, of dimension ``r·d − r(r+1)/2`` for a configuration of rank ``r``;
 * :func:`orbit_projector` — the orthogonal projector (in the reduced coordinates of
-  :func:`~contrastive_bounds.numerics.sphere.tangent_basis`) onto that space, from an SVD of the
+  :func:`~contrastive_bounds.numerics.tangent_basis`) onto that space, from an SVD of the
   generators with a rank tolerance;
 * :func:`remove_orbit` — a vector minus its component along the orbit (ambient coordinates), for the band.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["orbit_generators", "orbit_projector", "remove_orbit", "ORBIT_RANK_RTOL"]
 

@@ -63,7 +63,7 @@ class LandscapeRecipe:
             return infonce_spec(a.num_points, a.dim, a.tau, a.pairs, coupled=a.coupled, radius=a.radius)
         if isinstance(a, ThomsonArguments):
             return thomson_spec(a.num_points, a.dim)
-        from contrastive_bounds.numerics.landscapes.registry import get_landscape
+        from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
         return landscape_spec(get_landscape(self.name, **self.params, **self.extra), radius=self.radius)
 
@@ -94,7 +94,7 @@ def recipe_from_fingerprint(fingerprint: dict[str, Any]) -> LandscapeRecipe:
     if name.startswith("fourier:"):
         raise ValueError(f"the saved landscape is the Fourier file {name.removeprefix('fourier:')!r}, which the search "
                          "saved by name only: give the file as the LANDSCAPE argument")
-    from contrastive_bounds.numerics.landscapes.registry import landscape_parameters, list_landscapes
+    from contrastive_bounds.numerics.landscapes._registry import landscape_parameters, list_landscapes
 
     if name not in list_landscapes():
         raise ValueError(f"the saved landscape {name!r} is not a built-in (a potential given in Python): it cannot be "

@@ -1,7 +1,7 @@
 """Critical points in JAX: Riemannian Hessian with symmetry modes removed, saddle refinement (A9).
 
 * :func:`critical_data` — at ``z``: ``V``, the Riemannian gradient and Hessian in the reduced
-  coordinates of :func:`~contrastive_bounds.numerics.sphere.tangent_basis`, and the ``O(d)``-orbit projector.
+  coordinates of :func:`~contrastive_bounds.numerics.tangent_basis`, and the ``O(d)``-orbit projector.
 * :func:`refiner` — batched, jitted eigenvector-following refinement (``lax.while_loop``) to a
   minimum (``index=0``: every mode minimised, i.e. Newton's method with a rational-function step,
   which also leaves a saddle downhill) or to a transition state (``index=1``: the mode with the
@@ -22,9 +22,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.orbits import orbit_projector
-from contrastive_bounds.numerics.sphere import retract, riemannian_hessian, tangent_basis
+from contrastive_bounds.numerics._sphere import retract, riemannian_hessian, tangent_basis
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
 
 __all__ = ["critical_data", "refiner", "refine_batch", "RefineResult"]
@@ -44,7 +44,7 @@ class RefineResult(NamedTuple):
 def critical_data(potential: Callable[[jax.Array], jax.Array], z: jax.Array, orthogonal: bool) -> tuple:
     """``(V, grad_t, hess_t, orbit_projector, orbit_rank, q)`` at ``z`` (pure JAX).
 
-    ``grad_t = Qᵀ∇V`` and ``hess_t`` (:func:`~contrastive_bounds.numerics.sphere.riemannian_hessian`) are in the reduced
+    ``grad_t = Qᵀ∇V`` and ``hess_t`` (:func:`~contrastive_bounds.numerics.riemannian_hessian`) are in the reduced
     coordinates of ``q = tangent_basis(z)``; the Euclidean Hessian comes from ``jax.hessian``.
 
     Raises:

@@ -25,9 +25,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.closure import run_transition_states
-from contrastive_bounds.numerics.landscapes.network.curvature import Curvature, curvature_provider, default_curvature
+from contrastive_bounds.numerics.landscapes.network.curvature import Curvature, curvature_provider
+from contrastive_bounds.numerics.landscapes.network.state import default_curvature
 from contrastive_bounds.numerics.landscapes.network.events import PhaseEnded, StructuredPlan
 from contrastive_bounds.numerics.landscapes.network.minima import (
     hop_round,

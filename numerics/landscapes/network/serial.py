@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from contrastive_bounds.numerics.filemode import ensure_writable_parent, write_atomically
+from contrastive_bounds.numerics._filemode import ensure_writable_parent, write_atomically
 from contrastive_bounds.numerics.landscapes.network.events import (
     PHASES,
     Carried,

@@ -25,14 +25,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.arguments import check_pairs, check_radius, infonce_arguments, \
     thomson_arguments
-from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+from contrastive_bounds.numerics.landscapes._infonce import infonce_potential
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, apply_element, random_element
-from contrastive_bounds.numerics.landscapes.registry import Landscape
-from contrastive_bounds.numerics.landscapes.thomson import thomson_potential
-from contrastive_bounds.theory.domains import check_int
+from contrastive_bounds.numerics.landscapes._landscape import Landscape
+from contrastive_bounds.numerics.landscapes._thomson import thomson_potential
+from contrastive_bounds.theory._domains import check_int
 
 __all__ = ["LandscapeSpec", "infonce_spec", "thomson_spec", "landscape_spec", "user_spec", "validate_potential"]
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL, \
     HESSFREE_THRESHOLD
-from contrastive_bounds.theory.domains import check_int, check_real
+from contrastive_bounds.theory._domains import check_int, check_real
 
 __all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "SCALE_DEFAULTS",
            "default_curvature", "at_scale"]

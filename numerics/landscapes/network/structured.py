@@ -40,7 +40,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.codes import code_library
-from contrastive_bounds.numerics.sphere import project_tangent, retract
+from contrastive_bounds.numerics._sphere import project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, wl_colors
 
 #: each further perturbed copy of a template is this many times farther from it

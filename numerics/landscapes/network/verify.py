@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.precision import require_x64
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.constants import EIGENVALUE_TOL, GRADIENT_TOL
 from contrastive_bounds.numerics.landscapes.network.orbits import ORBIT_RANK_RTOL, orbit_generators
 from contrastive_bounds.numerics.landscapes.network.optimize import padded_size

@@ -7,7 +7,7 @@ A1), equal up to floating-point rounding where they overlap:
 
 * :mod:`.sphere` — one chain, any (N, d): :class:`~.sphere.LangevinState`; the Euler (normalisation
   retraction) and geodesic integrators, isotropic or anisotropic noise (A8.5), one tangent normal per
-  S¹ factor. :class:`~contrastive_bounds.numerics.langevin.kernel.LangevinKernel` binds it to a
+  S¹ factor. :class:`~contrastive_bounds.numerics.langevin.LangevinKernel` binds it to a
   potential and a schedule as the public ``init(position)`` / ``step(key, state, t)``.
 * :mod:`.chains_last` — all chains at once in the chains-last layout (``(N, d, chains)``), for landscapes
   whose value-and-gradient takes trailing batch axes (U0); Euler, isotropic noise.
@@ -15,6 +15,26 @@ A1), equal up to floating-point rounding where they overlap:
   isotropic noise. Its state is the positions alone (one array read and written per step), so its step
   returns V at the new positions beside the state, as BlackJAX steps return ``(state, info)``.
 
-Which one a run uses is the driver's choice (:mod:`..paths`: the fastest the kernel supports unless
+Which one a run uses is the driver's choice (:mod:`.._paths`: the fastest the kernel supports unless
 asked otherwise).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: the step modules are the public API of this package (each has its own ``init`` and ``step``)
+__all__ = ["sphere", "chains_last", "circle"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        value = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

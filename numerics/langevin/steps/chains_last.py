@@ -6,7 +6,7 @@ the S¹ Fourier landscapes), one step of every chain is elementwise work over co
 integrator and isotropic noise, equal up to floating-point rounding (tests/numerics/langevin/test_fastpath.py):
 z ← (z + w)/|z + w| with w = P(z)(−h∇V + sqrt(2Th)ξ); on S¹ factors w = a·(−z₁, z₀) with
 a = −h·(∇V·(−z₁, z₀)) + sqrt(2Th)·η (one normal per factor). The normalisation uses
-:func:`~contrastive_bounds.numerics.fastmath.rsqrt` (vectorised Newton, within 2 ulps); |z + w| ≥ 1 for
+:func:`~contrastive_bounds.numerics.rsqrt` (vectorised Newton, within 2 ulps); |z + w| ≥ 1 for
 tangent w, so it never meets a zero. Source of the scheme: as :mod:`.sphere`.
 """
 
@@ -17,8 +17,8 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.fastmath import rsqrt
-from contrastive_bounds.numerics.langevin.increments import noise_scale
+from contrastive_bounds.numerics._fastmath import rsqrt
+from contrastive_bounds.numerics.langevin._increments import noise_scale
 from contrastive_bounds.numerics.langevin.steps.sphere import LangevinState
 
 __all__ = ["ChainsLastState", "init", "from_chains_first", "to_chains_first", "noise_shape", "step"]

@@ -5,13 +5,13 @@ A chain on S¹ is one complex number w = z₀ + i·z₁ (|w| = 1), so both coord
 elementwise loop. With a = −h·V'(θ) + sqrt(2Th)·η (η ~ N(0, 1), one normal per chain), t(z) = (−z₁, z₀):
 z ← (z + a·t(z))/|z + a·t(z)| — the same Markov kernel as :func:`.sphere.step` with the ``"euler"``
 integrator on S¹, equal up to rounding (tests/numerics/langevin/test_fastpath.py). The landscape gives V and
-V'(θ) in z-coordinates (:meth:`~contrastive_bounds.numerics.landscapes.circle.FourierSeries.value_and_derivative_z`).
+V'(θ) in z-coordinates (:meth:`~contrastive_bounds.numerics.landscapes.FourierSeries.value_and_derivative_z`).
 
 The state carried from step to step is the positions alone, so that a step of all chains reads and
 writes one array: V'(θ) is evaluated inside the step from the positions, and the step returns V at the
 new positions beside the new state (BlackJAX's ``(state, info)``), for the observables; :func:`potential`
 evaluates V of a state when it is needed again. The normalisation uses
-:func:`~contrastive_bounds.numerics.fastmath.rsqrt`. Source of the scheme: as :mod:`.sphere`.
+:func:`~contrastive_bounds.numerics.rsqrt`. Source of the scheme: as :mod:`.sphere`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any, Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.fastmath import rsqrt
-from contrastive_bounds.numerics.langevin.increments import noise_scale
+from contrastive_bounds.numerics._fastmath import rsqrt
+from contrastive_bounds.numerics.langevin._increments import noise_scale
 from contrastive_bounds.numerics.langevin.steps.sphere import LangevinState
 
 __all__ = ["CircleState", "init", "from_chains_first", "to_chains_first", "real_positions", "potential", "step"]

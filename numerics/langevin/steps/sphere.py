@@ -25,9 +25,9 @@ from typing import Any, Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from contrastive_bounds.numerics.precision import require_x64
-from contrastive_bounds.numerics.sphere import exp_map, project_tangent, retract
-from contrastive_bounds.numerics.langevin.increments import euler_maruyama_increment, noise_scale
+from contrastive_bounds.numerics._precision import require_x64
+from contrastive_bounds.numerics._sphere import exp_map, project_tangent, retract
+from contrastive_bounds.numerics.langevin._increments import euler_maruyama_increment, noise_scale
 
 __all__ = ["LangevinState", "init", "noise_shape", "tangent_increment", "step"]
 

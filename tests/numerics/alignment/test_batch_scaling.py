@@ -9,12 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment import batch_scaling as bs
-from contrastive_bounds.numerics.alignment.batch_scaling import (
+import contrastive_bounds.numerics.alignment._batch_scaling as bs
+from contrastive_bounds.numerics.alignment._batch_scaling import (
     ScalingConfig, learning_rate_for, run_batch_scaling, steps_for)
-from contrastive_bounds.numerics.alignment.batch_scaling_report import PAPER_TREND, claim_for
-from contrastive_bounds.numerics.alignment.sgd import SGDConfig
-from contrastive_bounds.theory import alignment, registry
+from contrastive_bounds.numerics.alignment._batch_scaling_report import PAPER_TREND, claim_for
+from contrastive_bounds.numerics.alignment._sgd import SGDConfig
+from contrastive_bounds import theory as alignment
+import contrastive_bounds.theory._registry as registry
 
 GRID = ScalingConfig(batch_sizes=(8, 16), exponents=(1.0, 0.0), seeds=2, epochs=2, reference_batch=8, eta_ref=0.05,
                      sgd=SGDConfig(reference_size=32, num_classes=4, hidden=8, feature_dim=8, projection_dim=4,
@@ -131,7 +132,7 @@ def test_interval_of_a_bounded_metric_stays_in_its_range():
     here independently), and marked clipped. RSA is cut at -1 likewise; an interval inside stays as it is."""
     from scipy import stats
 
-    from contrastive_bounds.numerics.alignment.batch_scaling_report import bounded_mean_ci
+    from contrastive_bounds.numerics.alignment._batch_scaling_report import bounded_mean_ci
 
     x = np.array([0.999, 0.95, 0.99])
     half = stats.t.ppf(0.975, 2) * x.std(ddof=1) / math.sqrt(3)

@@ -7,13 +7,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment.compare import (
+from contrastive_bounds.numerics.alignment._compare import (
     compare_embeddings, feature_pair_stats, feature_rho, load_embeddings, load_labels)
-from contrastive_bounds.numerics.alignment.similarity import (
-    cka_rho, cosine_gram_cka, linear_cka, rsa_from_similarity, rsa_r)
-from contrastive_bounds.theory import alignment
-
-
+from contrastive_bounds.numerics.alignment._cka import cka_rho, cosine_gram_cka, linear_cka
+from contrastive_bounds.numerics.alignment._rsa import rsa_from_similarity, rsa_r
+from contrastive_bounds import theory as alignment
 def _unit(x):
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.numerics import filemode
-from contrastive_bounds.numerics.alignment import descent as SD
-from contrastive_bounds.numerics.alignment.descent_run import (
-    LINKS, DescentConfig, make_problem, run_similarity_descent,
-)
-from contrastive_bounds.theory.domains import MAX_SEED
+import contrastive_bounds.numerics._filemode as filemode
+import contrastive_bounds.numerics.alignment._descent as SD
+from contrastive_bounds.numerics.alignment._descent_result import LINKS
+from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment._descent_run import run_similarity_descent
+from contrastive_bounds.theory._domains import MAX_SEED
 
 TOO_BIG = MAX_SEED + 1
 

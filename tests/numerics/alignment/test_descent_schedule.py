@@ -17,12 +17,12 @@ import numpy as np
 import optax
 import pytest
 
-from contrastive_bounds.numerics.alignment import descent as SD
-from contrastive_bounds.numerics.alignment.descent_run import (
-    LINKS, DescentConfig, chunk_batches, make_problem, run_descent_chunk, run_similarity_descent)
-from contrastive_bounds.numerics.alignment.step_schedule import SCHEDULE_FORMS, StepSizeSchedule
-from contrastive_bounds.theory import alignment
-
+import contrastive_bounds.numerics.alignment._descent as SD
+from contrastive_bounds.numerics.alignment._descent_result import LINKS
+from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment._descent_run import chunk_batches, run_descent_chunk, run_similarity_descent
+from contrastive_bounds.numerics.alignment._step_schedule import SCHEDULE_FORMS, StepSizeSchedule
+from contrastive_bounds import theory as alignment
 T = 40
 
 

@@ -10,15 +10,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment.descent import DescentState, batch_loss_on_sigma, descent_step
-from contrastive_bounds.numerics.alignment.eta_eff import (
+from contrastive_bounds.numerics.alignment._descent import DescentState, descent_step
+from contrastive_bounds.numerics.alignment._descent_gradients import batch_loss_on_sigma
+from contrastive_bounds.numerics.alignment._eta_eff import (
     batch_rows, estimate_eta_eff, first_order_terms, orthonormal_fit_expansion, symmetric_block_gradients)
-from contrastive_bounds.numerics.alignment.proxy import ProxyConfig, run_proxy_comparison
-from contrastive_bounds.numerics.alignment.sgd import (
+from contrastive_bounds.numerics.alignment._proxy import ProxyConfig, run_proxy_comparison
+from contrastive_bounds.numerics.alignment._sgd import (
     SGDConfig, TrainingDivergedError, batch_for_step, check_reference_memory, init_model, load_reference_set,
     pair_losses, reference_sigma, run_keys, sgd_pair_step)
-from contrastive_bounds.theory import alignment
-
+from contrastive_bounds import theory as alignment
 MLP = SGDConfig(model="mlp", reference_size=16, batch_size=8, learning_rate=0.05, steps=12, hidden=8, feature_dim=8,
                 projection_dim=4, num_classes=4)
 FREE = SGDConfig(model="free", reference_size=8, batch_size=4, learning_rate=0.01, steps=1, projection_dim=16,

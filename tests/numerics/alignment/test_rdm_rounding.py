@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.alignment import similarity as S
-from contrastive_bounds.numerics.alignment.rsa import RDM_NOISE_ULPS
+from contrastive_bounds.numerics import alignment as S
+from contrastive_bounds.numerics.alignment._rsa import RDM_NOISE_ULPS
 
 
 def _rotation(seed: int, d: int) -> np.ndarray:

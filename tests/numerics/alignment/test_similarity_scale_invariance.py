@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment import similarity as S
+from contrastive_bounds.numerics import alignment as S
 
 SCALES = (1e-100, 1e-20, 1e-6, 1e6, 1e20, 1e100)
 

@@ -17,14 +17,14 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
-from contrastive_bounds.numerics.alignment.step_schedule import StepSizeSchedule
-from contrastive_bounds.numerics.alignment.theorem1_log import load_array_file
-from contrastive_bounds.numerics.alignment.theorem1_log_io import (
+from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
+from contrastive_bounds.numerics.alignment._descent_run import run_similarity_descent
+from contrastive_bounds.numerics.alignment._step_schedule import StepSizeSchedule
+from contrastive_bounds.numerics.alignment._theorem1_log import load_array_file
+from contrastive_bounds.numerics.alignment._theorem1_log_io import (
     read_theorem1_log, theorem1_log_arrays, write_theorem1_log)
-from contrastive_bounds.numerics.alignment.theorem1_trajectory import evaluate_theorem1_log
-from contrastive_bounds.theory import alignment
-
+from contrastive_bounds.numerics.alignment._theorem1_trajectory import evaluate_theorem1_log
+from contrastive_bounds import theory as alignment
 N, C, B, STEPS = 60, 10, 40, 12
 
 
@@ -290,7 +290,7 @@ def test_the_documented_format_lists_exactly_the_arrays_read():
     """docs/alignment-numerics.md's format table names every array the reader knows, and no other."""
     from pathlib import Path
 
-    from contrastive_bounds.numerics.alignment.theorem1_log import LOG_ARRAYS
+    from contrastive_bounds.numerics.alignment._theorem1_log import LOG_ARRAYS
 
     page = (Path(__file__).resolve().parents[3] / "docs" / "alignment-numerics.md").read_text(encoding="utf-8")
     table = page[page.index("### The file format"):page.index("### What is evaluated")]

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.numerics.alignment.data import augment, load_digits_subset
-from contrastive_bounds.numerics.alignment.training import MODELS, TrainConfig, population_loss_gap, train_alignment
-from contrastive_bounds.theory.alignment import loss_gap_value
+from contrastive_bounds.numerics.alignment._data import augment, load_digits_subset
+from contrastive_bounds.numerics.alignment._training import MODELS, TrainConfig, population_loss_gap, train_alignment
+from contrastive_bounds.theory import loss_gap_value
 
 
 def test_digits_subset():
@@ -84,7 +84,7 @@ def test_training_records_per_epoch(small_run):
 @pytest.mark.slow
 def test_model_subset_and_shared_compilation_across_tau():
     """models=("cl","nscl") trains only those; runs differing only in tau reuse one jitted epoch."""
-    from contrastive_bounds.numerics.alignment import training
+    import contrastive_bounds.numerics.alignment._training as training
 
     cfg = TrainConfig(num_classes=3, tau=0.5, epochs=1, batch_size=64, models=("cl", "nscl"), probe=False)
     before = training._make_epoch.cache_info().misses

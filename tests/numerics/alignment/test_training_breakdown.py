@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from contrastive_bounds.numerics.alignment.training import TrainConfig, train_alignment
+from contrastive_bounds.numerics.alignment._training import TrainConfig, train_alignment
 
 SMALL = dict(num_classes=2, epochs=1, batch_size=32, hidden=16, feature_dim=8, projection_dim=4,
              models=("cl",), probe=False)

@@ -9,9 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, cycle_edges, union_find_depths
-from contrastive_bounds.numerics.landscapes.circle import FourierSeries, analyse_circle
-from contrastive_bounds.numerics.landscapes.registry import fourier_landscape, get_landscape
+from contrastive_bounds.numerics.landscapes._barriers import circle_barrier
+from contrastive_bounds.numerics.landscapes._persistence import cycle_edges, union_find_depths
+from contrastive_bounds.numerics.landscapes._circle import FourierSeries, analyse_circle
+from contrastive_bounds.numerics.landscapes._landscape import fourier_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
 DOUBLE_WELL = FourierSeries.from_dicts(cos={1: -0.5, 2: -1.0})  # H* = 1.53125 (docs/theorems.md A3)
 

@@ -11,17 +11,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from contrastive_bounds.numerics.landscapes.barriers import (
-    circle_barrier,
+from contrastive_bounds.numerics.landscapes._barriers import circle_barrier, sphere_barrier, torus_barrier
+from contrastive_bounds.numerics.landscapes._persistence import (
     critical_height_from_pairs,
     cycle_edges,
     gudhi_persistence,
-    sphere_barrier,
-    torus_barrier,
     union_find_depths,
 )
-from contrastive_bounds.numerics.landscapes.circle import FourierSeries, analyse_circle
-from contrastive_bounds.numerics.landscapes.registry import Landscape, fourier_landscape, get_landscape, load_fourier
+from contrastive_bounds.numerics.landscapes._circle import FourierSeries, analyse_circle
+from contrastive_bounds.numerics.landscapes._landscape import Landscape, fourier_landscape, load_fourier
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
 
 def test_c13_double_well_exact():
@@ -186,7 +185,7 @@ def test_non_circle_rejected():
 def test_landscape_barrier_validates_resolution_zero_is_no_sentinel():
     """resolution 0, negative or below the minimum is refused with its domain (None means the default), on S¹
     and on spheres."""
-    from contrastive_bounds.numerics.landscapes.barriers import landscape_barrier
+    from contrastive_bounds.numerics.landscapes._barriers import landscape_barrier
 
     land = get_landscape("double-well")
     for bad in (0, -5, 3, 15):
@@ -238,7 +237,7 @@ def test_high_frequency_series_is_analysed_quickly_and_exactly():
     V = cos(kθ) has exactly k minima at (2j+1)π/k and k maxima at 2jπ/k."""
     import time
 
-    from contrastive_bounds.numerics.landscapes.circle import MAX_FREQUENCY, FourierSeries, analyse_circle
+    from contrastive_bounds.numerics.landscapes._circle import MAX_FREQUENCY, FourierSeries, analyse_circle
 
     k = 1000
     start = time.perf_counter()

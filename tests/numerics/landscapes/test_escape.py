@@ -1,8 +1,8 @@
 """numerics.landscapes.escape: escape-time records of S¹ landscapes say whether the Eyring-Kramers law
 applies at their temperature."""
 
-from contrastive_bounds.numerics.landscapes.escape import circle_escape_times
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes._escape import circle_escape_times
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
 
 def test_escape_records_carry_the_regime():

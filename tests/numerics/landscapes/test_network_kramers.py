@@ -11,15 +11,15 @@ import math
 import numpy as np
 import pytest
 
+from contrastive_bounds.numerics.landscapes.kramers_curvature import orbit_volume_density
 from contrastive_bounds.numerics.landscapes.network_kramers import (
     euler_step_log_rate_bias,
     network_trap,
-    orbit_volume_density,
     random_rotations,
     trap_starts,
 )
 from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec, network_for
-from contrastive_bounds.theory.kramers import eyring_kramers_log_time
+from contrastive_bounds.theory._kramers import eyring_kramers_log_time
 
 TAU = 0.1
 

@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.barriers import sampled_minima, string_method_barrier
-from contrastive_bounds.numerics.landscapes.registry import get_landscape, list_landscapes, scaled
+from contrastive_bounds.numerics.landscapes._string_method import sampled_minima, string_method_barrier
+from contrastive_bounds.numerics.landscapes._registry import get_landscape, list_landscapes
+from contrastive_bounds.numerics.landscapes._landscape import scaled
 
 
 def _z(theta):
@@ -133,7 +134,7 @@ def test_minima_lowest_first():
 # ------------------------------------------------------------- bad landscapes: errors name the argument
 def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
     """A folder or a missing path as LANDSCAPE: ValueError naming it and listing the built-ins."""
-    from contrastive_bounds.numerics.landscapes.registry import resolve_landscape
+    from contrastive_bounds.numerics.landscapes._registry import resolve_landscape
 
     with pytest.raises(ValueError, match=r"landscape='.*' is a folder.*built-in landscapes: barrier-H, double-well"):
         resolve_landscape(str(tmp_path))
@@ -160,7 +161,7 @@ def test_resolve_landscape_folder_and_missing_file_name_the_argument(tmp_path):
 def test_malformed_fourier_file_names_file_key_and_range(tmp_path, text, message):
     """A malformed Fourier file (non-number, bool, list, out-of-range coefficient, negative frequency, not a
     table) is a ValueError naming the file, the key and the allowed range."""
-    from contrastive_bounds.numerics.landscapes.registry import load_fourier
+    from contrastive_bounds.numerics.landscapes._landscape import load_fourier
 
     p = tmp_path / "x.json"
     p.write_text(text)
@@ -170,7 +171,7 @@ def test_malformed_fourier_file_names_file_key_and_range(tmp_path, text, message
 
 def test_read_fourier_file_missing_or_folder_named(tmp_path):
     """A missing Fourier file or a folder is named in the error."""
-    from contrastive_bounds.numerics.landscapes.circle import read_fourier_file
+    from contrastive_bounds.numerics.landscapes._circle import read_fourier_file
 
     with pytest.raises(FileNotFoundError, match=r"fourier file '.*nothere.json': no such file"):
         read_fourier_file(tmp_path / "nothere.json")
@@ -196,7 +197,7 @@ def test_wrong_landscape_parameter_lists_what_it_takes():
 
 def test_landscape_parameters_match_the_builders():
     """landscape_parameters lists what each builder takes and refuses an unknown landscape naming it."""
-    from contrastive_bounds.numerics.landscapes.registry import landscape_parameters
+    from contrastive_bounds.numerics.landscapes._registry import landscape_parameters
 
     assert landscape_parameters("double-well") == {}
     assert set(landscape_parameters("infonce")) == {"tau", "num_points", "dim", "pairs", "coupled"}

@@ -49,7 +49,7 @@ def test_saved_exploration_reads_back_open_and_says_what_it_is(explored):
     """The one reader reads it; status open (closure not attempted); the closure text names the exploration; the
     annealing plan notes it and its trap equals the dense network_trap of the dense search to 1e-9."""
     from contrastive_bounds.numerics.network_experiment import plan_anneal
-    from contrastive_bounds.theory.schedules import make_schedule
+    from contrastive_bounds.theory._schedules import make_schedule
 
     spec, folder, out = explored
     saved = load_saved_search(folder)

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics import filemode
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+import contrastive_bounds.numerics._filemode as filemode
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel, simulate
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory._schedules import make_schedule
 
 
 def _kernel():
@@ -56,7 +56,7 @@ def test_unwritable_checkpoint_folder_fails_before_any_step(tmp_path, monkeypatc
     z = np.tile(np.array([[[1.0, 0.0]]]), (2, 1, 1))
     calls = []
     monkeypatch.setattr(filemode.tempfile, "mkstemp", _deny)
-    monkeypatch.setattr("contrastive_bounds.numerics.langevin.driver.chunk_fn", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr("contrastive_bounds.numerics.langevin._driver.chunk_fn", lambda *a, **k: calls.append(1))
     with pytest.raises(ValueError, match=r"^checkpoint=.* is not writable"):
         simulate(kernel, z, SimulationConfig(num_steps=10, seed=0), DriverOptions(checkpoint=tmp_path / "run.npz"))
     assert calls == []  # refused before anything was compiled or run
@@ -203,7 +203,7 @@ def test_resume_without_checkpoint_is_refused():
 def test_fingerprint_difference_names_the_settings():
     """A refused resume names the settings that differ (the first few, then a count) instead of saying only
     that the configuration differs."""
-    from contrastive_bounds.numerics.fingerprints import fingerprint_difference
+    from contrastive_bounds.numerics._fingerprints import fingerprint_difference
 
     a = '{"shards": 2, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}'
     assert fingerprint_difference(a, '{"shards": 1, "prng": "fused-threefry", "seed": 1, "x": 1, "y": 2}') == \
@@ -218,7 +218,7 @@ def test_fingerprint_difference_names_the_settings():
 def test_a_checkpoint_write_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch):
     """Checkpoints go through the one atomic-write helper (filemode.write_atomically): a write that fails midway
     (a full disk) leaves the previous checkpoint intact and no temporary file beside it."""
-    from contrastive_bounds.numerics.langevin import checkpoint as ckpt_io
+    import contrastive_bounds.numerics.langevin._checkpoint as ckpt_io
 
     ck = _valid_checkpoint(tmp_path)
     before = ck.read_bytes()

@@ -1,4 +1,4 @@
-"""The run configuration objects (numerics/langevin/config.py, annealing.py): validated when built, each error
+"""The run configuration objects (numerics/langevin/_config.py, annealing.py): validated when built, each error
 naming the argument and its range; frozen; defaults resolved once (record_every); importable without JAX (the
 command line validates with them before JAX starts); the anneal experiment's config and the library call."""
 
@@ -16,8 +16,8 @@ import pytest
 
 from contrastive_bounds.numerics.langevin import (AnnealConfig, Arc, DriverOptions, EnergyBelow, SimulationConfig,
                                                   anneal, default_record_every)
-from contrastive_bounds.numerics.langevin.config import MAX_STEPS, check_checkpoint_path, whole_steps
-from contrastive_bounds.theory.schedules import make_schedule
+from contrastive_bounds.numerics.langevin._config import MAX_STEPS, check_checkpoint_path, whole_steps
+from contrastive_bounds.theory._schedules import make_schedule
 
 SCHEDULE = make_schedule("temperature", c=2.0, t0=2.0)
 
@@ -79,7 +79,7 @@ def test_driver_options_refuse_bad_fields_naming_them(kwargs, message):
 
 def test_stop_after_steps_beyond_the_run_is_refused_by_simulate():
     """stop_after_steps is checked against the run's num_steps when both are known (in simulate)."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
     from contrastive_bounds.numerics.langevin import langevin_kernel, simulate
 
     kernel = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.01)
@@ -139,9 +139,9 @@ def test_anneal_reports_the_experiment_and_refuses_what_needs_a_saved_search():
     """anneal(landscape, config) runs the experiment: its counts equal run_schedule's with the same arguments, its
     intervals are Clopper-Pearson of those counts, the verdict is the schedule's for H*, and a trap start gets the
     Kramers band; a start at a minimum label needs a saved search (network_anneal), a trap needs an S¹ trap."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin.experiments import run_schedule
-    from contrastive_bounds.numerics.stats import clopper_pearson
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
+    from contrastive_bounds.numerics.langevin._experiments import run_schedule
+    from contrastive_bounds.numerics._stats import clopper_pearson
 
     land = get_landscape("double-well")
     config = AnnealConfig(SCHEDULE, chains=64, t_end=4.0, seed=5)
@@ -165,9 +165,9 @@ def test_the_configuration_modules_import_no_jax():
     configuration before JAX starts; the face loads the simulator's names on first use."""
     code = ("import sys, json\n"
             "import contrastive_bounds.numerics.langevin as L\n"
-            "from contrastive_bounds.numerics.langevin.config import SimulationConfig, DriverOptions\n"
-            "from contrastive_bounds.numerics.langevin.annealing import AnnealConfig\n"
-            "from contrastive_bounds.theory.schedules import make_schedule\n"
+            "from contrastive_bounds.numerics.langevin._config import SimulationConfig, DriverOptions\n"
+            "from contrastive_bounds.numerics.langevin._annealing import AnnealConfig\n"
+            "from contrastive_bounds.theory._schedules import make_schedule\n"
             "AnnealConfig(make_schedule('temperature', c=2.0, t0=2.0), t_end=1.0, step_size=0.02)\n"
             "SimulationConfig(num_steps=10, seed=0); DriverOptions(prng_impl='rbg')\n"
             "before = 'jax' in sys.modules\n"

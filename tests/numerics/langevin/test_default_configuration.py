@@ -12,11 +12,11 @@ import textwrap
 
 import numpy as np
 
-from contrastive_bounds.numerics.devices import use_host_devices
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics._devices import use_host_devices
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
-from contrastive_bounds.numerics.langevin.defaults import MIN_CHAINS_PER_SHARD, default_prng_impl, default_shards
-from contrastive_bounds.numerics.langevin.runlog import recorded_runs, summarize_runs
+from contrastive_bounds.numerics.langevin._defaults import MIN_CHAINS_PER_SHARD, default_prng_impl, default_shards
+from contrastive_bounds.numerics.langevin._runlog import recorded_runs, summarize_runs
 import pytest
 
 KERNEL = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.02)
@@ -73,13 +73,13 @@ def test_host_devices_follow_the_cores_unless_the_user_chose():
     XLA_FLAGS' device count set, it changes nothing. After JAX started, it returns None."""
     code = textwrap.dedent(
         f"""
-        from contrastive_bounds.numerics.devices import use_host_devices
+        from contrastive_bounds.numerics._devices import use_host_devices
         print(use_host_devices(3))
         import jax, numpy as np
         print(len(jax.devices()))
         if len(jax.devices()) == 3:
             from contrastive_bounds.numerics.langevin import SimulationConfig, simulate, langevin_kernel
-            from contrastive_bounds.numerics.landscapes.registry import get_landscape
+            from contrastive_bounds.numerics.landscapes._registry import get_landscape
             k = langevin_kernel(get_landscape("double-well"), temperature=0.3, step_size=0.02)
             z = np.tile(np.array([[[-1.0, 0.0]]], np.float32), ({3 * MIN_CHAINS_PER_SHARD}, 1, 1))
             r = simulate(k, z, SimulationConfig(num_steps=4, seed=0))

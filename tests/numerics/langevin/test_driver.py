@@ -1,4 +1,4 @@
-"""Driver (numerics/langevin/driver.py): observables against the energy trace, resume/chunking identity, C12."""
+"""Driver (numerics/langevin/_driver.py): observables against the energy trace, resume/chunking identity, C12."""
 
 import dataclasses
 import math
@@ -8,10 +8,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, StepSizeWarning,
                                                   default_record_every, langevin_kernel, simulate)
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory._schedules import make_schedule
 
 LAND = get_landscape("double-well")
 KERNEL = langevin_kernel(LAND, temperature=make_schedule("temperature", c=2.0, t0=2.0), step_size=0.02)

@@ -7,14 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.experiments import (
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.numerics.langevin._experiments import (
     circle_trap,
     kramers_trap_band,
     misscaled_temperature,
     start_positions,
 )
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.theory._schedules import make_schedule
 
 
 def test_double_well_trap_closed_form():
@@ -77,8 +77,8 @@ def test_kramers_band_below_the_quadrature_range_uses_the_smallest_supported_tem
     minutes-long 10^5-panel mpmath quadrature; the factor is within 1e-2 of 1 there."""
     import time
 
-    from contrastive_bounds.numerics.landscapes.escape import circle_escape_times, min_escape_temperature
-    from contrastive_bounds.theory.kramers import MAX_PANELS
+    from contrastive_bounds.numerics.landscapes._escape import circle_escape_times, min_escape_temperature
+    from contrastive_bounds.theory._kramers import MAX_PANELS
 
     land = get_landscape("barrier-H", H=1e5)
     trap = circle_trap(land)

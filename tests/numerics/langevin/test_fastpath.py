@@ -18,19 +18,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.landscapes.circle import FourierSeries
+from contrastive_bounds.numerics.landscapes._circle import FourierSeries
 from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel,
                                                   simulate)
-from contrastive_bounds.numerics.langevin.fused_rng import fused_normal_pairs, fused_normals, threefry2x32
-from contrastive_bounds.numerics.landscapes.infonce import (
+from contrastive_bounds.numerics.langevin._fused_rng import fused_normal_pairs, fused_normals, threefry2x32
+from contrastive_bounds.numerics.landscapes._infonce import (
     hardest_negative_potential,
     hardest_negative_value_and_grad,
 )
-from contrastive_bounds.numerics.landscapes.registry import get_landscape, scaled
-from contrastive_bounds.numerics.langevin.paths import supported_step_paths
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.numerics.landscapes._landscape import scaled
+from contrastive_bounds.numerics.langevin._paths import supported_step_paths
 from contrastive_bounds.numerics.langevin.steps import chains_last, circle
-from contrastive_bounds.numerics.sphere import uniform
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.numerics._sphere import uniform
+from contrastive_bounds.theory._schedules import make_schedule
 
 ALPHA = 1e-4
 
@@ -352,8 +353,8 @@ def test_sharded_run_on_two_host_devices():
         import numpy as np, jax
         jax.config.update("jax_enable_x64", True)
         from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
-        from contrastive_bounds.numerics.landscapes.registry import get_landscape
-        from contrastive_bounds.numerics.sphere import uniform
+        from contrastive_bounds.numerics.landscapes._registry import get_landscape
+        from contrastive_bounds.numerics._sphere import uniform
         assert len(jax.devices()) == 2
         for name in ("double-well", "infonce-toy"):
             land = get_landscape(name)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin.noise_validation import (
+from contrastive_bounds.numerics.langevin._noise_validation import (
     ad_asymptotic_cdf,
     anderson_darling_normal,
     fused_sample,
@@ -43,8 +43,8 @@ def test_the_sample_is_what_the_simulator_draws(sample):
     validated numbers are the simulator's numbers (steps 2p and 2p+1 the two parts of one pair)."""
     import jax.numpy as jnp
 
-    from contrastive_bounds.numerics.langevin.fused_rng import fused_normals
-    from contrastive_bounds.numerics.langevin.noise import noise_key
+    from contrastive_bounds.numerics.langevin._fused_rng import fused_normals
+    from contrastive_bounds.numerics.langevin._noise import noise_key
 
     import jax
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from contrastive_bounds.numerics.langevin.global_set import (
+from contrastive_bounds.numerics.langevin._global_set import (
     DEFAULT_MARGIN,
     global_set_level,
     global_set_margin,
@@ -50,8 +50,8 @@ def test_bad_input_names_the_argument(args, kwargs, name):
 
 def test_circle_experiments_default_delta_is_the_rule():
     """experiments.default_delta on the double well: δ = (V(trap) − V_min)/2 from the landscape's own values."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin.experiments import circle_trap, default_delta
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
+    from contrastive_bounds.numerics.langevin._experiments import circle_trap, default_delta
 
     land = get_landscape("double-well")
     trap = circle_trap(land)
@@ -59,9 +59,9 @@ def test_circle_experiments_default_delta_is_the_rule():
     assert default_delta(land, None) == DEFAULT_MARGIN
 
 
-@pytest.mark.parametrize("module", ["contrastive_bounds.properties.checks.landscape_rows",
-                                    "contrastive_bounds.properties.checks.landscape_schedule",
-                                    "contrastive_bounds.numerics.langevin.experiments"])
+@pytest.mark.parametrize("module", ["contrastive_bounds.properties.checks._landscape_rows",
+                                    "contrastive_bounds.properties.checks._landscape_schedule",
+                                    "contrastive_bounds.numerics.langevin._experiments"])
 def test_callers_use_the_rule_not_a_formula_of_their_own(module):
     """No caller outside the rule's module writes the half-gap formula by hand."""
     import importlib

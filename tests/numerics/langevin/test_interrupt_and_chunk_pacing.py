@@ -11,11 +11,11 @@ import signal
 import numpy as np
 import pytest
 
-import contrastive_bounds.numerics.langevin.cost as cost
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+import contrastive_bounds.numerics.langevin._cost as cost
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, SimulationConfig, SimulationInterrupted,
                                                   langevin_kernel, simulate)
-from contrastive_bounds.numerics.langevin.cost import ChunkPacer, buffer_units, choose_unit_steps, estimate_run_cost
+from contrastive_bounds.numerics.langevin._cost import ChunkPacer, buffer_units, choose_unit_steps, estimate_run_cost
 
 KERNEL = langevin_kernel(get_landscape("double-well"), temperature=0.5, step_size=0.02)
 FIELDS = ("positions", "potential", "running_min", "hit_time", "occupancy", "final_basin", "escapes", "energy_trace")

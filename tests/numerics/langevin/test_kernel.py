@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from contrastive_bounds.numerics.langevin import DriverOptions, LangevinState, SimulationConfig, langevin_kernel, simulate
-from contrastive_bounds.numerics.langevin.increments import euler_maruyama_increment, noise_scale
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.sphere import on_sphere_error, uniform
+from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, langevin_kernel, simulate
+from contrastive_bounds.numerics.langevin.steps.sphere import LangevinState
+from contrastive_bounds.numerics.langevin._increments import euler_maruyama_increment, noise_scale
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.numerics._sphere import on_sphere_error, uniform
 
 ALPHA = 1e-4
 VMF_EXACT = 1.0 / math.tanh(2.0) - 0.5  # E[z3] for kappa/T = 2 on S^2 (A1)

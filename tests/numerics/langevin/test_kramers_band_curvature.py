@@ -11,10 +11,10 @@ import math
 
 import pytest
 
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule, step_factor
-from contrastive_bounds.numerics.stats import clopper_pearson
-from contrastive_bounds.theory.annealing import make_schedule
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.numerics.langevin._experiments import circle_trap, kramers_trap_band, run_schedule, step_factor
+from contrastive_bounds.numerics._stats import clopper_pearson
+from contrastive_bounds.theory._schedules import make_schedule
 
 H_DEFAULT = 0.01
 CHAINS = 2000

@@ -20,8 +20,8 @@ import numpy as np
 from scipy import stats
 
 from contrastive_bounds.numerics.langevin import Arc, DriverOptions, SimulationConfig, langevin_kernel, simulate
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.theory.kramers import exact_mfpt_interval
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.theory._kramers import exact_mfpt_interval
 import pytest
 
 T, EPS, HORIZON, CHAINS = 0.3, 0.1, 800.0, 1500

@@ -23,8 +23,8 @@ from contrastive_bounds.numerics.langevin.network_runs import (
     escape_sample,
     radius_clock_temperature,
 )
-from contrastive_bounds.theory.annealing import make_schedule
-from contrastive_bounds.theory.kramers import exact_mfpt_interval
+from contrastive_bounds.theory._schedules import make_schedule
+from contrastive_bounds.theory._kramers import exact_mfpt_interval
 
 R, T, H, CHAINS, LEVEL = 1.5, 0.6, 0.02, 1500, -1.0
 

@@ -20,7 +20,7 @@ from contrastive_bounds.numerics.landscapes.network import landscape_network, th
 from contrastive_bounds.numerics.landscapes.network.records import NetworkMinimum
 from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
 from contrastive_bounds.numerics.landscapes.network_kramers import EscapeSaddle, NetworkTrap, random_rotations
-from contrastive_bounds.numerics.langevin.global_set import global_set_margin
+from contrastive_bounds.numerics.langevin._global_set import global_set_margin
 from contrastive_bounds.numerics.langevin.network_anneal import (
     UNKNOWN_MINIMUM,
     final_basins,
@@ -30,8 +30,8 @@ from contrastive_bounds.numerics.langevin.network_anneal import (
     uniform_starts,
 )
 from contrastive_bounds.numerics.langevin.network_runs import schedule_sample
-from contrastive_bounds.theory.annealing import make_schedule
-from contrastive_bounds.theory.kramers import kramers_circle_log_time
+from contrastive_bounds.theory._schedules import make_schedule
+from contrastive_bounds.theory._kramers import kramers_circle_log_time
 
 
 def _dw(z):

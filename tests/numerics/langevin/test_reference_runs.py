@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from contrastive_bounds.numerics.langevin import DriverOptions, SimulationConfig, simulate
-from contrastive_bounds.numerics.langevin.fused_rng import fused_normals
-from contrastive_bounds.numerics.langevin.noise import noise_key
-from contrastive_bounds.numerics.langevin.paths import supported_step_paths
+from contrastive_bounds.numerics.langevin._fused_rng import fused_normals
+from contrastive_bounds.numerics.langevin._noise import noise_key
+from contrastive_bounds.numerics.langevin._paths import supported_step_paths
 
 REFERENCE = Path(__file__).with_name("reference")
 

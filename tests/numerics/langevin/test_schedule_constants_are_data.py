@@ -10,10 +10,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 from contrastive_bounds.numerics.langevin import DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel, simulate
-from contrastive_bounds.numerics.langevin.experiments import run_schedule
-from contrastive_bounds.theory.schedules import make_schedule
+from contrastive_bounds.numerics.langevin._experiments import run_schedule
+from contrastive_bounds.theory._schedules import make_schedule
 
 #: One schedule of every form, with constants whose reciprocals round (1/1.7, 2/2.9, 1/1.3, 1/3), an
 #: exponent XLA rewrites (alpha = 2: x*x) and a factor XLA folds with 2h (linear, sqrt, exponential).

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 from contrastive_bounds.numerics.langevin import (Arc, DriverOptions, EnergyBelow, SimulationConfig, langevin_kernel,
                                                   simulate)
-from contrastive_bounds.numerics.langevin.experiments import start_positions
-from contrastive_bounds.theory.annealing import make_schedule
-from contrastive_bounds.theory.domains import MAX_SEED
+from contrastive_bounds.numerics.langevin._experiments import start_positions
+from contrastive_bounds.theory._schedules import make_schedule
+from contrastive_bounds.theory._domains import MAX_SEED
 
 
 def _kernel():

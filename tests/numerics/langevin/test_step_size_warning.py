@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from contrastive_bounds.numerics.langevin import SimulationConfig, simulate
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
-from contrastive_bounds.numerics.langevin.kernel import StepSizeWarning, langevin_kernel
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
+from contrastive_bounds.numerics.langevin._kernel import StepSizeWarning, langevin_kernel
 
 Z = np.tile(np.array([[[1.0, 0.0]]]), (2, 1, 1))
 

@@ -6,7 +6,7 @@ import pytest
 
 from contrastive_bounds.properties.sweeps import execute_task, load_spec
 from contrastive_bounds.properties.sweeps.kinds import get_kind
-from contrastive_bounds.properties.sweeps.spec import Task, task_key
+from contrastive_bounds.properties.sweeps._spec import Task, task_key
 
 
 def test_ablations_spec_parses_in_every_profile_with_the_three_ablations():
@@ -67,14 +67,14 @@ def test_schedule_row_measures_success_on_the_radius_clock():
 def test_the_checks_read_the_ablation_grid_as_the_sweep_expands_it(profile):
     """The ablation checks read the built-in spec `ablations` as data (they import nothing of the sweeps): their
     tasks (parameters with the kind's defaults, seeds) are the sweep's own, profile by profile."""
-    from contrastive_bounds.properties.checks.ablation_rows import ablation_tasks
+    from contrastive_bounds.properties.checks._ablation_rows import ablation_tasks
 
     assert ablation_tasks(profile) == [(t.params, t.seed) for t in load_spec("ablations", profile=profile).tasks]
 
 
 def test_the_row_defaults_are_the_kinds():
     """One source of a row's defaults: every optional parameter of the kind defaults to ROW_DEFAULTS."""
-    from contrastive_bounds.properties.checks.landscape_rows import ROW_DEFAULTS
+    from contrastive_bounds.properties.checks._landscape_rows import ROW_DEFAULTS
 
     kind = get_kind("landscape")
     assert {p.name: p.default for p in kind.params if p.name in ROW_DEFAULTS} == ROW_DEFAULTS

@@ -1,4 +1,4 @@
-"""Sweeps on a REAL dask LocalCluster of 2 worker processes (properties/sweeps/engine.py): the rows equal a serial
+"""Sweeps on a REAL dask LocalCluster of 2 worker processes (properties/sweeps/_engine.py): the rows equal a serial
 in-process run, a killed worker loses nothing, an interrupted sweep resumes to the same table, damaged rows are
 recomputed. One cluster serves the module (its start-up is the slow part)."""
 
@@ -9,8 +9,9 @@ import signal
 import pyarrow.parquet as pq
 import pytest
 
-from contrastive_bounds.properties.sweeps.engine import SweepInterrupted, execute_task, run_sweep, worker_environment
-from contrastive_bounds.properties.sweeps.spec import parse_spec
+from contrastive_bounds.properties.sweeps._engine import SweepInterrupted, execute_task, run_sweep
+from contrastive_bounds.properties.sweeps._cluster import worker_environment
+from contrastive_bounds.properties.sweeps._spec import parse_spec
 
 SPEC = {"name": "cluster-test", "kind": "anneal", "seeds": [0],
         "params": {"H": 1.0, "chains": 64, "t_end": 2.0, "step_size": 0.01},
@@ -144,7 +145,7 @@ def test_a_worker_killed_while_the_setup_plugin_is_sent_is_replaced(client, spec
     import threading
     import time
 
-    from contrastive_bounds.properties.sweeps.cluster import SweepWorkerSetup
+    from contrastive_bounds.properties.sweeps._cluster import SweepWorkerSetup
 
     hold = tmp_path / "hold"
     pids = set(client.run(os.getpid).values())

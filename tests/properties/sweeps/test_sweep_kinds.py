@@ -5,9 +5,9 @@ import math
 import pytest
 from scipy import stats
 
-from contrastive_bounds.properties.sweeps.engine import execute_task, make_row, validate_row
+from contrastive_bounds.properties.sweeps._engine import execute_task, make_row, validate_row
 from contrastive_bounds.properties.sweeps.kinds import ParamSpec, TaskKind, TaskOutput, get_kind, register_kind
-from contrastive_bounds.properties.sweeps.spec import parse_spec
+from contrastive_bounds.properties.sweeps._spec import parse_spec
 
 
 def _one(data):
@@ -23,9 +23,9 @@ def test_anneal_row_equals_the_simulator_and_the_kramers_band():
     (recomputed here from scipy's beta quantiles); c_over_h = 2 on a log form is the HKS constant 2 H*. The
     row's bound and ratio are empty: its verdict is the trapped fraction against the Kramers band, and the
     success fraction (once printed "<= Kramers escape" whatever the numbers) is compared with nothing."""
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
-    from contrastive_bounds.numerics.langevin.experiments import circle_trap, kramers_trap_band, run_schedule
-    from contrastive_bounds.theory.schedules import make_schedule
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
+    from contrastive_bounds.numerics.langevin._experiments import circle_trap, kramers_trap_band, run_schedule
+    from contrastive_bounds.theory._schedules import make_schedule
 
     task, row = _one({"kind": "anneal", "seeds": [7], "params": {
         "H": 2.0, "schedule": "temperature", "c_over_h": 2.0, "chains": 128, "t_end": 5.0, "step_size": 0.01}})
@@ -58,7 +58,7 @@ def test_anneal_without_a_prediction_is_measured_with_the_reason():
 def test_bound_rows_equal_bound_evaluate_and_report_vacuous_and_uninformative():
     """Pure theory rows: the value is Bound.evaluate's; a vacuous point (1 - pi_max - epsilon <= 0) and an
     uninformative one (above the trivial 2 sqrt(m(m-1))) say so with the theory's reason, never a NaN."""
-    from contrastive_bounds.theory import registry
+    import contrastive_bounds.theory._registry as registry
 
     base = {"batch_size": 256, "num_classes": 100, "delta": 0.05, "steps": 1000, "eta_sum": 10.0, "tau": 0.5}
     _, row = _one({"kind": "bound", "bound": "alignment.frobenius", "params": base})
@@ -75,7 +75,8 @@ def test_bound_rows_equal_bound_evaluate_and_report_vacuous_and_uninformative():
 def test_align_simulate_row_is_theorem1_along_the_run_and_its_slack_budget_telescopes():
     """d_T and Theorem 1 at T are run_similarity_descent's; ratio_log10 = log10 d_T - log10 bound, and the link
     slacks (log10 factors from d_T up to Theorem 1) add up to exactly minus that."""
-    from contrastive_bounds.numerics.alignment.descent_run import DescentConfig, make_problem, run_similarity_descent
+    from contrastive_bounds.numerics.alignment._descent_problem import DescentConfig, make_problem
+    from contrastive_bounds.numerics.alignment._descent_run import run_similarity_descent
 
     p = {"num_samples": 40, "num_classes": 4, "batch_size": 8, "tau": 0.5, "eta": 0.5, "steps": 20}
     _, row = _one({"kind": "align-simulate", "seeds": [3], "params": p})
@@ -91,7 +92,7 @@ def test_align_simulate_row_is_theorem1_along_the_run_and_its_slack_budget_teles
 
 def test_check_kind_stores_the_checks_outcome():
     """kind 'check' runs the registered check function with the row's parameters and keeps its outcome."""
-    from contrastive_bounds.properties.checks.registry import registered_checks
+    from contrastive_bounds.properties.checks._registry import registered_checks
 
     _, row = _one({"kind": "check", "check": "A3.critical_height", "params": {"resolution": 512}})
     ref = registered_checks()["A3.critical_height"].fn({"resolution": 512}, 0)

@@ -1,4 +1,4 @@
-"""What a sweep says about its cluster (properties/sweeps/losses.py, timeouts.py, cluster.close_quietly), without a
+"""What a sweep says about its cluster (properties/sweeps/_losses.py, timeouts.py, cluster.close_quietly), without a
 cluster: lost workers and re-run tasks counted from dask's event records, the scaled timeouts, the close that never
 fails a finished sweep."""
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from contrastive_bounds.properties.sweeps import cluster
-from contrastive_bounds.properties.sweeps.losses import (METADATA_KEY, STARTED_TOPIC, ClusterLosses, collect_losses,
+import contrastive_bounds.properties.sweeps._cluster as cluster
+from contrastive_bounds.properties.sweeps._losses import (METADATA_KEY, STARTED_TOPIC, ClusterLosses, collect_losses,
                                                          describe_losses, losses_from_metadata, task_key_of)
-from contrastive_bounds.properties.sweeps.timeouts import cluster_config
+from contrastive_bounds.properties.sweeps._timeouts import cluster_config
 
 KEY_A, KEY_B, KEY_C = "0123456789abcdef01234567", "89abcdef0123456789abcdef", "fedcba9876543210fedcba98"
 
@@ -77,7 +77,7 @@ def test_the_heartbeat_deadline_scales_with_the_load_and_connections_keep_dasks_
     """dask's 5 min heartbeat deadline times 2 * max(load per core, workers per core), at most an hour; the connect
     timeout is left at dask's 30 s (dask retries a refused connection until it expires: longer would make the
     client wait that long on a lost worker's results); the task retries; a worker holding only the task it runs."""
-    monkeypatch.setattr("contrastive_bounds.properties.sweeps.timeouts._cores", lambda: 2)
+    monkeypatch.setattr("contrastive_bounds.properties.sweeps._timeouts._cores", lambda: 2)
     idle = cluster_config(3, 2, load=1.0)
     assert idle["distributed.scheduler.worker-ttl"] == "600s" and "distributed.comm.timeouts.connect" not in idle
     assert idle["distributed.scheduler.allowed-failures"] == 3 and idle["distributed.scheduler.worker-saturation"] == 1.0

@@ -1,9 +1,10 @@
-"""The sweep report (properties/sweeps/report.py): figures over chosen axes, Holm across rows, bad settings named."""
+"""The sweep report (properties/sweeps/_report.py): figures over chosen axes, Holm across rows, bad settings named."""
 
 import pyarrow as pa
 import pytest
 
-from contrastive_bounds.properties.sweeps.report import significant_violations, varying_parameters, write_sweep_report
+from contrastive_bounds.properties.sweeps._report import significant_violations, write_sweep_report
+from contrastive_bounds.properties.sweeps._report_table import varying_parameters
 
 
 def _table():
@@ -82,7 +83,7 @@ def test_heatmap_titles_and_labels_stay_inside_the_figure():
     every text of the figure lies inside its canvas (the old title ran off both sides)."""
     import matplotlib.pyplot as plt
 
-    from contrastive_bounds.properties.sweeps.report import _heatmap_figure
+    from contrastive_bounds.properties.sweeps._report import _heatmap_figure
 
     for nx in (2, 8):
         xs, ys = [0.1 * (i + 1) for i in range(nx)], [1.0, 5.0, 10.0]
@@ -105,7 +106,7 @@ def test_rows_table_shows_varying_parameters_and_results_wrapped_in_pages(tmp_pa
     """Parameters are the keys of params_json: a kind's output (`trapped`) is not shown as one, a constant parameter
     is listed once above the table; results without a value anywhere (bound, ratio) are left out, the interval is
     one column, the summary wraps; more than PAGE_ROWS rows come in pages; `[report] table.columns` chooses."""
-    from contrastive_bounds.properties.sweeps.report_table import PAGE_ROWS, default_columns
+    from contrastive_bounds.properties.sweeps._report_table import PAGE_ROWS, default_columns
 
     t = _kind_table()
     assert default_columns(t.to_pylist(), t.column_names) == ["H", "verdict", "empirical", "interval", "wall_time_s",
@@ -127,7 +128,7 @@ def test_the_report_says_what_the_cluster_lost_over_every_run(tmp_path):
     a table without them (an older sweep) says nothing about the cluster."""
     import json
 
-    from contrastive_bounds.properties.sweeps.losses import METADATA_KEY, ClusterLosses
+    from contrastive_bounds.properties.sweeps._losses import METADATA_KEY, ClusterLosses
 
     key = "0123456789abcdef01234567"
     runs = [ClusterLosses(1, 1), ClusterLosses(2, 0, {key: 1}, {key: 4})]

@@ -1,11 +1,11 @@
-"""Sweep specs (properties/sweeps/spec.py): grids, ranges, rows, profiles, and validation before anything runs."""
+"""Sweep specs (properties/sweeps/_spec.py): grids, ranges, rows, profiles, and validation before anything runs."""
 
 import math
 
 import pytest
 
-from contrastive_bounds.properties.sweeps.spec import builtin_specs, load_spec, parse_range, parse_spec, task_key
-from contrastive_bounds.properties.sweeps.store import spec_differences
+from contrastive_bounds.properties.sweeps._spec import builtin_specs, load_spec, parse_range, parse_spec, task_key
+from contrastive_bounds.properties.sweeps._store import spec_differences
 
 ANNEAL = {"kind": "anneal", "params": {"H": 1.0, "t_end": 1.0, "chains": 8, "step_size": 0.01}}
 

@@ -1,4 +1,4 @@
-"""Sweep results on disk (properties/sweeps/store.py): atomic rows, validation on read, manifest and resume refusal."""
+"""Sweep results on disk (properties/sweeps/_store.py): atomic rows, validation on read, manifest and resume refusal."""
 
 import json
 
@@ -6,9 +6,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contrastive_bounds.properties.sweeps.engine import execute_task
-from contrastive_bounds.properties.sweeps.spec import parse_spec
-from contrastive_bounds.properties.sweeps.store import ResultsStore, row_digest, row_schema
+from contrastive_bounds.properties.sweeps._engine import execute_task
+from contrastive_bounds.properties.sweeps._spec import parse_spec
+from contrastive_bounds.properties.sweeps._store import ResultsStore, row_digest, row_schema
 
 SPEC = {"kind": "bound", "bound": "alignment.frobenius",
         "params": {"batch_size": 64, "num_classes": 10, "delta": 0.05, "steps": 100, "eta_sum": 10.0, "m": 200},

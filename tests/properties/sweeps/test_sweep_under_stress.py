@@ -1,5 +1,5 @@
 """A sweep survives workers killed (SIGKILL) at every moment of their life while every core is busy
-(properties/sweeps/cluster.py, timeouts.py, engine.py, losses.py), on a REAL embedded LocalCluster of 2 worker
+(properties/sweeps/_cluster.py, timeouts.py, engine.py, losses.py), on a REAL embedded LocalCluster of 2 worker
 processes: at start-up (the process exists, has not reached its set-up), during the worker set-up plugin, and in the
 middle of a task. Busy processes on every core make every step slow, as on a loaded machine: a timeout on the way from
 a lost worker to its replacement that neither scales with the load nor is retried would end the sweep with a
@@ -23,11 +23,11 @@ import psutil
 import pyarrow.parquet as pq
 import pytest
 
-from contrastive_bounds.properties.sweeps import engine
-from contrastive_bounds.properties.sweeps.cluster import SweepWorkerSetup
-from contrastive_bounds.properties.sweeps.engine import execute_task, run_sweep
-from contrastive_bounds.properties.sweeps.losses import losses_from_metadata, task_key_of
-from contrastive_bounds.properties.sweeps.spec import parse_spec
+import contrastive_bounds.properties.sweeps._engine as engine
+from contrastive_bounds.properties.sweeps._cluster import SweepWorkerSetup
+from contrastive_bounds.properties.sweeps._engine import execute_task, run_sweep
+from contrastive_bounds.properties.sweeps._losses import losses_from_metadata, task_key_of
+from contrastive_bounds.properties.sweeps._spec import parse_spec
 
 KILLS = int(os.environ.get("CONTRASTIVE_BOUNDS_STRESS_KILLS", "1"))
 CLI_RUNS = int(os.environ.get("CONTRASTIVE_BOUNDS_STRESS_CLI_RUNS", "0"))

@@ -1,4 +1,4 @@
-"""A sweep survives losing a worker at any moment (properties/sweeps/cluster.py, engine.py), on a REAL embedded
+"""A sweep survives losing a worker at any moment (properties/sweeps/_cluster.py, engine.py), on a REAL embedded
 LocalCluster of worker processes: killed (SIGKILL) while a row is written, a close whose killed worker is not reaped in
 time. Kills at start-up, in the set-up plugin and mid-task with every core busy are in test_sweep_under_stress.py.
 
@@ -11,10 +11,11 @@ import signal
 import psutil
 import pytest
 
-from contrastive_bounds.properties.sweeps.cluster import LostConnectionFilter, SweepWorkerSetup
-from contrastive_bounds.properties.sweeps.engine import execute_task, run_sweep
-from contrastive_bounds.properties.sweeps.spec import parse_spec
-from contrastive_bounds.properties.sweeps.store import ResultsStore
+from contrastive_bounds.properties.sweeps._lost_connections import LostConnectionFilter
+from contrastive_bounds.properties.sweeps._cluster import SweepWorkerSetup
+from contrastive_bounds.properties.sweeps._engine import execute_task, run_sweep
+from contrastive_bounds.properties.sweeps._spec import parse_spec
+from contrastive_bounds.properties.sweeps._store import ResultsStore
 
 SPEC = {"name": "worker-loss", "kind": "bound", "bound": "alignment.frobenius",
         "params": {"batch_size": 64, "num_classes": 10, "delta": 0.05, "eta_sum": 10.0, "tau": 0.5},
@@ -136,7 +137,7 @@ def test_the_lost_connection_filter_drops_connection_noise_and_keeps_real_errors
 def test_a_worker_setup_that_fails_is_reported_not_retried(spec, tmp_path):
     """A real start-up error (the set-up plugin raises on the worker: here its hold folder cannot be created) is not
     mistaken for a lost worker: the cluster start fails once, and SweepClusterLost says why, naming the cause."""
-    from contrastive_bounds.properties.sweeps.engine import SweepClusterLost
+    from contrastive_bounds.properties.sweeps._engine import SweepClusterLost
 
     blocker = tmp_path / "file"
     blocker.write_text("")

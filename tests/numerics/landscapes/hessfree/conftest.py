@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+from contrastive_bounds.numerics.landscapes._infonce import infonce_potential
 
 
 def unit_rows(rng: np.random.Generator, n: int, d: int) -> np.ndarray:

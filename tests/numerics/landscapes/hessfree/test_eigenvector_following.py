@@ -14,7 +14,7 @@ from contrastive_bounds.numerics.landscapes.hessfree import HEFSettings, follow_
 from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import MAX_ITER, hef_single
 from contrastive_bounds.numerics.landscapes.network import infonce_spec
 from contrastive_bounds.numerics.landscapes.network.verify import classify
-from contrastive_bounds.numerics.sphere import retract
+from contrastive_bounds.numerics._sphere import retract
 
 ROOT = Path(__file__).resolve().parents[4]
 PUBLISHED = {(e["num_points"], e["dim"], e["tau"]): e["critical_height"]

@@ -18,7 +18,8 @@ from contrastive_bounds.numerics.landscapes.hessfree.logdet import (
     quadrature_bound,
     stiffest_eigenvalue,
 )
-from contrastive_bounds.numerics.landscapes.network_kramers import network_trap, orbit_volume_density
+from contrastive_bounds.numerics.landscapes.kramers_curvature import orbit_volume_density
+from contrastive_bounds.numerics.landscapes.network_kramers import network_trap
 
 
 def _minimum_and_saddle(ref, n: int, d: int, tau: float):

@@ -13,7 +13,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.operators import (
     riemannian_gradient,
     tangent_inner,
 )
-from contrastive_bounds.numerics.sphere import riemannian_hessian, tangent_basis
+from contrastive_bounds.numerics._sphere import riemannian_hessian, tangent_basis
 
 
 CASES = [("infonce", 6, 3), ("infonce", 8, 4), ("generic", 3, 3), ("generic", 5, 2)]

@@ -15,7 +15,7 @@ from contrastive_bounds.numerics.landscapes.network import (
     thomson_spec,
     user_spec,
 )
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
 
 @pytest.mark.parametrize("kwargs, match", [

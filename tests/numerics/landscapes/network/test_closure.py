@@ -117,7 +117,7 @@ def test_a_lone_unverified_minimum_is_open_never_barrier_free():
     """At tau = 1e300 InfoNCE is numerically flat (infonce_spec refuses such a tau; the potential is given as a
     user potential here): the one minimum the search keeps is degenerate (zero modes beyond the symmetry), so
     nothing is known of barriers and the status must say open, not barrier-free."""
-    from contrastive_bounds.numerics.landscapes.infonce import infonce_potential
+    from contrastive_bounds.numerics.landscapes._infonce import infonce_potential
     from contrastive_bounds.numerics.landscapes.network import Symmetry, user_spec
 
     pairs = [(0, 1), (2, 3)]

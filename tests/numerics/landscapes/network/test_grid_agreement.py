@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from scipy.optimize import root
 
-from contrastive_bounds.numerics.landscapes.barriers import circle_barrier, sphere_barrier, torus_barrier
+from contrastive_bounds.numerics.landscapes._barriers import circle_barrier, sphere_barrier, torus_barrier
 from contrastive_bounds.numerics.landscapes.network import landscape_network, landscape_spec, user_spec
-from contrastive_bounds.numerics.landscapes.registry import get_landscape
+from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
 SMALL = dict(starts=16, hop_batch=8, max_hop_rounds=3, patience=2, chunk=8, max_ts_rounds=3)
 
@@ -118,7 +118,7 @@ def test_torus_separable_matches_closed_forms_and_the_grid():
     energies = sorted(t.energy for t in res.transition_states)
     assert energies == pytest.approx([-1.5 + 33 / 32] * 4 + [-0.5 + 33 / 32] * 4, abs=1e-12)
     assert res.critical_height == pytest.approx(1.53125, abs=1e-12)
-    from contrastive_bounds.numerics.landscapes.registry import Landscape
+    from contrastive_bounds.numerics.landscapes._landscape import Landscape
 
     grid = torus_barrier(Landscape("torus", 2, 2, _separable), resolution=128)
     assert abs(grid.critical_height - res.critical_height) <= grid.grid_error_bound

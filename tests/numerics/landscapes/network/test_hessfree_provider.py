@@ -20,7 +20,7 @@ from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HE
     modes_off_symmetry
 from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
-from contrastive_bounds.numerics.sphere import uniform
+from contrastive_bounds.numerics._sphere import uniform
 
 ROOT = Path(__file__).resolve().parents[4]
 VALUES = json.loads((ROOT / "docs" / "data" / "landscape-values.json").read_text())

@@ -172,7 +172,7 @@ def _parquet(tmp_path, ablation):
                                                          ("A8.8_curvature", "curvature", "**A8.8,")])
 def test_the_printed_verdicts_are_what_the_checks_derive_from_the_stored_grid(tmp_path, check_id, ablation, heading):
     """Each check, run on the stored grid rows, gives the claim verdict the annealing page prints."""
-    from contrastive_bounds.properties.checks.registry import registered_checks
+    from contrastive_bounds.properties.checks._registry import registered_checks
 
     spec = registered_checks()[check_id]
     out = spec.fn({**spec.defaults["quick"], "sweep": _parquet(tmp_path, ablation)}, 0)
@@ -220,7 +220,7 @@ def test_fresh_searches_reproduce_the_main_jobs_a86_grid_and_its_verdict():
     """The rows of check A8.6's quick grid (N = 6, tau = 0.1, d = 2, 3, 4), computed now by the library the check
     calls: H* equals the stored thorough grid's for each landscape (1e-9, whatever the number of starts: the
     networks are closed) and the trend verdict over d from the fresh rows is the one from the stored values."""
-    from contrastive_bounds.properties.checks.ablation_rows import ablation_rows, trend_verdict
+    from contrastive_bounds.properties.checks._ablation_rows import ablation_rows, trend_verdict
 
     rows = ablation_rows("dimension", "quick")
     assert [(r["num_points"], r["dim"], r["tau"]) for r in rows] == [(6, 2, 0.1), (6, 3, 0.1), (6, 4, 0.1)]

@@ -9,7 +9,7 @@ import pytest
 
 from contrastive_bounds.numerics.landscapes.network.orbits import orbit_generators, orbit_projector, remove_orbit
 from contrastive_bounds.numerics.landscapes.network.verify import orbit_dimension_formula
-from contrastive_bounds.numerics.sphere import exp_map, riemannian_hessian, tangent_basis
+from contrastive_bounds.numerics._sphere import exp_map, riemannian_hessian, tangent_basis
 
 
 def _potential(z):

@@ -21,7 +21,7 @@ from contrastive_bounds.numerics.landscapes.network.codes import (
 )
 from contrastive_bounds.numerics.landscapes.network.structured import infonce_templates, placements, structured_starts
 from contrastive_bounds.numerics.landscapes.network.symmetry import equivalent
-from contrastive_bounds.numerics.landscapes.thomson import THOMSON_GLOBAL_MINIMA
+from contrastive_bounds.numerics.landscapes._thomson import THOMSON_GLOBAL_MINIMA
 
 
 def _pair_energy(x, s=1.0):

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from contrastive_bounds.numerics.landscapes.network import landscape_network, thomson_spec
-from contrastive_bounds.numerics.landscapes.thomson import THOMSON_GLOBAL_MINIMA
+from contrastive_bounds.numerics.landscapes._thomson import THOMSON_GLOBAL_MINIMA
 
 # symmetry orders of the known global minima (point group acting on the points, O(3) incl. reflections)
 _POINT_GROUP_ORDER = {2: 2, 3: 6, 4: 24, 6: 48, 12: 120}

@@ -89,10 +89,10 @@ SHARDED_CASES["sharded_vmf_f32_default"] = dict(landscape="vmf", temperature=1.0
 
 
 def landscape_of(case: dict):
-    from contrastive_bounds.numerics.landscapes.infonce import hardest_negative_potential, \
+    from contrastive_bounds.numerics.landscapes._infonce import hardest_negative_potential, \
         hardest_negative_value_and_grad
-    from contrastive_bounds.numerics.landscapes.landscape import Landscape
-    from contrastive_bounds.numerics.landscapes.registry import get_landscape
+    from contrastive_bounds.numerics.landscapes._landscape import Landscape
+    from contrastive_bounds.numerics.landscapes._registry import get_landscape
 
     name = case["landscape"]
     if name == "u0-s1":  # the author's U0 on S¹ factors: the chains-last path with one tangent normal per factor
@@ -105,7 +105,7 @@ def landscape_of(case: dict):
 
 
 def temperature_of(case: dict):
-    from contrastive_bounds.theory.annealing import make_schedule
+    from contrastive_bounds.theory._schedules import make_schedule
 
     spec = case["temperature"]
     if spec == "callable":
@@ -119,7 +119,7 @@ def temperature_of(case: dict):
 def positions_of(case: dict) -> np.ndarray:
     import jax
 
-    from contrastive_bounds.numerics.sphere import uniform
+    from contrastive_bounds.numerics._sphere import uniform
 
     land = landscape_of(case)
     dtype = np.dtype(case["dtype"])

@@ -1,0 +1,104 @@
+"""What every ``anneal`` run shares: the step count, the cost guard, and what Ctrl-C prints.
+
+Used by :mod:`._anneal` (S¹ and built-in landscapes) and :mod:`.anneal_network` (landscape specs and saved
+searches), so both refuse the same sizes and resume the same way. Imports nothing from JAX (the command
+refuses bad options before JAX starts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import sys
+from typing import Any
+
+from contrastive_bounds.numerics.langevin._config import default_record_every, whole_steps
+from contrastive_bounds.numerics.langevin._cost import estimate_run_cost
+
+__all__: list[str] = []  # a part of the command line, not Python API (the face is properties.cli)
+
+MAX_CHAIN_STEPS = 2 * 10**10
+"""Runs beyond this many chain-steps (chains × steps; about 2-4 minutes per 10^10 on a 2-core CPU in
+float64 on S¹, far longer elsewhere) need ``--yes``."""
+BIG_CHAIN_STEPS = 10**9
+"""Runs from this many chain-steps (or 1 GiB of memory) print their cost on stderr before starting."""
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def step_count(t_end: float, h: float) -> int:
+    """``--time / --step-size`` as a whole number of steps in ``[1, 2^31 − 2]``
+    (:func:`~contrastive_bounds.numerics.langevin.whole_steps` in the command's terms).
+
+    Raises:
+      ValueError: naming ``--time`` and ``--step-size`` (not a whole multiple, or too many steps).
+    """
+    return whole_steps(t_end, h, names=("--time", "--step-size"))
+
+
+def guard_cost(chains: int, n_steps: int, num_points: int, dim: int, yes: bool) -> tuple[Any, list[str]]:
+    """``(cost, reasons it is too big)`` of a float64 run; ValueError naming ``--yes`` when too big without it."""
+    from contrastive_bounds.numerics.langevin import default_record_every, estimate_run_cost  # JAX: imported when used
+
+    cost = estimate_run_cost(chains, n_steps, num_points, dim, 8, n_steps // default_record_every(n_steps))
+    memory = physical_memory()
+    too_big = [why for why in (
+        f"{cost.chain_steps:.3g} chain-steps > the limit {MAX_CHAIN_STEPS:.0e}" if cost.chain_steps > MAX_CHAIN_STEPS else "",
+        f"about {cost.memory_bytes / 2**30:.3g} GiB > half the machine's memory ({memory / 2**31:.3g} GiB)"
+        if memory and cost.memory_bytes > memory / 2 else "") if why]
+    if too_big and not yes:
+        raise ValueError(f"this run is too big ({'; '.join(too_big)}); fewer --chains or a shorter --time, or --yes to run it")
+    return cost, too_big
+
+
+def announce_cost(cost: Any, too_big: list[str]) -> None:
+    """Print the cost of a big run on stderr (from :data:`BIG_CHAIN_STEPS` chain-steps or 1 GiB)."""
+    if too_big or cost.chain_steps >= BIG_CHAIN_STEPS or cost.memory_bytes >= 2**30:
+        print(f"cost: {cost.describe()}; Ctrl-C stops the run within seconds and saves it", file=sys.stderr, flush=True)
+
+
+def resume_command(checkpoint: str) -> str:
+    """The command line of this process with ``--checkpoint FILE --resume`` (replacing any given)."""
+    argv = list(sys.argv[1:])
+    if "anneal" not in argv:
+        return f"contrastive-bounds anneal <the same arguments> --checkpoint {shlex.quote(checkpoint)} --resume"
+    kept, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "--checkpoint":
+            skip = True
+            continue
+        if a.startswith("--checkpoint=") or a == "--resume":
+            continue
+        kept.append(a)
+    return shlex.join(["contrastive-bounds", *kept, "--checkpoint", checkpoint, "--resume"])
+
+
+def report_interrupt(stop: Any, time_scale: float = 1.0) -> None:
+    """Ctrl-C (``stop``: the :class:`~contrastive_bounds.numerics.langevin.SimulationInterrupted`):
+    make sure the state is saved, say where, and print the command that resumes.
+
+    ``time_scale`` converts the driver's clock to the one reported (``R²`` for a radius-R landscape)."""
+    res = stop.result
+    path = stop.checkpoint
+    t = res.t_end * time_scale
+    if path is None:
+        ident = hashlib.sha256(json.dumps(res.config, sort_keys=True).encode()).hexdigest()[:12]
+        try:
+            path = stop.save(f"anneal-interrupted-{ident}.ckpt.npz")
+        except (ValueError, OSError) as err:
+            print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {t:g}); the state could not "
+                  f"be saved ({err}); nothing to resume", file=sys.stderr)
+            return
+    print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {t:g}); state saved to {path}\n"
+          f"resume with: {resume_command(str(path))}", file=sys.stderr, flush=True)

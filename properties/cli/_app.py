@@ -1,0 +1,154 @@
+"""The ``contrastive-bounds`` command line (typer + rich), loaded lazily.
+
+Each group of commands lives in its own module with a ``register(app)`` function. This module
+imports none of them up front: :data:`COMMANDS` names each command, the module that registers it
+and its one-line help, so ``contrastive-bounds --help`` starts without importing JAX, sympy or the
+landscapes, and ``bound``/``list``/``claims`` import only the theory (about half a second). A new
+command module adds its commands to :data:`COMMANDS` (a test checks the table against the modules).
+
+float64: :func:`main` asks for JAX's float64 mode without importing JAX
+(:func:`~contrastive_bounds.numerics.request_x64`), so commands that never touch JAX do not
+pay for it and those that do compute in float64.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+__all__ = ["app", "main", "COMMANDS", "command_names", "load_command"]
+
+_PACKAGE = "contrastive_bounds.properties.cli"
+
+#: command -> (module under properties/cli that registers it, one-line help shown by --help), in help order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("_theory", "Every bound and claim with its source; every parameter a bound accepts, with domain and "
+                       "meaning."),
+    "bound": ("_theory", "Evaluate a bound at one point (exact input, mpmath at --digits; never overflows), or solve "
+                        "it for one parameter."),
+    "claims": ("_theory", "A verdict for every claim; exit 1 if any verdict contradicts what the toolkit asserts."),
+    "barrier": ("_annealing", "Critical height H* by sublevel-set persistence, with minima, saddles and the error bound."),
+    "schedule": ("_annealing", "A schedule in every convention, with the asymptotic verdict and its reason."),
+    "kramers": ("_annealing", "Kramers time vs exact mean first-passage time for each non-global minimum of an S¹ "
+                             "landscape."),
+    "anneal": ("_anneal", "Run annealed Langevin chains; report the success fraction and hitting times beside the "
+                         "theory."),
+    "landscape": ("landscape", "Minima (with multiplicities), verified transition states, H* and Catoni's D by a "
+                               "transition network."),
+    "check": ("_check", "Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and "
+                       "reports."),
+    "sweep": ("_sweep", "Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, "
+                       "report."),
+    "align": ("_align", "CL vs NSCL alignment (Paper B): simulation, digits training, proxy vs SGD, batch-size "
+                       "scaling, comparing your embeddings."),
+}
+
+
+def command_names() -> list[str]:
+    """Every command of ``contrastive-bounds``, in the order ``--help`` lists them."""
+    return list(COMMANDS)
+
+
+def load_command(name: str) -> click.Command:
+    """Import the module that registers ``name`` and return its click command (or sub-group).
+
+    Raises:
+      KeyError: ``name`` is not in :data:`COMMANDS`.
+      LookupError: the module does not register ``name`` (a stale :data:`COMMANDS` entry).
+    """
+    module = importlib.import_module(f"{_PACKAGE}.{COMMANDS[name][0]}")
+    holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    holder.callback()(lambda: None)  # a group even when the module registers one command
+    module.register(holder)
+    group = typer.main.get_group(holder)
+    cmd = group.commands.get(name)
+    if cmd is None:
+        raise LookupError(f"{module.__name__}.register does not register the command {name!r}")
+    return cmd
+
+
+class LazyGroup(TyperGroup):
+    """A typer group whose commands are imported when invoked (or documented), not at start-up.
+
+    While the top-level help is printed, commands are placeholders carrying the one-line help of
+    :data:`COMMANDS`; everything else (running a command, ``COMMAND --help``, ``typer ... utils docs``)
+    gets the real command.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return command_names() + [n for n in super().list_commands(ctx) if n not in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        if self._listing and cmd_name not in self.commands:
+            return click.Command(cmd_name, help=COMMANDS[cmd_name][1])
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return self.commands[cmd_name]
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+app = typer.Typer(
+    name="contrastive-bounds",
+    cls=LazyGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Theorems of contrastive-learning theory as executable, cited objects, checked against simulation."""
+
+
+def main() -> None:
+    """Console-script entry point: one JAX CPU device per core and float64 in JAX, both asked for without
+    importing JAX (commands that never touch it start fast), then run the app."""
+    from contrastive_bounds.numerics._devices import use_host_devices
+    from contrastive_bounds.numerics._precision import request_x64
+
+    use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
+    request_x64()
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:  # Ctrl-C before a command started (while it was loading)
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:
+        # click's usage errors (bad option value, unknown option or command) as ONE line, with their
+        # exit code (2), instead of a boxed usage panel; typer may vendor click, so test the interface.
+        message, exit_code = getattr(err, "format_message", None), getattr(err, "exit_code", None)
+        if message is None or not isinstance(exit_code, int):
+            raise
+        text = message()
+        if text:  # a command group run without a command prints its help and has nothing to add
+            print(f"error: {text}", file=sys.stderr)
+        sys.exit(exit_code)
+    if isinstance(code, int) and code:
+        if code == 130:  # interrupted, the state saved and the resume command printed: leave at once
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)  # JAX's teardown of its CPU client takes seconds on a loaded machine
+        sys.exit(code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
