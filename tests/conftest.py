@@ -76,6 +76,17 @@ def _restore_check_registry():
             del framework._CHECKS[cid]
 
 
+@pytest.fixture(autouse=True)
+def _restore_mpmath_precision():
+    """A test that raises ``mpmath.mp.dps`` for its references does not change the precision of the tests after
+    it (the order tests run in must not change a printed digit)."""
+    import mpmath
+
+    prec = mpmath.mp.prec
+    yield
+    mpmath.mp.prec = prec
+
+
 #: a user's check file (one upper-bound check, ``user.square``, with a plot) for the scenario-file tests of the
 #: command line (tests/cli/test_check.py) and of properties.scenarios (tests/properties/test_scenarios.py)
 USER_CHECKS = '''

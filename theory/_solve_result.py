@@ -123,7 +123,12 @@ class SolveResult:
 
 
 def show_end(e: Endpoint) -> str:
-    """An end for interval notation: the exact value, or the enclosure's midpoint at 17 digits."""
+    """An end for interval notation: the exact value, or the enclosure's midpoint at 17 digits (computed in
+    double precision, 53 bits, whatever the caller's ``mpmath.mp`` precision: the text is the same in every
+    process)."""
     if e.kind == "domain" and e.value is not None and math.isinf(e.value):
         return "inf" if e.value > 0 else "-inf"
-    return e.lower if e.lower == e.upper else mpmath.nstr(mpmath.mpf(e.lower) / 2 + mpmath.mpf(e.upper) / 2, 17)
+    if e.lower == e.upper:
+        return e.lower
+    with mpmath.workprec(53):
+        return mpmath.nstr(mpmath.mpf(e.lower) / 2 + mpmath.mpf(e.upper) / 2, 17)

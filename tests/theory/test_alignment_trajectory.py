@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from contrastive_bounds import theory as alignment
 import contrastive_bounds.theory._alignment_trajectory as AT
 
-mp.mp.dps = 40
+
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """The mpmath references of this module at 40 digits, restored after each test (a module-level
+    ``mp.dps`` would change the precision of every later test in the process)."""
+    with mp.workdps(40):
+        yield
 
 
 def _mp_chain(etas, tau, b, delta_l10, d0):
