@@ -161,3 +161,16 @@ def test_vacuity_condition_with_huge_dynamic_range_is_solved_in_log_form():
     below = A.FROBENIUS.evaluate(eta_sum=sp.Rational(sol.upper.lower), **run).mp_value
     above = A.FROBENIUS.evaluate(eta_sum=sp.Rational(sol.upper.upper), **run).mp_value
     assert below < 100 < above and (above - below) < 1e-12
+
+
+def test_the_printed_interval_does_not_depend_on_the_callers_mpmath_precision():
+    """The solution's text (the enclosure midpoints at 17 digits) is the same at mpmath's default precision and
+    after a caller raised mp.dps to 40, and it is the double-precision midpoint of the enclosure."""
+    sol = A.FROBENIUS.solve("eta_sum", **without("eta_sum"))
+    text = sol.describe()
+    with mpmath.workdps(40):
+        text_40 = sol.describe()
+    assert text == text_40
+    end = sol.upper
+    mid = float(end.lower) / 2 + float(end.upper) / 2
+    assert A.show_end(end) == mpmath.nstr(mpmath.mpf(mid), 17) and abs(float(A.show_end(end)) - mid) <= 1e-13 * mid
