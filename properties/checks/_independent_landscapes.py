@@ -21,6 +21,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from contrastive_bounds.properties._statements import compare_text
+
 __all__ = ["default_pairs", "infonce_energy", "hardest_negative_u0", "tangent_gradient_norm", "table_consistency"]
 
 
@@ -113,7 +115,8 @@ def table_consistency(row: dict[str, Any], tie: float) -> list[str]:
     non_global = [m for m in minima if not m.get("global")]
     bad_global = [m for m in minima if m.get("global") and abs(float(m["energy"]) - v_min) > tie]
     if bad_global:
-        problems.append(f"a minimum marked global has energy {bad_global[0]['energy']} > {v_min}")
+        problems.append("a minimum marked global has " + compare_text("energy", float(bad_global[0]["energy"]),
+                                                                         "the lowest minimum's", v_min, ".10g"))
     barriers = []
     for m in non_global:
         b = m.get("barrier")

@@ -16,6 +16,7 @@ from typing import Any
 
 from contrastive_bounds.numerics.langevin._config import default_record_every, whole_steps
 from contrastive_bounds.numerics.langevin._cost import estimate_run_cost
+from contrastive_bounds.properties._statements import compare_text
 
 __all__: list[str] = []  # a part of the command line, not Python API (the face is properties.cli)
 
@@ -51,7 +52,8 @@ def guard_cost(chains: int, n_steps: int, num_points: int, dim: int, yes: bool) 
     cost = estimate_run_cost(chains, n_steps, num_points, dim, 8, n_steps // default_record_every(n_steps))
     memory = physical_memory()
     too_big = [why for why in (
-        f"{cost.chain_steps:.3g} chain-steps > the limit {MAX_CHAIN_STEPS:.0e}" if cost.chain_steps > MAX_CHAIN_STEPS else "",
+        compare_text("chain-steps", float(cost.chain_steps), "the limit", float(MAX_CHAIN_STEPS), ".3g")
+        if cost.chain_steps > MAX_CHAIN_STEPS else "",
         f"about {cost.memory_bytes / 2**30:.3g} GiB > half the machine's memory ({memory / 2**31:.3g} GiB)"
         if memory and cost.memory_bytes > memory / 2 else "") if why]
     if too_big and not yes:

@@ -122,7 +122,7 @@ def test_write_atomically_takes_content_or_a_writer_and_fsyncs_on_request(tmp_pa
 
 
 def test_the_toolkit_has_one_atomic_writer():
-    """No module but numerics.filemode creates a temporary file and replaces a target itself (six modules had
+    """No module but numerics._filemode creates a temporary file and replaces a target itself (six modules had
     their own temp-file-and-os.replace code; saved network searches included)."""
     import re
     from pathlib import Path
@@ -132,7 +132,7 @@ def test_the_toolkit_has_one_atomic_writer():
     for folder in ("theory", "numerics", "properties"):
         for path in (root / folder).rglob("*.py"):
             rel = path.relative_to(root).as_posix()
-            if rel == "numerics/filemode.py":
+            if rel == "numerics/_filemode.py":
                 continue
             code = re.sub(r'""".*?"""', "", path.read_text(encoding="utf-8"), flags=re.S)
             if re.search(r"\bmkstemp\(|\bos\.replace\(|\bos\.rename\(|NamedTemporaryFile\(", code):
