@@ -56,8 +56,7 @@ modules):
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from contrastive_bounds._faces import lazy_face
 
 #: public name -> the private module of this package that defines it
 _HOME = {
@@ -245,16 +244,4 @@ __all__ = ["accepted_params", "AcceptedParam", "arb_compile", "arb_eval", "arb_e
            "unknown_parameter_message", "Vacuity", "Verdict", "WEIGHT_DIVERGENCE", "WINDOW_EXPONENT"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_face(__name__, _HOME, _SUBMODULES, __all__)

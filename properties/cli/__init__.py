@@ -42,8 +42,7 @@ modules):
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from contrastive_bounds._faces import lazy_face
 
 #: public name -> the private module of this package that defines it
 _HOME = {
@@ -60,16 +59,4 @@ _SUBMODULES = ('anneal_network', 'landscape', 'landscape_options')
 __all__ = ["app", "command_names", "COMMANDS", "load_command", "main", "anneal_network", "landscape", "landscape_options"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_face(__name__, _HOME, _SUBMODULES, __all__)

@@ -16,7 +16,7 @@ and the stiffest eigenvalue by Lanczos quadrature, for Eyring–Kramers prefacto
 
 Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the collapsed simplex):
 
->>> from contrastive_bounds.numerics._precision import enable_x64; enable_x64()
+>>> from contrastive_bounds.numerics import enable_x64; enable_x64()
 >>> from contrastive_bounds.numerics.landscapes import infonce_potential
 >>> from contrastive_bounds.numerics.landscapes.hessfree import infonce_simplex_minimum, verify_point
 >>> z, energy = infonce_simplex_minimum(6, 3, 0.1)
@@ -25,33 +25,34 @@ Example (decoupled InfoNCE, N = 6 on S², τ = 0.1; its global minimum is the co
 (True, 'minimum', 0.0)
 """
 
-from contrastive_bounds.numerics.landscapes.hessfree.batched import queue_searcher  # noqa: F401
-from contrastive_bounds.numerics.landscapes.hessfree.certify import (  # noqa: F401
-    Certificate,
-    certify_spectrum,
-    verify_batch,
-    verify_point,
-)
-from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import (  # noqa: F401
-    HEFSettings,
-    hef_searcher,
-)
-from contrastive_bounds.numerics.landscapes.hessfree.logdet import LogDeterminant, log_determinant  # noqa: F401
-from contrastive_bounds.numerics.landscapes.hessfree.operators import (  # noqa: F401
-    hessian_vector_product,
-    riemannian_gradient,
-)
-from contrastive_bounds.numerics.landscapes.hessfree.simplex import (  # noqa: F401
-    infonce_simplex_energy,
-    infonce_simplex_minimum,
-)
-from contrastive_bounds.numerics.landscapes.hessfree.spectrum import Spectrum, softest_modes  # noqa: F401
-from contrastive_bounds.numerics.landscapes.hessfree.transition_states import (  # noqa: F401
-    TransitionStateSearch,
-    follow_modes,
-    search_transition_states,
-)
+from contrastive_bounds._faces import lazy_face
+
+#: public name -> the public module of this package that defines it (loaded on first use)
+_HOME = {
+    "Certificate": "certify",
+    "certify_spectrum": "certify",
+    "follow_modes": "transition_states",
+    "hef_searcher": "eigenvector_following",
+    "HEFSettings": "eigenvector_following",
+    "hessian_vector_product": "operators",
+    "infonce_simplex_energy": "simplex",
+    "infonce_simplex_minimum": "simplex",
+    "log_determinant": "logdet",
+    "LogDeterminant": "logdet",
+    "queue_searcher": "batched",
+    "riemannian_gradient": "operators",
+    "search_transition_states": "transition_states",
+    "softest_modes": "spectrum",
+    "Spectrum": "spectrum",
+    "TransitionStateSearch": "transition_states",
+    "verify_batch": "certify",
+    "verify_point": "certify",
+}
 
 __all__ = ["hessian_vector_product", "riemannian_gradient", "softest_modes", "Spectrum", "Certificate",
            "certify_spectrum", "verify_point", "verify_batch", "HEFSettings", "hef_searcher", "queue_searcher",
-           "search_transition_states", "follow_modes", "TransitionStateSearch", "infonce_simplex_energy", "infonce_simplex_minimum"]
+           "search_transition_states", "follow_modes", "TransitionStateSearch", "infonce_simplex_energy", "infonce_simplex_minimum",
+           "LogDeterminant", "log_determinant"]
+
+
+__getattr__, __dir__ = lazy_face(__name__, _HOME, (), __all__)

@@ -36,8 +36,7 @@ The sphere geometry (tangent bases, the Riemannian Hessian, retractions, great c
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from contrastive_bounds._faces import lazy_face
 
 __all__ = ["landscape_network", "NetworkResult", "SearchSettings", "LandscapeSpec", "Symmetry", "infonce_spec",
            "thomson_spec", "landscape_spec", "user_spec", "NetworkAnalysis", "analyse_network", "NetworkMinimum",
@@ -56,13 +55,4 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_face(__name__, _HOME, (), __all__)

@@ -21,20 +21,10 @@ asked otherwise).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from contrastive_bounds._faces import lazy_face
 
 #: the step modules are the public API of this package (each has its own ``init`` and ``step``)
 __all__ = ["sphere", "chains_last", "circle"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        value = importlib.import_module(f"{__name__}.{name}")
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_face(__name__, {}, __all__, __all__)
