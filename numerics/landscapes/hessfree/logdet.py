@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from contrastive_bounds.numerics.landscapes.hessfree.spectrum import DeflatedHessian, deflated_hessian, softest_modes
+from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian, locked_operator, softest_modes
 from contrastive_bounds.numerics._precision import require_x64
 
 __all__ = ["LogDeterminant", "log_determinant", "paired_difference", "stiffest_eigenvalue", "orbit_volume_density", "log_orbit_volume_density",
@@ -90,25 +90,12 @@ def _gauss(t: jax.Array, nv2: jax.Array, m: int) -> tuple[jax.Array, jax.Array]:
     return jnp.sum(jnp.where(live, w * logs, 0.0)), jnp.sum(w * theta)
 
 
-def _lock(op: DeflatedHessian, lock: jax.Array) -> DeflatedHessian:
-    """The operator and projector restricted to the complement of the orthonormal rows of ``lock`` ``(k, N, d)``."""
-
-    def project(u: jax.Array) -> jax.Array:
-        w = op.project(u)
-        return w - jnp.tensordot(jnp.tensordot(lock, w, axes=((1, 2), (0, 1))), lock, axes=(0, 0))
-
-    def matvec(u: jax.Array) -> jax.Array:
-        return project(op.matvec(project(u)))
-
-    return DeflatedHessian(op.value, op.gradient, matvec, project, op.frame)
-
-
 @functools.lru_cache(maxsize=16)
 def _kernel(potential: Potential, orthogonal: bool, steps: int) -> Callable:
     m_low = max(1, (3 * steps) // 4)
 
     def run(z: jax.Array, lock: jax.Array, probes: jax.Array) -> tuple:
-        op = _lock(deflated_hessian(potential, z, orthogonal), lock)
+        op = locked_operator(deflated_hessian(potential, z, orthogonal), lock)
 
         def one(v: jax.Array) -> tuple:
             t, nv2 = lanczos_quadrature(op.matvec, op.project, v, steps)

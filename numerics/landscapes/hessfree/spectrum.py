@@ -25,7 +25,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.lanczos import lanczos_lowe
 from contrastive_bounds.numerics.landscapes.hessfree.operators import linearized_hessian
 from contrastive_bounds.numerics._precision import require_x64
 
-__all__ = ["DeflatedHessian", "deflated_hessian", "Spectrum", "softest_modes"]
+__all__ = ["DeflatedHessian", "deflated_hessian", "locked_operator", "Spectrum", "softest_modes"]
 
 Potential = Callable[[jax.Array], jax.Array]
 
@@ -72,8 +72,10 @@ def deflated_hessian(potential: Potential, z: jax.Array, orthogonal: bool = True
     return DeflatedHessian(value, grad, matvec, project, frame)
 
 
-def _locked(op: DeflatedHessian, lock: jax.Array) -> DeflatedHessian:
-    """The operator and projector restricted to the complement of the rows of ``lock``."""
+def locked_operator(op: DeflatedHessian, lock: jax.Array) -> DeflatedHessian:
+    """The operator and projector restricted to the complement of the orthonormal rows of ``lock`` ``(k, N, d)``
+    (float64 like ``op``): the deflated Hessian with those directions locked out (for a second Lanczos run or a
+    quadrature that must skip modes computed apart)."""
 
     def project(u: jax.Array) -> jax.Array:
         w = op.project(u)
@@ -134,7 +136,7 @@ def softest_modes(potential: Potential, z: jax.Array, key: jax.Array, *, k: int 
     require_x64(z, what="landscapes.hessfree.spectrum.softest_modes")
     op = deflated_hessian(potential, z, orthogonal)
     if lock is not None:
-        op = _locked(op, lock)
+        op = locked_operator(op, lock)
     k_rand, k_lanczos = jax.random.split(key)
     noise = jax.random.normal(k_rand, z.shape, z.dtype)
     if start is None:
