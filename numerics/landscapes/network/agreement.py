@@ -63,10 +63,14 @@ def seed_agreement(first: Any, second: Any, symmetry: Symmetry, *, gram_tol: flo
     h_same = abs(h1 - h2) <= BARRIER_RTOL * max(1.0, abs(h1))
     agree = not only_first and not only_second and all(b["agree"] for b in barriers) and h_same
     seeds = [first.settings.get("seed"), second.settings.get("seed")]
-    text = (f"seeds {seeds[0]} and {seeds[1]}: {len(pairs)} minima found by both, {len(only_first)} only by seed "
-            f"{seeds[0]}, {len(only_second)} only by seed {seeds[1]}; {sum(b['agree'] for b in barriers)} of "
-            f"{len(barriers)} shared barriers agree; H* {h1:.10g} and {h2:.10g} "
-            + ("(agree)" if h_same else "(differ)") + ("; the two samples agree" if agree else
-                                                        "; the two samples differ: the network is a sample"))
+    shared = (f"{sum(b['agree'] for b in barriers)} of {len(barriers)} shared barriers agree" if barriers else
+              "no barrier found by both to compare")
+    if agree and not barriers:  # the same minima and no barrier: nothing beyond the minima was compared
+        verdict = "; the two samples found the same minima, with no barrier to compare"
+    else:
+        verdict = "; the two samples agree" if agree else "; the two samples differ: the network is a sample"
+    text = (f"seeds {seeds[0]} and {seeds[1]}: {len(pairs)} {'minimum' if len(pairs) == 1 else 'minima'} found by "
+            f"both, {len(only_first)} only by seed {seeds[0]}, {len(only_second)} only by seed {seeds[1]}; {shared}; "
+            f"H* {h1:.10g} and {h2:.10g} " + ("(agree)" if h_same else "(differ)") + verdict)
     return {"seeds": seeds, "common": [list(p) for p in pairs], "only_first": only_first, "only_second": only_second,
             "barriers": barriers, "critical_height": [h1, h2], "agree": bool(agree), "text": text}

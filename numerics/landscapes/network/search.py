@@ -42,6 +42,7 @@ from contrastive_bounds.numerics.landscapes.network.serial import (
     STATE_FILE,
     check_resume,
     prepare_folder,
+    EmptySavedSearch,
     read_state,
     save_store,
 )
@@ -117,7 +118,8 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
         e.g. ``starts=128, seed=3``.
       out: folder for ``network.json`` (saved atomically after every step) and the PNG; None keeps
         everything in memory (no PNG).
-      resume: continue the search saved in ``out`` (same landscape, settings and curvature, else ValueError).
+      resume: continue the search saved in ``out`` (same landscape, settings and curvature, else ValueError);
+        a search saved before its first batch finished holds nothing and is started afresh.
       progress: callback ``(phase, done, total, info)``. draw: write the disconnectivity PNG.
       transition_states: False stops after the minima search (status ``"minima only"``; no H*).
       curvature: the curvature provider (:mod:`.curvature`): ``"dense"``, ``"hessfree"`` or a
@@ -149,7 +151,10 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
     if resume:
         if not path.is_file():
             raise FileNotFoundError(f"no saved search at {str(path)!r} (nothing to resume)")
-        store, _ = read_state(path)
+        try:
+            store, _ = read_state(path)
+        except EmptySavedSearch:  # stopped before its first batch: nothing found, nothing to lose; start afresh
+            store = None
     if curvature is None:  # automatic: the saved search's provider, else by size
         curvature = store.curvature if store is not None else default_curvature(spec.num_points, spec.dim)
     hess = curvature_provider(curvature)

@@ -58,7 +58,7 @@ from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 
 __all__ = ["STATE_FILE", "STATE_VERSION", "READABLE_VERSIONS", "FINGERPRINT_KEYS", "store_to_dict", "store_from_dict",
-           "save_store", "read_state", "check_resume", "prepare_folder", "canonical_fingerprint",
+           "save_store", "read_state", "EmptySavedSearch", "check_resume", "prepare_folder", "canonical_fingerprint",
            "state_path"]
 
 STATE_FILE = "network.json"
@@ -117,6 +117,11 @@ def save_store(path: str | os.PathLike, store: NetworkStore, seconds: float = 0.
 
 
 # ------------------------------------------------------------------------------------------ reading
+class EmptySavedSearch(ValueError):
+    """A saved search stopped before its first batch finished: it holds no minimum, so there is nothing to
+    resume (and nothing to lose by starting it again)."""
+
+
 def _fail(path: Path, what: str) -> ValueError:
     return ValueError(f"{str(path)!r} is not a readable saved search: {what}")
 
@@ -263,7 +268,8 @@ def store_from_dict(data: Any, *, path: str | os.PathLike = "<state>") -> Networ
     settings = _settings(path, data, version)
     minima = [_minimum(path, r, (n, d)) for r in _records(path, data, "minima")]
     if not minima:
-        raise _fail(path, "it holds no minimum yet (the search was stopped before its first batch finished)")
+        raise EmptySavedSearch(f"{str(path)!r} is not a readable saved search: it holds no minimum yet (the search "
+                               "was stopped before its first batch finished)")
     tss = [_transition_state(path, r, (n, d), len(minima)) for r in _records(path, data, "transition_states")]
     try:
         walkers = [Walker.from_dict(w) for w in data.get("walkers", [])]

@@ -60,3 +60,25 @@ def test_resume_refuses_other_settings_other_landscapes_and_missing_states(tmp_p
     blocker.write_text("x")
     with pytest.raises(ValueError, match="out="):
         landscape_network(quadratic_spec, out=blocker / "sub", **SETTINGS)
+
+
+@pytest.mark.slow
+def test_a_search_stopped_before_its_first_batch_resumes_by_starting_again(tmp_path, quadratic_spec):
+    """Ctrl-C before the first batch of minima finished saves a state with no minimum; resuming it (what the
+    interrupt message tells the user to do) starts the search afresh instead of refusing the folder, and ends
+    with the network of an uninterrupted search. Another landscape in that folder is still refused."""
+    from contrastive_bounds.numerics.landscapes.network.serial import EmptySavedSearch, read_state, save_store
+    from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+    from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+
+    # what the interrupt handler saves when the first batch has not finished: the store as created
+    save_store(tmp_path / "network.json", NetworkStore(quadratic_spec.to_dict(), SearchSettings(**SETTINGS),
+                                                       curvature="dense"))
+    assert json.loads((tmp_path / "network.json").read_text())["minima"] == []
+    with pytest.raises(EmptySavedSearch, match="no minimum yet"):
+        read_state(tmp_path / "network.json")
+    res = landscape_network(quadratic_spec, out=tmp_path, resume=True, **SETTINGS)
+    fresh = landscape_network(quadratic_spec, **SETTINGS)
+    assert res.critical_height == fresh.critical_height
+    assert sorted(m.energy for m in res.minima) == sorted(m.energy for m in fresh.minima)
+    assert json.loads((tmp_path / "network.json").read_text())["minima"]

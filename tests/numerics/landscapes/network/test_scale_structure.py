@@ -86,3 +86,18 @@ def test_seed_agreement_matches_minima_up_to_symmetry():
     assert not worse["agree"] and worse["only_first"] == [1] and "differ" in worse["text"]
     d = _result(1, [(0.5, z2 @ q.T), (-1.0, z1b)], {0: 0.25 + 1e-6}, 0.25 + 1e-6)
     assert not seed_agreement(a, d, sym)["agree"]
+
+
+def test_seed_agreement_with_one_minimum_and_no_barrier_says_there_was_nothing_to_compare():
+    """Two searches that each found only the same global minimum agree on the minima, but the text says that no
+    barrier could be compared instead of calling the samples in agreement (what a one-minimum search at scale
+    reports)."""
+    rng = np.random.default_rng(1)
+    sym = Symmetry.infonce(((0, 1), (2, 3)))
+    z = rng.normal(size=(4, 3))
+    z /= np.linalg.norm(z, axis=1, keepdims=True)
+    a, b = _result(0, [(-1.0, z)], {}, 0.0), _result(1, [(-1.0, z)], {}, 0.0)
+    out = seed_agreement(a, b, sym)
+    assert out["agree"] and out["barriers"] == []
+    assert "1 minimum found by both" in out["text"] and "no barrier found by both to compare" in out["text"]
+    assert "the two samples agree" not in out["text"] and "with no barrier to compare" in out["text"]
