@@ -145,10 +145,12 @@ def substituted(*substitutions: Substitution) -> Iterator[list[str]]:
     resolved = [(s, *resolve_target(s.target)) for s in substitutions]
     undo: list[tuple[Any, str, Any]] = []
     replaced: list[str] = []
+    made: list[tuple[Any, Any]] = []
     clear_caches()
     try:
         for sub, owner, name, original in resolved:
             new = sub.make(original)
+            made.append((new, original))
             places = [(owner, name)]
             if sub.scope == "everywhere" and isinstance(owner, type(sys)):
                 places += [p for p in _aliases(original) if p != (owner, name)]
@@ -163,4 +165,8 @@ def substituted(*substitutions: Substitution) -> Iterator[list[str]]:
     finally:
         for obj, attr, had in reversed(undo):
             _restore(obj, attr, had)
+        # a lazy package face that first read a name during the block cached the substitute: put the original back
+        for new, original in made:
+            for obj, attr in _aliases(new):
+                _set(obj, attr, original)
         clear_caches()

@@ -87,3 +87,21 @@ def test_substitution_validates_scope():
     """Only the two documented scopes exist."""
     with pytest.raises(ValueError, match="scope"):
         Substitution(f"{A.__name__}:cka_lower", lambda f: f, scope="nowhere")
+
+
+def test_a_face_that_first_reads_a_name_during_a_substitution_gets_the_original_back():
+    """A lazy package face caches a name on first read; when that first read happens while a fault is applied,
+    the face cached the substitute. After the block the face gives the original again (a fault left behind
+    turned later checks red, in whatever order the tests ran)."""
+    import contrastive_bounds.theory as theory
+    from contrastive_bounds.theory import _alignment_values
+
+    original = _alignment_values.delta_value
+    vars(theory).pop("delta_value", None)  # not read through the face yet
+
+    def broken(*args, **kwargs):
+        return 0.0
+
+    with substituted(Substitution("contrastive_bounds.theory._alignment_values:delta_value", lambda f: broken)):
+        assert theory.delta_value is broken  # first read through the face, during the fault
+    assert theory.delta_value is original and _alignment_values.delta_value is original
