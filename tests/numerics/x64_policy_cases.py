@@ -305,6 +305,19 @@ CASES: dict[str, Callable[[], Any]] = {
 
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
 EXEMPT: dict[str, str] = {
+    "landscapes.hessfree.spectrum.locked_operator": "wraps an operator built by deflated_hessian (which refuses float64 with x64 off)",
+    "landscapes.network.agreement.seed_agreement": "compares two saved results in numpy float64 (no JAX)",
+    "landscapes.network.families.closed_form_minimum": "numpy bookkeeping around infonce_simplex_minimum (walked)",
+    "landscapes.network.families.family_starts": "numpy templates on spherical codes (no JAX)",
+    "landscapes.network.families.partitions": "integer partitions (no arithmetic on floats)",
+    "landscapes.network.hessfree_curvature.modes_off_symmetry": "integer count of modes",
+    "landscapes.network.hessfree_curvature.newton_cg_polisher": "returns a compiled polisher; the provider's classify and polish refuse float64 with x64 off",
+    "landscapes.network.state.at_scale": "builds search settings (no arithmetic)",
+    "landscapes.network.state.default_curvature": "chooses a provider name by size (no arithmetic)",
+    "landscapes.network.structured.pair_units": "integer bookkeeping of pairs",
+    "langevin._global_set.global_set_level": "scalar arithmetic on given energies (Python floats)",
+    "langevin._global_set.global_set_margin": "scalar arithmetic on given energies (Python floats)",
+    "langevin._global_set.tie_tolerance": "scalar arithmetic (Python floats)",
     "landscapes.hessfree.lanczos.lanczos_matvecs": "integer arithmetic",
     "landscapes.hessfree.transition_states.default_slots": "integer choice from the backend's name",
     "landscapes.hessfree.certify.certify_spectrum": "numpy float64 bounds on given Ritz values (no JAX)",
