@@ -235,7 +235,8 @@ def run_similarity_descent(
       >>> s = result.summary()
       >>> print(f"d_T = {s['d_T']:.4f} <= Theorem 1 bound {s['bounds']['theorem1']:.4g}: {s['status']}")
       d_T = 1.0125 <= Theorem 1 bound 5.534e+06: uninformative
-      >>> print(f"CKA {s['cka']:.4f} >= {s['cka_lower']:.4f} (corollary from rho = {s['rho']:.4f})")
+      >>> sign = ">=" if s["cka"] >= s["cka_lower"] else "<"
+      >>> print(f"CKA {s['cka']:.4f} {sign} {s['cka_lower']:.4f} (corollary from rho = {s['rho']:.4f})")
       CKA 0.9934 >= 0.7926 (corollary from rho = 0.1157)
     """
     s0, lab, num_classes = prepare_run_inputs(sigma0, labels, config)
