@@ -76,6 +76,35 @@ def _restore_check_registry():
             del framework._CHECKS[cid]
 
 
+def _memory_map_count() -> tuple[int, int]:
+    """``(mappings the process holds, the kernel's vm.max_map_count)``; ``(0, 0)`` where /proc is absent."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            held = f.read().count(b"\n")
+        with open("/proc/sys/vm/max_map_count") as f:
+            return held, int(f.read())
+    except (OSError, ValueError):
+        return 0, 0
+
+
+@pytest.fixture(autouse=True)
+def _release_compiled_executables():
+    """The whole suite runs in one process, and every XLA CPU executable keeps about three memory mappings until
+    its jit cache entry goes; past Linux's vm.max_map_count (65 530 by default) the next compilation's mmap fails
+    and XLA dies with a segmentation fault (seen at about 40 % of the suite). After a test that leaves the
+    process above half the limit, JAX's caches are cleared, which frees those mappings (later tests recompile
+    what they use)."""
+    yield
+    held, limit = _memory_map_count()
+    if limit and held > limit // 2:
+        import gc
+
+        import jax
+
+        jax.clear_caches()
+        gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _restore_mpmath_precision():
     """A test that raises ``mpmath.mp.dps`` for its references does not change the precision of the tests after
