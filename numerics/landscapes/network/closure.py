@@ -23,7 +23,9 @@ At scale two settings bound the closure and are reported: ``max_explored`` (at m
 explored, non-global ones first, lowest first: :func:`explore_order`) and ``trap_modes`` (the softest modes of
 each explored minimum only). A minimum followed along every one of its ``N·(d−1) − orbit_dim`` modes is
 *per-trap closed* (its barrier has the standard of a closed small network's, as far as single-ended
-exploration from it goes); fewer is *partial* (:func:`per_trap_text`); either bound keeps the network open.
+exploration from it goes); fewer is *partial* (:func:`per_trap_text`); either bound keeps the network open. With
+``symmetric_modes`` a symmetric minimum's modes are covered modulo its stabiliser (:mod:`.symmetric_modes`), stated
+as "per-trap closed (modulo symmetry: ...)" with the group's evidence.
 """
 
 from __future__ import annotations
@@ -76,19 +78,24 @@ def partial_traps(store: NetworkStore) -> list[int]:
 
 
 def per_trap_text(store: NetworkStore) -> str:
-    """Which minima were explored and how far, in words: ``m3 along all 9 modes (closed), m5 along 8 of 1488``."""
-    parts = []
+    """Which minima were explored and how far, in words: ``m3 along all 9 modes (closed), m5 along 8 of 1488``; a
+    minimum covered modulo its stabiliser is "per-trap closed (modulo symmetry: <the group's evidence>)", never
+    plainly "closed"."""
+    parts, sym = [], store.tally.modulo_symmetry
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
         if (k < 0 or of < 0) and not (store.settings.closure and dirs > 0):
             parts.append(f"m{i} not followed along its modes ({count_text(dirs, 'search', 'searches')})")
         elif k < 0 or of < 0:  # a log before state version 4: a closure search followed every mode
             parts.append(f"m{i} along every mode ({count_text(dirs, 'search', 'searches')})")
+        elif i in sym and sym[i][0] > 0:
+            parts.append(f"m{i} along all {of} modes modulo its stabiliser, both signs "
+                         f"({count_text(dirs, 'search', 'searches')}: per-trap closed (modulo symmetry: {sym[i][1]}))")
         elif k >= of:
             parts.append(f"m{i} along all {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: per-trap closed)")
         else:
             parts.append(f"m{i} along its {k} softest of {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: "
-                         "per-trap closure partial)")
+                         "per-trap closure partial" + (f"; {sym[i][1]}" if i in sym else "") + ")")
     return "; ".join(parts) if parts else "no minimum explored"
 
 

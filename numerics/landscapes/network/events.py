@@ -141,13 +141,27 @@ class Followed(Event):
     """Minimum ``minimum`` was explored: ``directions`` eigenvector-following searches started from it, along
     ``modes`` Hessian eigenvectors of the ``of`` off the symmetry (both signs, plus combinations inside degenerate
     eigenspaces); ``modes = of`` is the per-trap closure. ``-1``: not recorded (logs before state version 4,
-    whose searches followed every mode, or none for ``directions = 0``)."""
+    whose searches followed every mode, or none for ``directions = 0``). ``representatives > 0``: the modes were
+    covered modulo the minimum's stabiliser (:mod:`.symmetric_modes`): ``directions`` searches along the Ritz
+    vectors of that many orbit representatives, ``stabilizer`` the group's evidence in words (with
+    ``representatives = 0``: why the reduction did not apply, plain following ran); the two fields are left out
+    of the saved form when unused (logs of plain following read and write as before)."""
 
     kind: ClassVar[str] = "followed"
     minimum: int
     directions: int
     modes: int = -1
     of: int = -1
+    representatives: int = 0
+    stabilizer: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; the symmetry fields only when the modes were covered modulo symmetry."""
+        d = super().to_dict()
+        if not self.representatives and not self.stabilizer:
+            d.pop("representatives")
+            d.pop("stabilizer")
+        return d
 
 
 @dataclass(frozen=True)
@@ -274,7 +288,9 @@ class Tally:
       found_by / detail: per minimum id, what found it; ts_found_by: per transition-state id.
       hits: per minimum id, minimisations and descents that ended in it.
       explored: minima followed along their modes; followed: per explored minimum ``(modes, of, directions)``
-        of its :class:`Followed` event; tried: pairs given to the band; hop_pairs: pairs joined
+        of its :class:`Followed` event; modulo_symmetry: per minimum covered modulo its stabiliser
+        ``(representatives, stabilizer evidence)`` (``representatives = 0``: the reduction was tried and refused,
+        with the reason); tried: pairs given to the band; hop_pairs: pairs joined
         by a hop. rounds_without_new: trailing hop rounds without a new minimum.
       phase: the current phase (:data:`PHASES`); stopped_by, closed, closure, pairs_within_distance,
         structured: as in :class:`Effort`.
@@ -287,6 +303,7 @@ class Tally:
     hits: dict[int, int] = field(default_factory=dict)
     explored: set[int] = field(default_factory=set)
     followed: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    modulo_symmetry: dict[int, tuple[int, str]] = field(default_factory=dict)
     tried: set[tuple[int, int]] = field(default_factory=set)
     hop_pairs: set[tuple[int, int]] = field(default_factory=set)
     rounds_without_new: int = 0
@@ -343,6 +360,10 @@ class Tally:
             c["single_ended"] += e.directions
             self.explored.add(e.minimum)
             self.followed[e.minimum] = (e.modes, e.of, e.directions)
+            if e.representatives or e.stabilizer:
+                self.modulo_symmetry[e.minimum] = (e.representatives, e.stabilizer)
+            else:
+                self.modulo_symmetry.pop(e.minimum, None)
         elif isinstance(e, BandRun):
             c["neb_runs"] += 1
             self.tried.add(tuple(e.pair))

@@ -24,6 +24,7 @@ from contrastive_bounds.numerics.landscapes.network.minima import classify_with
 from contrastive_bounds.numerics.landscapes.network.records import Candidate
 from contrastive_bounds.numerics.landscapes.network.state import SearchRandom, SearchSettings
 from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+from contrastive_bounds.numerics.landscapes.network.symmetric_modes import symmetric_directions
 from contrastive_bounds.numerics._sphere import retract
 
 if TYPE_CHECKING:
@@ -63,14 +64,23 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     ``limit`` modes when the closure is off, or the softest ``settings.trap_modes`` when that is set), both signs.
     A provider that classifies with the lowest eigenpairs only (``complete_spectrum`` False) is asked for the
     modes to follow (``curvature.softest``). Each minimum's :class:`~.events.Followed` records how many modes
-    were followed of the ``N·(d−1) − orbit_dim`` off the symmetry (equal: per-trap closure)."""
+    were followed of the ``N·(d−1) − orbit_dim`` off the symmetry (equal: per-trap closure).
+
+    With ``settings.symmetric_modes`` a minimum with a nontrivial stabiliser is followed along the Ritz vectors of
+    :func:`~.symmetric_modes.symmetric_directions` instead (every mode modulo the stabiliser: exact up to symmetry by
+    equivariance) when that reduction applies and needs fewer directions than the modes; its event then records all
+    ``of`` modes as covered, the representatives and the stabiliser's evidence. A reduction that does not apply is
+    recorded with its reason, and the minimum is followed plainly (``trap_modes`` then bounds the modes as before)."""
     first = len(store.events)
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
     limit = settings.trap_modes or limit
-    z, modes, counts, followed = [], [], [], []
+    z, modes, counts, followed, reduced = [], [], [], [], []
     for cp in cps:
         total = modes_off_symmetry(spec.num_points, spec.dim, cp.orbit_dim)
-        if not cp.complete_spectrum and hasattr(curvature, "softest"):  # lowest eigenpairs only: ask for more
+        sym = symmetric_directions(spec, cp.z, tol=settings.gram_tol, plain=total) if settings.symmetric_modes else None
+        if sym is not None and sym.exact:
+            dirs = list(sym.directions)
+        elif not cp.complete_spectrum and hasattr(curvature, "softest"):  # lowest eigenpairs only: ask for more
             lam, vecs = curvature.softest(spec, cp.z, min(limit or total, total))
             cp = SimpleNamespace(z=cp.z, eigenvalues=lam, modes=vecs)
             dirs = directions(cp, None)
@@ -85,9 +95,15 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
                 z.append(retract(cp.z, sgn * MODE_KICK * m))
                 modes.append(sgn * m)
         counts.append(2 * len(dirs))
-        followed.append((min(len(cp.modes), limit) if limit else len(cp.modes), total))
+        if sym is not None and sym.exact:
+            followed.append((total, total))
+            reduced.append((sym.representatives, sym.describe()))
+        else:
+            followed.append((min(len(cp.modes), limit) if limit else len(cp.modes), total))
+            reduced.append((0, f"modulo symmetry not applied: {sym.reason}" if sym is not None else ""))
     if z:
         connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following")
                                                         for a, b in zip(z, modes)], curvature=curvature)
-    store.log(*(Followed(int(i), c, k, of) for i, c, (k, of) in zip(minima, counts, followed)))
+    store.log(*(Followed(int(i), c, k, of, r, text)
+                for i, c, (k, of), (r, text) in zip(minima, counts, followed, reduced)))
     return store.since(first)

@@ -20,6 +20,9 @@ InfoNCE pairs are put in canonical order. So an old search reads, reports and re
 the settings ``structured_rule``, ``trap_modes``, ``max_explored`` and ``multiplicities`` (a version-3 file gets
 their defaults, the search it ran) and the ``modes``/``of`` fields of the ``followed`` events (how many Hessian
 modes of how many off the symmetry were followed from each minimum; ``-1`` in a version-3 log: every mode).
+Version 5 adds, compatibly, the setting ``symmetric_modes`` (an older file gets False, the plain following it ran)
+and, on ``followed`` events of minima covered modulo their stabiliser, ``representatives`` and ``stabilizer``
+(absent: plain following).
 
 :func:`read_state` is the only function that opens a state file (the search's resume and
 :mod:`.saved` both call it); it names what is wrong with a file it cannot read. JAX-free.
@@ -62,9 +65,9 @@ __all__ = ["STATE_FILE", "STATE_VERSION", "READABLE_VERSIONS", "FINGERPRINT_KEYS
            "state_path"]
 
 STATE_FILE = "network.json"
-STATE_VERSION = 4
-#: State-file versions :func:`read_state` reads (1 and 2 are migrated; 3 reads as 4 with the new fields' defaults).
-READABLE_VERSIONS = (1, 2, 3, 4)
+STATE_VERSION = 5
+#: State-file versions :func:`read_state` reads (1 and 2 are migrated; 3 and 4 read as 5 with the new fields' defaults).
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 #: The fingerprint fields that identify a landscape (``LandscapeSpec.fingerprint``).
 FINGERPRINT_KEYS = ("name", "num_points", "dim", "radius", "symmetry", "params", "probe")
 _UNIT_ATOL = 1e-9

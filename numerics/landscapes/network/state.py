@@ -76,6 +76,11 @@ class SearchSettings:
         the k softest modes only (both signs), and the per-trap closure is reported as partial.
       max_explored: 0 (default): every minimum is explored; k >= 1: at most k minima (non-global ones first,
         lowest energy first), and closure is reported as not reached while any is left.
+      symmetric_modes: follow the modes of a minimum with a nontrivial stabiliser modulo that stabiliser
+        (:mod:`.symmetric_modes`: the Ritz vectors of one invariant Krylov space per orbit representative, exact up
+        to symmetry by equivariance) whenever that needs fewer searches than every mode; the per-trap closure is
+        then stated "modulo symmetry" with the group's evidence. False (default; the dense small-size reference
+        and its stored networks): plain following. A reduction that does not apply falls back to plain following.
       multiplicities: compute each critical point's multiplicity (orbit–stabiliser by isomorphism tests;
         minutes at N = 64); False records 0 and the result says "multiplicity not computed".
     """
@@ -109,6 +114,7 @@ class SearchSettings:
     trap_modes: int = 0
     max_explored: int = 0
     multiplicities: bool = True
+    symmetric_modes: bool = False
 
     def __post_init__(self) -> None:
         ints = {"starts": 1, "seed": 0, "structured_starts": 0, "structured_excess": 0, "structured_copies": 1,
@@ -120,7 +126,7 @@ class SearchSettings:
         for name in ("hop_step", "hop_temperature", "gradient_tol", "eigenvalue_tol", "gram_tol", "structured_noise"):
             check_real(name, getattr(self, name), 0.0, math.inf)
         check_real("pair_distance", self.pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True)
-        for name in ("closure", "multiplicities"):
+        for name in ("closure", "multiplicities", "symmetric_modes"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.structured_rule not in STRUCTURED_RULES:
@@ -180,6 +186,8 @@ class SearchSettings:
                   + (f"at most {self.max_explored} minima (non-global ones first, lowest first)" if self.max_explored
                      else "every minimum")
                   + " along " + (f"its {self.trap_modes} softest Hessian modes" if self.trap_modes else "every Hessian mode")
+                  + (" (every mode modulo the minimum's stabiliser where that takes fewer searches)"
+                     if self.symmetric_modes else "")
                   + f" off the symmetry (both signs); saddles connected by {self.descent} descents; budget "
                   f"{self.max_ts_rounds} rounds, {self.max_minima} minima, {self.max_searches} searches")
         elif self.closure:
@@ -198,7 +206,8 @@ class SearchSettings:
 #: the settings :meth:`SearchSettings.at_scale` changes (the rest are the defaults)
 SCALE_DEFAULTS: dict[str, Any] = dict(starts=8, structured_starts=24, structured_rule="families", structured_copies=2,
                                       hop_batch=8, max_hop_rounds=2, patience=1, pair_distance=0.0, neighbours=0,
-                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False)
+                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False,
+                                      symmetric_modes=True)
 
 
 def at_scale(num_points: int, dim: int) -> bool:

@@ -16,7 +16,19 @@ orbit is therefore exact up to symmetry. :func:`symmetric_directions` builds suc
    ``t``'s spectral support, and once the residual ``β_k`` falls below ``KRYLOV_RTOL`` relative (an invariant
    subspace) the Ritz vectors are exactly ``P_E t / |P_E t|`` for each eigenspace ``E``. Their ``G``-images span
    every ``E`` (``P_E`` commutes with ``G``), so following them both ways covers every mode modulo the stabiliser.
-   A Krylov space that reaches ``KRYLOV_CAP`` vectors without invariance refuses the reduction.
+   A Krylov space that reaches ``KRYLOV_CAP`` vectors without invariance refuses the reduction;
+3. combinations inside degenerate eigenspaces — the images of one Ritz vector ``y`` span ``E``, but eigenvector
+   following is not linear in its start: the saddle reached along a combination is not determined by those reached
+   along a spanning set. Plain following adds the pair combinations of its (arbitrary) eigenbasis; here, for up to
+   ``COMBINATIONS`` found automorphisms ``g`` that move ``y``, ``(y ± g·y)/|·|`` (:func:`act`) are followed too.
+   Without them the N = 8, d = 4, τ = 0.1 cross-polytope trap's lowest escape saddle is missed (its barrier comes
+   out 0.02402 instead of the reference 0.02014); with them the saddle classes and the barrier are those of plain
+   following on the table's rows tested (tests/numerics/landscapes/network/test_symmetric_modes.py).
+
+"Every mode followed modulo the stabiliser" therefore means: a set of directions whose images under the stabiliser
+span every eigenspace off the symmetry, plus these combinations, each followed both ways: the standard of plain
+per-trap closure (a spanning set of each eigenspace and pair combinations), not a proof that no other direction of a
+degenerate eigenspace leads to another saddle.
 
 Hessian–vector products only (:func:`~..hessfree.spectrum.deflated_hessian`): no ``(N·d)²`` array.
 """
@@ -43,6 +55,9 @@ KRYLOV_CAP = 64
 KRYLOV_RTOL = 1e-8
 #: a Ritz pair is accepted as an eigenpair when ``|H y − θ y| <= RITZ_RTOL · max(|α|, |β|)`` (explicit product)
 RITZ_RTOL = 1e-6
+#: per Ritz vector, the combinations ``(y ± g·y)/|·|`` with this many stabiliser elements ``g`` moving it (inside its
+#: eigenspace: directions the images of ``y`` alone do not reach, as plain following adds pairs of basis vectors)
+COMBINATIONS = 2
 #: two Ritz vectors with ``|⟨y, y'⟩| >= 1 − DUPLICATE_ATOL`` are one direction (followed once, both signs)
 DUPLICATE_ATOL = 1e-8
 
@@ -55,8 +70,9 @@ class SymmetricModes:
       exact: the reduction applies (nontrivial stabiliser, spanning directions, every Krylov space invariant).
       reason: why not, in words ('' when exact).
       directions: ``(k, N, d)`` float64 unit Ritz vectors to follow (both signs), empty when not exact.
-      eigenvalues: ``(k,)`` their Ritz values. representatives: spanning directions started from.
-      krylov: Lanczos vectors used in all. stabilizer: the orbits' evidence (:class:`~.mode_orbits.StabilizerOrbits`).
+      eigenvalues: ``(k,)`` their Ritz values (a combination's: its Ritz vector's). representatives: spanning
+      directions started from. krylov: Lanczos vectors used in all. ritz: distinct Ritz vectors among the
+      directions (the rest are their combinations ``(y ± g·y)/|·|``); is_ritz: ``(k,)`` bool, which directions are. stabilizer: the orbits' evidence (:class:`~.mode_orbits.StabilizerOrbits`).
     """
 
     exact: bool
@@ -65,13 +81,16 @@ class SymmetricModes:
     eigenvalues: np.ndarray
     representatives: int = 0
     krylov: int = 0
+    ritz: int = 0
+    is_ritz: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     stabilizer: StabilizerOrbits | None = field(default=None, repr=False)
 
     def describe(self) -> str:
         """The evidence in words (for the ``Followed`` event and the exploration)."""
         s = self.stabilizer.describe() if self.stabilizer is not None else "no stabiliser computed"
-        return (f"{s}; {self.representatives} orbit representatives, {len(self.directions)} Ritz directions "
-                f"(Lanczos, {self.krylov} vectors, every Krylov space invariant)" if self.exact else f"{s}; {self.reason}")
+        return (f"{s}; {self.representatives} orbit representatives, {self.ritz} Ritz vectors (Lanczos, {self.krylov} "
+                f"vectors, every Krylov space invariant) and {len(self.directions) - self.ritz} combinations y ± g·y"
+                if self.exact else f"{s}; {self.reason}")
 
 
 def spanning_directions(z: np.ndarray, orbits: StabilizerOrbits, *, rtol: float = 1e-8) -> tuple[np.ndarray, str]:
@@ -167,6 +186,19 @@ def krylov_ritz(matvec: Any, project: Any, t: np.ndarray, *, cap: int = KRYLOV_C
     return theta, ritz, m, invariant, scale
 
 
+def act(z: np.ndarray, perm: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The image ``g·u`` of a tangent field ``u`` ``(N, d)`` under the stabiliser element ``g = (R, π)`` of ``z``:
+    ``(g·u)_{π(i)} = R u_i`` with ``R`` the orthogonal Procrustes solution of ``R z_i = z_{π(i)}`` (exact on
+    ``span(Z)`` for a verified automorphism; on its complement the Procrustes choice). float64 ``(N, d)``.
+
+    Source: Schönemann, Psychometrika 31 (1966) (orthogonal Procrustes)."""
+    u_, _, vt = np.linalg.svd(z[perm].T @ z)
+    rot = u_ @ vt
+    out = np.empty_like(u)
+    out[perm] = u @ rot.T
+    return out
+
+
 def _operator(spec: Any) -> Any:
     orth = bool(spec.symmetry.orthogonal)
     return spec.compiled(("symmetric-modes-operator",), lambda: (
@@ -207,25 +239,34 @@ def symmetric_directions(spec: Any, z: np.ndarray, *, tol: float, plain: int | N
         return refuse(why, stabilizer=orbits)
     matvec, project = _operator(spec)
     zj = jnp.asarray(z)
-    thetas, vecs, used = [], [], 0
+    thetas, vecs, used, flags = [], [], 0, []
     for t in reps:
-        theta, ritz, steps, invariant, scale = krylov_ritz(lambda u: matvec(zj, u), lambda u: project(zj, u), t)
+        theta, pairs, steps, invariant, scale = krylov_ritz(lambda u: matvec(zj, u), lambda u: project(zj, u), t)
         used += steps
         if not invariant:
             return refuse(f"a Krylov space reached {KRYLOV_CAP} vectors without becoming invariant (the minimum is "
                           "not symmetric to the precision needed)", stabilizer=orbits, representatives=len(reps),
                           krylov=used)
-        for th, y in zip(theta, ritz):
+        for th, y in zip(theta, pairs):
             res = float(np.linalg.norm(np.asarray(matvec(zj, jnp.asarray(y))) - th * y))
             if res > RITZ_RTOL * max(scale, 1e-300):
                 return refuse(f"a Ritz residual {res:.1e} exceeds {RITZ_RTOL:g} relative", stabilizer=orbits,
                               representatives=len(reps), krylov=used)
-            if not any(abs(float(np.sum(y * v))) >= 1.0 - DUPLICATE_ATOL for v in vecs):
-                thetas.append(float(th))
-                vecs.append(y)
+            extra = []
+            for perm in orbits.automorphisms:  # inside a degenerate eigenspace: y ± g·y, as plain following's pairs
+                gy = act(z, perm, y)
+                if abs(float(np.sum(y * gy))) < 1.0 - DUPLICATE_ATOL:
+                    extra += [(y + gy) / np.linalg.norm(y + gy), (y - gy) / np.linalg.norm(y - gy)]
+                if len(extra) >= 2 * COMBINATIONS:
+                    break
+            for w in [y, *extra]:
+                if not any(abs(float(np.sum(w * v))) >= 1.0 - DUPLICATE_ATOL for v in vecs):
+                    thetas.append(float(th))
+                    vecs.append(w)
+                    flags.append(w is y)
     if plain is not None and len(vecs) >= plain:
-        return refuse(f"no saving ({len(vecs)} Ritz directions for {plain} modes)", stabilizer=orbits,
+        return refuse(f"no saving ({len(vecs)} directions for {plain} modes)", stabilizer=orbits,
                       representatives=len(reps), krylov=used)
     order = np.argsort(thetas, kind="stable")
     return SymmetricModes(True, "", np.stack(vecs)[order] if vecs else empty, np.asarray(thetas)[order], len(reps),
-                          used, orbits)
+                          used, int(sum(flags)), np.asarray(flags, dtype=bool)[order], orbits)
