@@ -25,7 +25,8 @@ Modules (the package imports them on first use, so reading a saved search starts
   (eigenvector-following refinement), :mod:`.verify` (classification, Newton polish), :mod:`.descent`
   (steepest-descent paths), :mod:`.neb` (climbing-image bands), :mod:`.structured` and :mod:`.codes`
   (InfoNCE structured starts on spherical codes), :mod:`.families` (template families at scale, the closed-form
-  minimum);
+  minimum), :mod:`.mode_orbits` (a minimum's stabiliser orbits, proven by VF2 automorphisms) and
+  :mod:`.symmetric_modes` (every mode modulo that stabiliser: one invariant Krylov space per orbit representative);
 * what a network says — :mod:`.graph` (H*, D, merge tree), :mod:`.status` (the one status rule),
   :mod:`.result` (:class:`NetworkResult`), :mod:`.saved` (a saved search), :mod:`.cache` (a search once
   per process), :mod:`.disconnectivity` (PNG), :mod:`.agreement` (two seeds compared).

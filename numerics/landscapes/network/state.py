@@ -192,7 +192,7 @@ class SearchSettings:
                   f"{self.max_ts_rounds} rounds, {self.max_minima} minima, {self.max_searches} searches")
         elif self.closure:
             ts = (f"transition states: eigenvector following from every minimum along every Hessian mode off the "
-                  f"symmetry (both signs), repeated on every new minimum until a round adds nothing, and bands between "
+                  f"symmetry (both signs{'; modulo the stabiliser of a symmetric minimum where that takes fewer searches' if self.symmetric_modes else ''}), repeated on every new minimum until a round adds nothing, and bands between "
                   f"every pair of minima within aligned distance {self.pair_distance:g} (and each minimum's "
                   f"{self.neighbours} nearest); saddles connected by {self.descent} descents; budget {self.max_ts_rounds} "
                   f"rounds, {self.max_minima} minima, {self.max_searches} searches")

@@ -137,26 +137,32 @@ def test_no_dense_hessian_in_the_hessfree_path():
 
 
 @pytest.mark.slow
-def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_verified_trap_and_says_open():
+def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_closed_modulo_symmetry_and_says_open():
     """N = 64, d = 32 (N·d = 2 048) at τ = 0.01, a reduced budget of the default search: the closed-form global
     minimum (collapsed pairs on the 32-vertex simplex, V* = −32/(31·0.01) + log 62) is found to 1e-9; the all-split
     cross-polytope template gives a verified trap at V = 1/τ + log 62 = 104.127134385 (every anchor's positive at
-    −1, its 62 negatives orthogonal); the trap is explored first (non-global first) along its
-    softest mode, both signs, and a verified transition state joins it to a lower minimum, so it has a barrier;
-    the exploration is stated as partial (1 of 1 488 modes), H* is "open", and multiplicities are not computed."""
+    −1, its 62 negatives orthogonal); the trap is explored first (non-global first) modulo its stabiliser (the
+    hyperoctahedral group: 32 verified automorphisms, one point orbit, two ordered-pair orbits, one representative,
+    3 Ritz vectors and 10 combinations: 26 searches for all 1 488 modes, where plain following takes 2 976), and
+    verified transition states join it to the lower minimum, so it has a barrier; the exploration is stated as
+    "per-trap closed (modulo symmetry: ...)", H* is "open" (the global minimum is not explored: max_explored = 1),
+    and multiplicities are not computed."""
     n, d, tau = 64, 32, 0.01
-    res = landscape_network(infonce_spec(n, d, tau), SearchSettings.at_scale(starts=1, max_hop_rounds=0, trap_modes=1,
-                                                                                max_explored=1), draw=False)
+    res = landscape_network(infonce_spec(n, d, tau), SearchSettings.at_scale(starts=1, max_hop_rounds=0, max_explored=1),
+                            draw=False)
     v_star = -32 / (31 * tau) + np.log(62)
     assert res.curvature == "hessfree" and res.closed_form["found"] is not None
     assert res.analysis.v_min == pytest.approx(v_star, abs=1e-9) and res.closed_form["below"] == []
     trap = [m for m in res.minima if abs(m.energy - (1 / tau + np.log(62))) <= 1e-9]
     assert len(trap) == 1 and trap[0].verified and trap[0].multiplicity == 0
     (row,) = res.exploration["explored"]
-    assert row["minimum"] == trap[0].id and row["modes"] == 1 and row["of"] == 1488 and not row["per_trap_closed"]
+    assert row["minimum"] == trap[0].id and row["modes"] == row["of"] == 1488 and row["per_trap_closed"]
+    sym = row["modulo_symmetry"]
+    assert sym["representatives"] == 1 and sym["directions"] == 13 and row["searches"] == 26
+    assert "32 automorphisms" in sym["stabilizer"] and "1 point orbits, 2 ordered-pair orbits" in sym["stabilizer"]
     assert row["barrier"] is not None and row["barrier"] > 0
     assert all(t.verified for t in res.transition_states) and res.transition_states
-    assert res.status.startswith("open:") and "per-trap closure partial" in res.status
+    assert res.status.startswith("open:") and "per-trap closed (modulo symmetry: 32 automorphisms" in res.status
     assert "multiplicity not computed" in " ".join(res.notes)
 
 

@@ -119,6 +119,26 @@ def test_the_followed_event_keeps_old_logs_readable():
     assert SearchSettings().symmetric_modes is False and SearchSettings.at_scale().symmetric_modes is True
 
 
+def test_a_version_4_state_reads_with_plain_following_and_a_reduced_one_round_trips():
+    """A state written before symmetric_modes (version 4: no such setting, followed events without the new fields)
+    reads with symmetric_modes False and the same per-trap fold; a store whose log holds a reduced Followed event
+    saves as version 5 and reads back with the representatives and the evidence."""
+    from contrastive_bounds.numerics.landscapes.network.serial import STATE_VERSION, store_from_dict, store_to_dict
+
+    data = json.loads((ROOT / "tests" / "numerics" / "landscapes" / "network" / "data" / "saved" /
+                       "v2-infonce-n4-d2-tau0.1-done" / "network.json").read_text())
+    old = store_to_dict(store_from_dict(data))
+    assert old["version"] == STATE_VERSION == 5 and old["settings"]["symmetric_modes"] is False
+    v4 = json.loads(json.dumps(old))
+    v4["version"] = 4
+    del v4["settings"]["symmetric_modes"]
+    back = store_from_dict(v4)
+    assert back.settings.symmetric_modes is False and back.tally.followed == store_from_dict(data).tally.followed
+    back.log(Followed(0, 6, 3, 3, 1, "2 automorphisms"))
+    again = store_from_dict(json.loads(json.dumps(store_to_dict(back))))
+    assert again.tally.modulo_symmetry == {0: (1, "2 automorphisms")} and again.tally.followed[0] == (3, 3, 6)
+
+
 @pytest.mark.slow
 def test_the_reduced_search_reaches_the_table_saddles_and_critical_height():
     """N = 8, d = 4, τ = 0.1 (docs/data/landscape-values.json) without bands: following the trap modulo its stabiliser
