@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL
-from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, _label_matrices, _matcher, wl_colors
+from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, label_matrices, labelled_matcher, \
+    wl_colors
 
 __all__ = ["StabilizerOrbits", "stabilizer_orbits", "MAX_AUTOMORPHISM_SEARCHES"]
 
@@ -114,7 +115,7 @@ def _automorphism(lab: np.ndarray, gram: np.ndarray, src: tuple[int, ...], dst: 
     if not np.array_equal(np.sort(ca), np.sort(cb)):
         return None, True
     n = lab.shape[0]
-    for count, mapping in enumerate(_matcher(a, b, ca, cb).isomorphisms_iter()):
+    for count, mapping in enumerate(labelled_matcher(a, b, ca, cb).isomorphisms_iter()):
         perm = np.array([mapping[i] for i in range(n)], dtype=np.int64)
         if np.max(np.abs(gram - gram[np.ix_(perm, perm)])) <= tol:
             return perm, True
@@ -156,7 +157,7 @@ def stabilizer_orbits(z: np.ndarray, symmetry: Symmetry, *, tol: float = DEFAULT
     searches = unproven = 0
     if symmetry.orthogonal and symmetry.permutations != "none":
         gram = z @ z.T
-        (lab,) = _label_matrices([gram], symmetry, tol)
+        (lab,) = label_matrices([gram], symmetry, tol)
         col = wl_colors(lab)
         ii, jj = np.nonzero(~np.eye(n, dtype=bool))
 

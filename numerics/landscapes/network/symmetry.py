@@ -37,7 +37,7 @@ from networkx.algorithms.isomorphism import GraphMatcher
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL
 
 __all__ = ["Symmetry", "equivalent", "invariant", "wl_colors", "group_order", "multiplicity", "align", "random_element",
-           "apply_element"]
+           "apply_element", "label_matrices", "labelled_matcher"]
 
 _MAX_ISOMORPHISMS = 2000  # candidate permutations verified entry by entry before giving up
 
@@ -123,7 +123,9 @@ def _cluster_labels(values: np.ndarray, tol: float) -> np.ndarray:
     return out
 
 
-def _label_matrices(mats: list[np.ndarray], sym: Symmetry, tol: float) -> list[np.ndarray]:
+def label_matrices(mats: list[np.ndarray], sym: Symmetry, tol: float) -> list[np.ndarray]:
+    """Integer edge labels ``2·(Gram cluster) + (pair flag)`` of ``(N, N)`` float matrices, clustered together with
+    gaps ``> tol``: equal labels across the list for entries equal within the clustering."""
     n = mats[0].shape[0]
     flat = np.concatenate([m.reshape(-1) for m in mats])
     lab = _cluster_labels(flat, tol).reshape(len(mats), n, n)
@@ -142,7 +144,9 @@ def _graph(labels: np.ndarray, colors: np.ndarray | None = None) -> nx.Graph:
     return g
 
 
-def _matcher(l1: np.ndarray, l2: np.ndarray, c1: np.ndarray | None = None, c2: np.ndarray | None = None) -> GraphMatcher:
+def labelled_matcher(l1: np.ndarray, l2: np.ndarray, c1: np.ndarray | None = None,
+                     c2: np.ndarray | None = None) -> GraphMatcher:
+    """networkx VF2 matcher between two complete graphs with integer edge labels ``(N, N)`` and node colours ``(N,)``."""
     return GraphMatcher(_graph(l1, c1), _graph(l2, c2),
                         node_match=lambda a, b: a["c"] == b["c"] and a["s"] == b["s"],
                         edge_match=lambda a, b: a["l"] == b["l"])
@@ -214,11 +218,11 @@ def equivalent(z1: Any, z2: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL
     ga, gb = _gram(a), _gram(b)
     if sym.permutations == "none":
         return bool(np.max(np.abs(ga - gb)) <= tol)
-    la, lb = _label_matrices([ga, gb], sym, tol)
+    la, lb = label_matrices([ga, gb], sym, tol)
     ca, cb = wl_colors(la), wl_colors(lb)
     if not np.array_equal(np.sort(ca), np.sort(cb)):
         return False
-    for count, mapping in enumerate(_matcher(la, lb, ca, cb).isomorphisms_iter()):
+    for count, mapping in enumerate(labelled_matcher(la, lb, ca, cb).isomorphisms_iter()):
         perm = np.array([mapping[i] for i in range(a.shape[0])])
         if np.max(np.abs(ga - gb[np.ix_(perm, perm)])) <= tol:
             return True
@@ -249,7 +253,7 @@ def group_order(labels: np.ndarray, colors: np.ndarray | None = None) -> int:
                 continue
             cv = col.copy()
             cv[v] = next_color
-            if _matcher(labels, labels, cx, cv).is_isomorphic():
+            if labelled_matcher(labels, labels, cx, cv).is_isomorphic():
                 orbit += 1
         order *= orbit
         col = cx
@@ -289,7 +293,7 @@ def multiplicity(z: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL) -> int
                 groups[len(reps) - 1] = 1
         stab = math.prod(math.factorial(c) for c in groups.values())
         return math.factorial(n) // stab
-    (lab,) = _label_matrices([_gram(a)], sym, tol)
+    (lab,) = label_matrices([_gram(a)], sym, tol)
     return _permutation_group_order(sym, n) // group_order(lab)
 
 
@@ -386,7 +390,7 @@ def random_element(sym: Symmetry, num_points: int, dim: int, rng: np.random.Gene
     else:
         flags = _pair_flags(sym, num_points)
         autos = []
-        for k, m in enumerate(_matcher(flags, flags).isomorphisms_iter()):
+        for k, m in enumerate(labelled_matcher(flags, flags).isomorphisms_iter()):
             autos.append(np.array([m[i] for i in range(num_points)]))
             if k >= 400:
                 break

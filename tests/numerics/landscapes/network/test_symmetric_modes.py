@@ -20,7 +20,7 @@ from contrastive_bounds.numerics.landscapes.network.arguments import default_pai
 from contrastive_bounds.numerics.landscapes.network.events import Followed, Tally, event_from_dict
 from contrastive_bounds.numerics.landscapes.network.mode_orbits import stabilizer_orbits
 from contrastive_bounds.numerics.landscapes.network.symmetric_modes import act, symmetric_directions
-from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, _label_matrices, group_order
+from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, label_matrices, group_order
 from contrastive_bounds.numerics.landscapes.network.verify import classify
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -64,7 +64,7 @@ def test_the_cross_polytope_stabiliser_is_proven_and_has_the_hyperoctahedral_ord
     for p in orb.automorphisms:
         assert np.max(np.abs(z @ z.T - (z @ z.T)[np.ix_(p, p)])) == 0.0
         assert {tuple(sorted((int(p[i]), int(p[j])))) for i, j in pairs} == pairs
-    (lab,) = _label_matrices([z @ z.T], sym, 1e-6)
+    (lab,) = label_matrices([z @ z.T], sym, 1e-6)
     assert len(_generated(list(orb.automorphisms))) == group_order(lab) == 2 ** 4 * 24
     assert len(orb.point_orbits) == 1 and len(orb.pair_orbits) == 2 and orb.unproven == 0
     assert sorted(len(o) for o in orb.pair_orbits) == [8, 48]
