@@ -218,7 +218,8 @@ def symmetric_directions(spec: Any, z: np.ndarray, *, tol: float, plain: int | N
     Returns:
       :class:`SymmetricModes`: ``exact`` with the Ritz vectors, or not with the reason (a trivial stabiliser, a
       spanning check failed, a Krylov space that did not close within ``KRYLOV_CAP``, a Ritz residual too large,
-      no saving). Every Ritz vector's residual is recomputed by an explicit product.
+      no saving). Every direction's residual ``|H w − θ w|`` (Ritz vectors and combinations) is recomputed by an
+      explicit product and must be at most ``RITZ_RTOL`` relative.
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
@@ -248,10 +249,6 @@ def symmetric_directions(spec: Any, z: np.ndarray, *, tol: float, plain: int | N
                           "not symmetric to the precision needed)", stabilizer=orbits, representatives=len(reps),
                           krylov=used)
         for th, y in zip(theta, pairs):
-            res = float(np.linalg.norm(np.asarray(matvec(zj, jnp.asarray(y))) - th * y))
-            if res > RITZ_RTOL * max(scale, 1e-300):
-                return refuse(f"a Ritz residual {res:.1e} exceeds {RITZ_RTOL:g} relative", stabilizer=orbits,
-                              representatives=len(reps), krylov=used)
             extra = []
             for perm in orbits.automorphisms:  # inside a degenerate eigenspace: y ± g·y, as plain following's pairs
                 gy = act(z, perm, y)
@@ -259,6 +256,11 @@ def symmetric_directions(spec: Any, z: np.ndarray, *, tol: float, plain: int | N
                     extra += [(y + gy) / np.linalg.norm(y + gy), (y - gy) / np.linalg.norm(y - gy)]
                 if len(extra) >= 2 * COMBINATIONS:
                     break
+            for w in [y, *extra]:  # every direction an eigenvector of θ, by an explicit product
+                res = float(np.linalg.norm(np.asarray(matvec(zj, jnp.asarray(w))) - th * w))
+                if res > RITZ_RTOL * max(scale, 1e-300):
+                    return refuse(f"a {'Ritz' if w is y else 'combination'} residual {res:.1e} exceeds {RITZ_RTOL:g} "
+                                  "relative", stabilizer=orbits, representatives=len(reps), krylov=used)
             for w in [y, *extra]:
                 if not any(abs(float(np.sum(w * v))) >= 1.0 - DUPLICATE_ATOL for v in vecs):
                     thetas.append(float(th))
