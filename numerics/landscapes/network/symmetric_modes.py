@@ -46,8 +46,8 @@ from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_he
 from contrastive_bounds.numerics.landscapes.network.mode_orbits import StabilizerOrbits, stabilizer_orbits
 from contrastive_bounds.numerics._precision import require_x64
 
-__all__ = ["SymmetricModes", "symmetric_directions", "spanning_directions", "krylov_ritz", "KRYLOV_CAP", "KRYLOV_RTOL",
-           "RITZ_RTOL"]
+__all__ = ["SymmetricModes", "symmetric_directions", "spanning_directions", "krylov_ritz", "act", "KRYLOV_CAP", "KRYLOV_RTOL",
+           "RITZ_RTOL", "COMBINATIONS", "DUPLICATE_ATOL"]
 
 #: Lanczos vectors at most per representative (a Krylov space still growing then: the reduction is refused)
 KRYLOV_CAP = 64
