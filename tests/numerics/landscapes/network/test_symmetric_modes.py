@@ -81,6 +81,7 @@ def test_the_cross_polytope_stabiliser_is_proven_and_has_the_hyperoctahedral_ord
     assert sorted(len(o) for o in orb.pair_orbits) == [8, 48]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config, ritz", [(_cross_polytope, 3), (_collapsed_simplex, 5)])
 def test_ritz_vectors_are_dense_eigenvectors_and_their_images_span_every_mode(config, ritz):
     """N = 8, d = 4, τ = 0.1 cross-polytope trap, and the collapsed-simplex global minimum (rank 3: a representative
