@@ -349,7 +349,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
                          "complete")
     pred = None
     if p.trap is not None:
-        pred = trap_prediction(p.trap, p.schedule, t_end=run.t_end, step_size=p.step_size, radius=p.spec.radius,
+        pred = trap_prediction(p.trap, p.schedule, t_end=run.t_end, step_size=p.step_size, radius=p.spec.radius, spec=p.spec,
                                error_per_t_over_h=KRAMERS_ERROR_PER_T_OVER_H, min_barrier_over_t=MIN_BARRIER_OVER_T,
                                integrator=p.integrator)
     h_star = float(p.analysis.critical_height)

@@ -54,7 +54,7 @@ from contrastive_bounds.numerics._sphere import uniform
 
 __all__ = ["network_starts", "uniform_starts", "stiffest_eigenvalue", "minimum_trap",
            "TrapPrediction", "trap_prediction", "final_basins", "UNKNOWN_MINIMUM", "NOT_CONVERGED",
-           "KRAMERS_ERROR_PER_T_OVER_H", "MIN_BARRIER_OVER_T"]
+           "KRAMERS_ERROR_PER_T_OVER_H", "MIN_BARRIER_OVER_T", "MAX_HARMONIC_DEPARTURE", "laplace_regime"]
 
 #: Stated relative error of the Eyring-Kramers time at ``T``: ``F_T = 1 + KRAMERS_ERROR_PER_T_OVER_H·T/H`` (the law is
 #: exact to ``1 + O(T/ΔV)`` for non-degenerate critical points; measured departures on the N = 4 and N = 6 traps at
@@ -63,6 +63,12 @@ __all__ = ["network_starts", "uniform_starts", "stiffest_eigenvalue", "minimum_t
 KRAMERS_ERROR_PER_T_OVER_H = 3.0
 #: Smallest H/T at the hottest temperature for which that allowance is used.
 MIN_BARRIER_OVER_T = 2.5
+#: Largest departure of the potential from its quadratic model two thermal widths out along a stable mode of the trap or of
+#: an escape saddle (:func:`~contrastive_bounds.numerics.landscapes.kramers_curvature.harmonic_departure`) at the hottest
+#: temperature for which the allowance is used: 1 (the quadratic off by 100 %). The traps the allowance was measured on
+#: (N = 4 and N = 6 at d = 2, tau = 0.1) stay below 0.37 down to H/T = 2.5; the N = 6, d = 3, tau = 0.1 trap's saddles
+#: (soft modes lambda = 0.55 and 0.19) reach 4 at H/T = 5.6, where the measured escape rate is 2-3x below the law (docs/annealing.md).
+MAX_HARMONIC_DEPARTURE = 1.0
 #: :func:`final_basins` label of a final state that quenched to a minimum the network does not hold.
 UNKNOWN_MINIMUM = -1
 #: :func:`final_basins` label of a final state whose quench did not converge.
@@ -212,8 +218,45 @@ def _exp_neg(log_n: float, scale: float) -> float:
     return math.exp(-math.exp(x)) if x < 700 else 0.0
 
 
+def laplace_regime(spec: Any, trap: NetworkTrap, temperature: float, *,
+                   max_departure: float = MAX_HARMONIC_DEPARTURE) -> str:
+    """``""`` when the Laplace (harmonic) premise of the Eyring–Kramers prefactor holds for ``trap`` at ``temperature``,
+    else why not: at the trap and at each escape saddle, the potential two thermal widths out along every stable mode
+    must stay within ``max_departure`` of its quadratic model
+    (:func:`~contrastive_bounds.numerics.landscapes.kramers_curvature.harmonic_departure`). A large departure at a saddle
+    (soft transverse modes, another saddle within a few T) means the saddles' Gaussian neighbourhoods are not separate and
+    the sum of rates over them is not the escape rate, whatever ``barrier/T`` is.
+
+    Checked on the dense path (``N·d <= HESSIAN_FREE_ABOVE``) where the saddles' coordinates are recorded; above it, or
+    without them, ``""`` (not checked: the stated allowance alone).
+
+    Raises:
+      ValueError: bad ``temperature`` or ``max_departure``. X64DisabledError: JAX's x64 mode is off.
+    """
+    from contrastive_bounds.numerics.landscapes.kramers_curvature import HESSIAN_FREE_ABOVE, harmonic_departure
+
+    t = check_real("temperature", temperature, 0.0, math.inf)
+    cap = check_real("max_departure", max_departure, 0.0, math.inf)
+    n, d = np.asarray(trap.z).shape
+    if n * d > HESSIAN_FREE_ABOVE or any(s.z is None for s in trap.saddles):
+        return ""
+    points = [("the trap", trap.z)] + [(f"transition state {s.ts}", s.z) for s in trap.saddles]
+    bad = []
+    for name, z in points:
+        h = harmonic_departure(spec, z, t)
+        if h.departure > cap:
+            bad.append(f"{name} (lambda = {h.eigenvalue:.3g}, thermal width {h.width:.3g} rad): departure {h.departure:.3g}")
+    if not bad:
+        return ""
+    return (f"outside the law's regime: at T = {t:.4g} the potential two thermal widths out along a stable mode departs from "
+            f"its quadratic model by more than {cap:g} (relative) at " + "; ".join(bad) + ": the Laplace integrals behind the "
+            "Eyring-Kramers prefactor do not hold there (the saddles are not isolated at this temperature), "
+            "whatever barrier/T is")
+
+
 def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size: float, radius: float,
-                    error_per_t_over_h: float, min_barrier_over_t: float, integrator: str = "euler") -> TrapPrediction:
+                    error_per_t_over_h: float, min_barrier_over_t: float, integrator: str = "euler",
+                    spec: Any = None) -> TrapPrediction:
     """Eyring–Kramers never-escape probability of ``trap`` under ``schedule`` on ``[0, t_end]``, with its band.
 
     ``N = ∫_0^{t_end} Σ_s k_s(T(t)) dt`` (mpmath quadrature, :func:`~contrastive_bounds.theory.expected_escapes`)
@@ -225,11 +268,14 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
     at the unit-sphere step ``h/R²``) — the allowance of check ``A4.infonce_landscape`` — times ``F_q``, the stated error of Hessian-free
     log-determinants (1 on the dense path). No band where
     ``ΔV/T(0) < min_barrier_over_t`` (outside the regime the allowance was measured in), nor for another
-    integrator than ``"euler"``; no prediction where the prefactor is undefined (degenerate modulo symmetry).
+    integrator than ``"euler"``, nor where the Laplace premise fails at ``T(0)`` (:func:`laplace_regime`, with ``spec``:
+    the band's allowance was measured on traps whose saddles are harmonic over a thermal width); no prediction where the
+    prefactor is undefined (degenerate modulo symmetry).
 
     Args:
       trap: from :func:`minimum_trap`. schedule: a ``Schedule``. t_end, step_size: radius-R clock, > 0.
-      radius: R > 0. error_per_t_over_h: ``a`` > 0. min_barrier_over_t: > 0.
+      radius: R > 0. error_per_t_over_h: ``a`` > 0. min_barrier_over_t: > 0. spec: the landscape (None: the Laplace
+      premise is not checked).
 
     Raises:
       ValueError: bad arguments (named), a schedule invalid on ``[0, t_end]`` (C12).
@@ -263,6 +309,9 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
                   f"{barrier / t_hot:.3g} < {floor:g}): outside the regime of the stated allowance, no band")
     elif integrator != "euler":
         reason = f"the step factor is calibrated for the euler integrator, not {integrator!r}: no band"
+    elif spec is not None:
+        regime = laplace_regime(spec, trap, t_hot)
+        reason = f"{regime}; no band" if regime else ""
     f = f_t * f_h * f_q
     lo, hi = (None, None) if reason else (_exp_neg(log_n, f), _exp_neg(log_n, 1.0 / f))
     return TrapPrediction(trap.minimum, _exp_neg(log_n, 1.0), lo, hi, log_n, f, f_t, f_h, t_hot, barrier / t_hot,

@@ -205,6 +205,9 @@ def _table(out: dict[str, Any]) -> None:
     band = "" if k is None else (f"Eyring-Kramers: {k['predicted']:.4f}" if k["predicted"] is not None else "no prediction")
     if k is not None and k["lo"] is not None:
         band += f" (band {k['lo']:.4f}-{k['hi']:.4f})"
+    elif k is not None and k["predicted"] is not None:
+        band += (" (no band: outside the law's regime, see below)" if k["reason"].startswith("outside the law's regime")
+                 else " (no band, see below)")
     direct = k is None or k["direct_to_global"]
     table.add_row("trapped (never reached)", _ci(out["trapped"]), band if direct else "")
     table.add_row("in start basin at T_END", _ci(out["in_start_basin"]), "" if direct else f"never left: {band}")
