@@ -27,7 +27,7 @@ from rich.table import Table
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings, at_scale
-from contrastive_bounds.theory._domains import check_int, check_real
+from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real
 
 from contrastive_bounds.properties.cli._common import (
     CLIError,
@@ -158,7 +158,7 @@ def landscape(
                                                     f"(pair states on spherical codes; default {_D.structured_starts}; above "
                                                     f"N·d = {HESSFREE_THRESHOLD} template families, default "
                                                     f"{_S.structured_starts}) >= 0; 0 switches them off"),
-    seed: int = typer.Option(0, "--seed", help="seed >= 0"),
+    seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
     hop_rounds: Optional[int] = typer.Option(None, "--hop-rounds", help=f"basin-hopping rounds at most (>= 0; default "
                                              f"{_D.max_hop_rounds}, {_S.max_hop_rounds} at scale)"),
     patience: Optional[int] = typer.Option(None, "--patience", help="stop hopping after this many rounds without a new minimum "
@@ -178,8 +178,9 @@ def landscape(
     curvature: str = typer.Option("auto", "--curvature", help="Hessians: dense (exact, small N·d), hessfree (Hessian-vector "
                                   f"products, Lanczos) or auto (dense up to N·d = {HESSFREE_THRESHOLD}, hessfree above; a "
                                   "resumed search keeps its own)"),
-    agree_seed: Optional[int] = typer.Option(None, "--agree-seed", help="run the same search with this second seed too and "
-                                             "report how the two agree (minima found by both, barriers, H*)"),
+    agree_seed: Optional[int] = typer.Option(None, "--agree-seed", help="run the same search with this second seed too (in "
+                                             "[0, 2^32 - 1], not --seed) and report how the two agree (minima found by "
+                                             "both, barriers, H*)"),
     max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
     max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
     out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
@@ -212,7 +213,7 @@ def landscape(
                  pair_distance=pair_distance, max_ts_rounds=ts_rounds, trap_modes=trap_modes, max_explored=max_explored)
     v = {k: (getattr(base, k) if x is None else x) for k, x in given.items()}
     settings = dict(base.to_dict(), starts=check_int("--starts", v["starts"], 1, None),
-                    seed=check_int("--seed", seed, 0, 2**63 - 1),
+                    seed=check_int("--seed", seed, 0, MAX_SEED),
                     structured_starts=check_int("--structured-starts", v["structured_starts"], 0, 1_000_000),
                     max_hop_rounds=check_int("--hop-rounds", v["max_hop_rounds"], 0, None),
                     patience=check_int("--patience", v["patience"], 1, None), closure=bool(closure),
@@ -225,7 +226,7 @@ def landscape(
     if not big:  # the settings of a small search stay the ones it always had (its default folder's hash too)
         settings = {k: x for k, x in settings.items() if k in _SMALL_KEYS or x != getattr(_D, k)}
     if agree_seed is not None:
-        check_int("--agree-seed", agree_seed, 0, 2**63 - 1)
+        check_int("--agree-seed", agree_seed, 0, MAX_SEED)
         if agree_seed == settings["seed"]:
             raise CLIError(f"--agree-seed={agree_seed} must differ from --seed={settings['seed']}")
     if recipe.arguments is not None:  # before building the potential (its construction evaluates it)
