@@ -136,8 +136,9 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
     from contrastive_bounds.numerics.langevin import SimulationInterrupted, deferred_interrupts
     from contrastive_bounds.numerics.network_experiment import plan_anneal, run_anneal
 
-    from contrastive_bounds.properties.cli._anneal_run import announce_cost, guard_cost, report_interrupt, \
-        resume_command
+    from contrastive_bounds.numerics.network_experiment import trace_record_every
+    from contrastive_bounds.properties.cli._anneal_run import announce_checkpoint, announce_cost, guard_cost, \
+        report_interrupt, resume_command
 
     try:
         spec = saved.spec() if given is None else given.spec()
@@ -154,9 +155,11 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
         raise CLIError(f"--search={str(saved.folder)!r}: {err}") from None
     except ValueError as err:
         raise anneal_error(err) from None
-    cost, too_big = guard_cost(chains, plan.num_steps, spec.num_points, spec.dim, yes)
+    every = trace_record_every(plan.num_steps)
+    cost, too_big = guard_cost(chains, plan.num_steps, spec.num_points, spec.dim, yes, every)
     with deferred_interrupts() as flag:
         announce_cost(cost, too_big)
+        announce_checkpoint(checkpoint, chains, spec.num_points, spec.dim, plan.num_steps // every)
         try:
             result = run_anneal(plan, quench=quench, progress=progress, checkpoint=checkpoint, resume=resume,
                                 should_stop=lambda: flag.raised)
