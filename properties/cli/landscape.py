@@ -55,6 +55,33 @@ MAX_SEARCH_COST = 1e11
 ITERATIONS_PER_START = 200
 
 
+#: ``--curvature dense`` above this ``N·d`` needs ``--yes``: every verified point forms a dense ``(N·d)²`` float64 Hessian
+#: (32 MiB here) and its eigendecomposition (``O((N·d)³)``), thousands of times a search; ``auto`` goes Hessian-free
+#: from ``N·d = HESSFREE_THRESHOLD`` on.
+DENSE_MAX_COORDINATES = 2048
+
+
+def check_dense_size(curvature: str, num_points: int, dim: int, yes: bool) -> None:
+    """Refuse ``--curvature dense`` above ``N·d = DENSE_MAX_COORDINATES`` without ``--yes``, stating the memory one
+    dense Hessian needs and the limit.
+
+    Raises:
+      CLIError: naming ``--curvature``.
+    """
+    nd = num_points * dim
+    if curvature != "dense" or nd <= DENSE_MAX_COORDINATES or yes:
+        return
+    need, limit = 8.0 * nd * nd, 8.0 * DENSE_MAX_COORDINATES ** 2
+    raise CLIError(f"--curvature=dense at N·d = {num_points}·{dim} = {nd}: each dense Hessian is (N·d)^2 float64 = "
+                   f"{_bytes(need)} (plus its eigendecomposition), above the limit N·d <= {DENSE_MAX_COORDINATES} "
+                   f"({_bytes(limit)}); use --curvature auto or hessfree (Hessian-vector products, no (N·d)^2 array), "
+                   "or add --yes to form them anyway")
+
+
+def _bytes(x: float) -> str:
+    return f"{x / 2**30:.3g} GiB" if x >= 2**30 else f"{x / 2**20:.3g} MiB"
+
+
 def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int, structured: int = 0) -> float:
     """Pair terms a search evaluates at the most: minimisations x iterations x N² d.
 
@@ -187,7 +214,8 @@ def landscape(
                                        f"(default: {DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
     yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_SEARCH_COST:.0e} pair terms (starts x "
-                             f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d)"),
+                             f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d), or with --curvature dense "
+                             f"above N·d = {DENSE_MAX_COORDINATES} (a dense Hessian of (N·d)^2 float64 per point)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output on stdout"),
 ) -> None:
     """Minima (with multiplicities), verified transition states, H* and Catoni's D by a transition network.
@@ -231,6 +259,7 @@ def landscape(
             raise CLIError(f"--agree-seed={agree_seed} must differ from --seed={settings['seed']}")
     if recipe.arguments is not None:  # before building the potential (its construction evaluates it)
         n, d = recipe.arguments.num_points, recipe.arguments.dim
+        check_dense_size(curvature, n, d, yes)
         cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"],
                            settings["structured_starts"] if spec == "infonce" else 0)
         if cost > MAX_SEARCH_COST and not yes:
@@ -244,6 +273,7 @@ def landscape(
                           markup=False, highlight=False)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     n = land.num_points
+    check_dense_size(curvature, n, land.dim, yes)
     explicit = out is not None
     folder = out if explicit else default_out(land, settings)
     saved = (folder / STATE_FILE).exists()
