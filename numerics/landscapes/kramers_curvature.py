@@ -110,7 +110,7 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
     """
     from contrastive_bounds.numerics._precision import require_x64
 
-    require_x64(np.float64, what="landscapes.kramers_curvature.point_curvature")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.kramers_curvature.point_curvature")
     a = np.asarray(z, dtype=np.float64)
     n, d = a.shape
     path = curvature_path(n, d, curvature)

@@ -112,7 +112,7 @@ def uniform_starts(spec: Any, chains: int, seed: int) -> np.ndarray:
     Raises:
       ValueError: chains < 1, a bad seed. X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="langevin.network_anneal.uniform_starts")
+    require_x64(np.float64, what="contrastive_bounds.numerics.langevin.network_anneal.uniform_starts")
     chains = check_int("chains", chains, 1, None)
     key = jax.random.fold_in(jax.random.key(check_seed(seed)), 1)
     return np.asarray(uniform(key, (chains, spec.num_points, spec.dim), dtype=np.float64))
@@ -134,7 +134,7 @@ def stiffest_eigenvalue(spec: Any, z: Any, curvature: str | None = None) -> floa
     if curvature_path(a.shape[0], a.shape[1], curvature) == "hessfree":
         from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue as hessian_free
 
-        require_x64(np.float64, what="langevin.network_anneal.stiffest_eigenvalue")
+        require_x64(np.float64, what="contrastive_bounds.numerics.langevin.network_anneal.stiffest_eigenvalue")
         return hessian_free(spec.potential, a, orthogonal=bool(getattr(spec.symmetry, "orthogonal", False)))
     lam = np.asarray(classify(spec, a).eigenvalues, dtype=np.float64)
     return float(np.max(np.abs(lam))) if lam.size else 0.0
@@ -343,7 +343,7 @@ def final_basins(spec: Any, positions: Any, minima: Sequence[Any], *, block: int
       ValueError: bad ``block``. KeyboardInterrupt: ``should_stop()`` returned True.
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="langevin.network_anneal.final_basins")
+    require_x64(np.float64, what="contrastive_bounds.numerics.langevin.network_anneal.final_basins")
     block = check_int("block", block, 1, None)
     z = np.asarray(positions, dtype=np.float64)
     energies = np.array([m.energy for m in minima], dtype=np.float64)
