@@ -282,8 +282,8 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
 
     Args:
       trap: from :func:`minimum_trap`. schedule: a ``Schedule``. t_end, step_size: radius-R clock, > 0.
-      radius: R > 0. error_per_t_over_h: ``a`` > 0. min_barrier_over_t: > 0. spec: the landscape (None: the Laplace
-      premise is not checked).
+      radius: R > 0. error_per_t_over_h: ``a`` > 0. min_barrier_over_t: > 0.
+      spec: the landscape (None: the Laplace premise is not checked).
 
     Raises:
       ValueError: bad arguments (named), a schedule invalid on ``[0, t_end]`` (C12).
