@@ -254,7 +254,7 @@ def laplace_regime(spec: Any, trap: NetworkTrap, temperature: float, *,
     if total <= cap:
         return ""
     parts = [f"the trap {at_trap:.3g}"] + [
-        f"transition state {s.ts} (softest lambda = {h.eigenvalue:.3g}, thermal width {h.width:.3g} rad) {h.departure:.3g} "
+        f"transition state {s.ts} (worst mode lambda = {h.eigenvalue:.3g}, thermal width {h.width:.3g} rad) {h.departure:.3g} "
         f"on {w:.0%} of the rate" for s, h, w in zip(trap.saddles, at_saddles, weights)]
     return (f"outside the law's regime: at T = {t:.4g} the departure of the potential from its quadratic model two thermal "
             f"widths out along the stable modes, weighted by the saddles' shares of the rate, is {total:.3g} > {cap:g} ("
