@@ -43,7 +43,7 @@ def rsqrt(x: jax.Array) -> jax.Array:
     Raises:
       TypeError: for a dtype other than float32 / float64.
     """
-    require_x64(x, what="fastmath.rsqrt")
+    require_x64(x, what="contrastive_bounds.numerics.rsqrt")
     x = jnp.asarray(x)
     spec = _RSQRT.get(jnp.dtype(x.dtype))
     if spec is None:
@@ -83,7 +83,7 @@ def log(x: jax.Array) -> jax.Array:
     Raises:
       TypeError: for a dtype other than float32 / float64.
     """
-    require_x64(x, what="fastmath.log")
+    require_x64(x, what="contrastive_bounds.numerics.log")
     x = jnp.asarray(x)
     if jnp.dtype(x.dtype) == jnp.dtype(jnp.float64):
         return jnp.log(x)

@@ -95,7 +95,7 @@ def project_tangent(z: jax.Array, v: jax.Array) -> jax.Array:
 
     Source: A1 of docs/theorems.md (P(z) = I − zzᵀ per factor); Absil et al. (2008) eq. (3.37).
     """
-    require_x64(z, v, what="sphere.project_tangent")
+    require_x64(z, v, what="contrastive_bounds.numerics.project_tangent")
     if _host(z, v):
         return v - np.sum(v * z, axis=-1, keepdims=True) * z
     return v - jnp.sum(z * v, axis=-1, keepdims=True) * z
@@ -122,7 +122,7 @@ def normalize(x: jax.Array) -> jax.Array:
       ValueError: on a concrete input with a zero vector (C07), NaN or inf. Under ``jit`` a zero
         row returns a zero row (no NaN; finite gradient) since tracing cannot raise.
     """
-    require_x64(x, what="sphere.normalize")
+    require_x64(x, what="contrastive_bounds.numerics.normalize")
     _check_no_zero_rows("x", x)
     n, is_zero = _safe_norm(x)
     safe_n = jnp.where(is_zero, jnp.ones_like(n), n)
@@ -135,7 +135,7 @@ def project_to_sphere(x: Any) -> jax.Array:
     Raises:
       ValueError: a zero vector (C07), NaN or inf in a concrete input.
     """
-    require_x64(x, what="sphere.project_to_sphere")
+    require_x64(x, what="contrastive_bounds.numerics.project_to_sphere")
     return normalize(jnp.asarray(x))
 
 
@@ -150,7 +150,7 @@ def retract(z: jax.Array, v: jax.Array) -> jax.Array:
       |z+v| = sqrt(1+|v|²) ≥ 1, so this is never singular; no check is made (pure, jit-safe).
     Source: Absil et al. (2008), Example 4.1.1.
     """
-    require_x64(z, v, what="sphere.retract")
+    require_x64(z, v, what="contrastive_bounds.numerics.retract")
     w = z + v
     if _host(z, v):
         return w / np.linalg.norm(w, axis=-1, keepdims=True)
@@ -168,7 +168,7 @@ def exp_map(z: jax.Array, v: jax.Array) -> jax.Array:
       The result is renormalised once to remove rounding drift.
     Source: do Carmo, *Riemannian Geometry*, Ch. 3, Example 2.10.
     """
-    require_x64(z, v, what="sphere.exp_map")
+    require_x64(z, v, what="contrastive_bounds.numerics.exp_map")
     n, is_zero = _safe_norm(v)
     safe_n = jnp.where(is_zero, jnp.ones_like(n), n)
     sinc = jnp.where(is_zero, jnp.ones_like(n), jnp.sin(safe_n) / safe_n)
@@ -196,7 +196,7 @@ def geodesic_distance(x: jax.Array, y: jax.Array) -> jax.Array:
     Source: the half-angle atan2 form of the angle between two vectors (W. Kahan, "How Futile are
     Mindless Assessments of Roundoff in Floating-Point Computation?", 2006).
     """
-    require_x64(x, y, what="sphere.geodesic_distance")
+    require_x64(x, y, what="contrastive_bounds.numerics.geodesic_distance")
     a = jnp.squeeze(_safe_norm(x - y)[0], -1)
     b = jnp.squeeze(_safe_norm(x + y)[0], -1)
     return 2.0 * jnp.arctan2(a, b)
@@ -208,7 +208,7 @@ def product_distance(x: jax.Array, y: jax.Array) -> jax.Array:
     Args:
       x, y: shape ``(..., N, d)``. Returns shape ``(...)``.
     """
-    require_x64(x, y, what="sphere.product_distance")
+    require_x64(x, y, what="contrastive_bounds.numerics.product_distance")
     return jnp.sqrt(jnp.sum(geodesic_distance(x, y) ** 2, axis=-1))
 
 
@@ -261,13 +261,13 @@ def uniform(key: jax.Array, shape: tuple[int, ...], dtype: Any = None) -> jax.Ar
 
 def sphere_angle(z: jax.Array) -> jax.Array:
     """Angle θ = atan2(z[..., 1], z[..., 0]) ∈ (−π, π] of points on S¹ (last axis of size 2)."""
-    require_x64(z, what="sphere.sphere_angle")
+    require_x64(z, what="contrastive_bounds.numerics.sphere_angle")
     return jnp.arctan2(z[..., 1], z[..., 0])
 
 
 def on_sphere_error(z: jax.Array) -> jax.Array:
     """max | |z_i| − 1 | over all factors: the distance of a state from the manifold (a diagnostic)."""
-    require_x64(z, what="sphere.on_sphere_error")
+    require_x64(z, what="contrastive_bounds.numerics.on_sphere_error")
     return jnp.max(jnp.abs(jnp.sqrt(jnp.sum(z * z, axis=-1)) - 1.0))
 
 
@@ -283,7 +283,7 @@ def geodesic_interpolate(a: jax.Array, b: jax.Array, t: jax.Array) -> jax.Array:
       X64DisabledError: JAX's x64 mode is off (float64 input).
     Source: the great circle of the round sphere (do Carmo, *Riemannian Geometry*, Ch. 3).
     """
-    require_x64(a, b, what="sphere.geodesic_interpolate")
+    require_x64(a, b, what="contrastive_bounds.numerics.geodesic_interpolate")
     c = jnp.clip(jnp.sum(a * b, axis=-1, keepdims=True), -1.0, 1.0)
     w = b - c * a
     wn = jnp.linalg.norm(w, axis=-1, keepdims=True)
@@ -318,7 +318,7 @@ def tangent_basis(z: jax.Array) -> jax.Array:
       X64DisabledError: JAX's x64 mode is off (float64 input).
     Source: Householder reflections (Golub & Van Loan, *Matrix Computations*, Sec. 5.1).
     """
-    require_x64(z, what="sphere.tangent_basis")
+    require_x64(z, what="contrastive_bounds.numerics.tangent_basis")
     n, d = z.shape
     blocks = jax.vmap(_householder_block)(z)  # (N, d, d-1)
     eye = jnp.eye(n, dtype=z.dtype)
@@ -342,7 +342,7 @@ def riemannian_hessian(hessian: jax.Array, z: jax.Array, euclidean_grad: jax.Arr
     Source: Absil, Mahony & Trumpf, "An extrinsic look at the Riemannian Hessian", GSI 2013, eq. (10);
       Absil, Mahony & Sepulchre (2008), Sec. 5.5.
     """
-    require_x64(hessian, z, euclidean_grad, q, what="sphere.riemannian_hessian")
+    require_x64(hessian, z, euclidean_grad, q, what="contrastive_bounds.numerics.riemannian_hessian")
     n, d = z.shape
     radial = jnp.sum(z * euclidean_grad, axis=-1)  # (N,)
     weingarten = jnp.repeat(radial, d - 1)

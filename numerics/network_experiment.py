@@ -37,7 +37,7 @@ from contrastive_bounds.theory._domains import check_int, check_real, check_seed
 
 __all__ = ["STEP_SCALE", "DEFAULT_STEP_SIZE", "WARN_STEP", "START_CHOICES", "LandscapeMismatch", "AnnealPlan",
            "NetworkAnnealResult", "start_minimum", "check_landscape", "plan_anneal", "run_anneal",
-           "anneal_saved_network", "whole_steps"]
+           "anneal_saved_network", "whole_steps", "MAX_TRACE_RECORDS", "trace_record_every"]
 
 #: Default step: at most ``STEP_SCALE·R²/λ_max`` (λ_max the stiffest Hessian eigenvalue at the start minimum).
 STEP_SCALE = 0.2
@@ -45,6 +45,8 @@ STEP_SCALE = 0.2
 DEFAULT_STEP_SIZE = 0.02
 #: ``h·λ_max/R²`` above this is noted (the Euler step's bias is not small).
 WARN_STEP = 0.5
+#: Most entries in a run's energy trace (per chain; the trace is kept in memory and in every checkpoint)
+MAX_TRACE_RECORDS = 1000
 #: starts besides a minimum's label
 START_CHOICES = ("trap", "uniform", "global")
 
@@ -204,10 +206,15 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
     cap = STEP_SCALE * r2 / lam_max if lam_max > 0 else DEFAULT_STEP_SIZE
     if step_size is None:
         n_steps = max(1, math.ceil(te / min(DEFAULT_STEP_SIZE, cap) - 1e-9))
+        while trace_record_every(n_steps) == n_steps > MAX_TRACE_RECORDS:  # a step count with a divisor near n/100
+            n_steps += 1
         h = te / n_steps
     else:
         h = check_real("step_size", step_size, 0.0, math.inf)
         n_steps = whole_steps(te, h)
+        if trace_record_every(n_steps) == n_steps > MAX_TRACE_RECORDS:
+            notes.append(f"{n_steps} steps have no divisor giving at most {MAX_TRACE_RECORDS} energy-trace entries: the "
+                         "trace holds only the end (another --step-size keeps about 100)")
         if h * lam_max / r2 > WARN_STEP:
             notes.append(f"step_size={h:g}: h·lambda_max/R² = {h * lam_max / r2:.3g} at the "
                          f"{'start' if first is not None else 'global'} minimum (lambda_max = {lam_max:.4g}): the Euler "
@@ -215,6 +222,18 @@ def plan_anneal(saved: Any, schedule: Any, *, chains: int, t_end: float, step_si
     starts = uniform_starts(spec, chains, seed) if first is None else network_starts(spec, first.z, chains, seed)
     return AnnealPlan(saved, spec, schedule, start, first, analysis, status, saved.critical_height_known, d, level, h,
                       n_steps, chains, seed, integrator, trap, float(lam_max), tuple(notes), starts)
+
+
+def trace_record_every(num_steps: int) -> int:
+    """Steps between energy-trace entries of a run of ``num_steps`` steps: about 100 entries
+    (:func:`~contrastive_bounds.numerics.langevin.default_record_every`, a divisor of ``num_steps``), or only the end
+    (``num_steps``) where no divisor gives at most ``MAX_TRACE_RECORDS`` (a prime step count would record every step:
+    166 667 steps of 1 024 chains, 1.4 GB in memory and in each checkpoint)."""
+    from contrastive_bounds.numerics.langevin import default_record_every
+
+    n = check_int("num_steps", num_steps, 1, None)
+    every = default_record_every(n)
+    return every if n // every <= MAX_TRACE_RECORDS else n
 
 
 def _fraction(k: int, n: int, meaning: str) -> dict[str, Any]:
@@ -322,7 +341,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
     """
     import warnings
 
-    from contrastive_bounds.numerics.langevin import StepSizeWarning, default_record_every
+    from contrastive_bounds.numerics.langevin import StepSizeWarning
     from contrastive_bounds.numerics.langevin.network_anneal import KRAMERS_ERROR_PER_T_OVER_H, MIN_BARRIER_OVER_T, \
         final_basins, trap_prediction
     from contrastive_bounds.numerics.langevin.network_runs import schedule_sample
@@ -332,7 +351,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", StepSizeWarning)
         run = schedule_sample(p.spec, p.starts, p.schedule, t_end=p.t_end, step_size=p.step_size, seed=p.seed,
-                              level=p.level, integrator=p.integrator, record_every=default_record_every(p.num_steps),
+                              level=p.level, integrator=p.integrator, record_every=trace_record_every(p.num_steps),
                               progress=progress, checkpoint=checkpoint, resume=resume)
     notes = list(p.notes) + [str(w.message) for w in caught if issubclass(w.category, StepSizeWarning)]
     for w in caught:
@@ -349,7 +368,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
                          "complete")
     pred = None
     if p.trap is not None:
-        pred = trap_prediction(p.trap, p.schedule, t_end=run.t_end, step_size=p.step_size, radius=p.spec.radius,
+        pred = trap_prediction(p.trap, p.schedule, t_end=run.t_end, step_size=p.step_size, radius=p.spec.radius, spec=p.spec,
                                error_per_t_over_h=KRAMERS_ERROR_PER_T_OVER_H, min_barrier_over_t=MIN_BARRIER_OVER_T,
                                integrator=p.integrator)
     h_star = float(p.analysis.critical_height)

@@ -295,7 +295,7 @@ def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, r
     from contrastive_bounds.numerics.alignment._batch_scaling_report import ScalingResult
 
     check_scaling_inputs(config)
-    require_x64(config.sgd.dtype, what="alignment.batch_scaling.run_batch_scaling")
+    require_x64(config.sgd.dtype, what="contrastive_bounds.numerics.alignment.run_batch_scaling")
     if checkpoint:
         ensure_writable_parent(checkpoint, "checkpoint")
     fp = fingerprint(dataclasses.asdict(config))

@@ -73,7 +73,7 @@ def augment(key: jax.Array, x: jax.Array, *, noise_std: float = 0.1, max_shift: 
 
     Returns: float (B, 64), same dtype. jit-able (``max_shift`` static).
     """
-    require_x64(x, what="alignment.data.augment")
+    require_x64(x, what="contrastive_bounds.numerics.alignment.augment")
     k_shift, k_noise = jax.random.split(key)
     b = x.shape[0]
     shifts = jax.random.randint(k_shift, (b, 2), -max_shift, max_shift + 1)

@@ -128,7 +128,7 @@ def applied_gradients(
 
     Source: docs/theorems.md B3.
     """
-    require_x64(s_cl, s_nscl, what="alignment.descent.applied_gradients")
+    require_x64(s_cl, s_nscl, what="contrastive_bounds.numerics.alignment.applied_gradients")
     g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau, anchors=anchors, coupled=coupled)
     if not unique:
         canon, _ = _canonical_positions(batch)
@@ -173,7 +173,7 @@ def descent_step(
 
     Source: docs/theorems.md B3 (Luthra, Mishra, Galanti, arXiv 2510.08852, similarity-descent proxy).
     """
-    require_x64(state, what="alignment.descent.descent_step")
+    require_x64(state, what="contrastive_bounds.numerics.alignment.descent_step")
     if unique and not symmetrize:
         return _row_local_step(state, batch, labels, tau=tau, step_size=step_size, anchors=anchors,
                                coupled=coupled, clip=clip)

@@ -54,7 +54,7 @@ def rows_gradient(s: jax.Array, d: jax.Array, pos: jax.Array, tau, scale) -> jax
 
     Source: docs/theorems.md B3 (closed form of the gradient).
     """
-    require_x64(s, what="alignment.descent_gradients.rows_gradient")
+    require_x64(s, what="contrastive_bounds.numerics.alignment.rows_gradient")
     q = _masked_softmax(s / tau, d)
     return (q - pos * jnp.any(d, axis=-1, keepdims=True)) * scale
 
@@ -103,7 +103,7 @@ def block_gradients(
     Returns: ``(G_cl, G_nscl)`` float (2B, 2B); rows of non-anchors are zero; NSCL rows whose
     denominator is empty are zero.
     """
-    require_x64(s_cl, s_nscl, what="alignment.descent_gradients.block_gradients")
+    require_x64(s_cl, s_nscl, what="contrastive_bounds.numerics.alignment.block_gradients")
     is_anchor, positive, d_cl, d_nscl, _ = block_structure(batch, labels, anchors, coupled)
     num_anchors = jnp.sum(is_anchor)
     scale = 1.0 / (tau * num_anchors)
@@ -128,7 +128,7 @@ def batch_loss_on_sigma(
     ``L = (1/A) sum_{anchor rows i} [ -Sigma_{i p(i)}/tau + log sum_{u in D_i} e^{Sigma_iu/tau} ]``.
     Anchors with an empty denominator are skipped. Returns a float scalar.
     """
-    require_x64(sigma, what="alignment.descent_gradients.batch_loss_on_sigma")
+    require_x64(sigma, what="contrastive_bounds.numerics.alignment.batch_loss_on_sigma")
     n = sigma.shape[0] // 2
     rows = jnp.concatenate([batch, batch + n])
     s = sigma[rows[:, None], rows[None, :]]
@@ -149,7 +149,7 @@ def full_gradient(
     anchors: Anchors = "first", coupled: bool = False,
 ) -> jax.Array:
     """The closed-form gradient scattered into an (m, m) matrix (O(m^2) memory: for tests and small m)."""
-    require_x64(sigma, what="alignment.descent_gradients.full_gradient")
+    require_x64(sigma, what="contrastive_bounds.numerics.alignment.full_gradient")
     n = sigma.shape[0] // 2
     rows = jnp.concatenate([batch, batch + n])
     s = sigma[rows[:, None], rows[None, :]]

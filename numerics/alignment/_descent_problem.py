@@ -166,6 +166,6 @@ def prepare_run_inputs(sigma0: np.ndarray, labels: np.ndarray, config: DescentCo
                          f"{-(-config.batch_size // num_classes)} samples in every class")
     if config.stratified and np.any(counts == 0):
         raise ValueError("stratified sampling needs labels 0..C-1 with every class present")
-    require_x64(s0, what="run_similarity_descent")
+    require_x64(s0, what="contrastive_bounds.numerics.alignment.run_similarity_descent")
     return s0, lab.astype(np.int32), num_classes
 

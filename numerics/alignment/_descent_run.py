@@ -98,7 +98,7 @@ def run_descent_chunk(state: DescentState, batches: jax.Array, labels: jax.Array
 
     Source: docs/theorems.md B3 (the coupled CL/NSCL descent, Sigma_{t+1} = clip(Sigma_t - eta_t G_t)).
     """
-    require_x64(state.sigma_cl, state.sigma_nscl, tau, step_size, what="alignment.descent_run.run_descent_chunk")
+    require_x64(state.sigma_cl, state.sigma_nscl, tau, step_size, what="contrastive_bounds.numerics.alignment.run_descent_chunk")
     count = batches.shape[0]
     etas = jnp.asarray(step_size)
     if etas.ndim == 0:

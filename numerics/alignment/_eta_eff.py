@@ -65,7 +65,7 @@ def symmetric_block_gradients(s_cl: jax.Array, s_nscl: jax.Array, batch: jax.Arr
     Raises:
       X64DisabledError: float64 blocks while JAX's x64 mode is off.
     """
-    require_x64(s_cl, s_nscl, what="alignment.eta_eff.symmetric_block_gradients")
+    require_x64(s_cl, s_nscl, what="contrastive_bounds.numerics.alignment.symmetric_block_gradients")
     g_cl, g_nscl = block_gradients(s_cl, s_nscl, batch, labels, tau=tau)
     return 0.5 * (g_cl + g_cl.T), 0.5 * (g_nscl + g_nscl.T)
 
@@ -121,7 +121,7 @@ def first_order_terms(params_cl, params_nscl, ref: ReferenceSet, config: SGDConf
       TrainingDivergedError: on a non-finite loss or parameter, or a Sigma that is no longer a cosine Gram.
       X64DisabledError: float64 parameters or ``config.dtype`` while JAX's x64 mode is off.
     """
-    require_x64(config.dtype, params_cl, params_nscl, what="alignment.eta_eff.first_order_terms")
+    require_x64(config.dtype, params_cl, params_nscl, what="contrastive_bounds.numerics.alignment.first_order_terms")
     steps = check_int("steps", steps, 1)
     dt = config.jnp_dtype
     terms, ok = _first_order_scan(params_cl, params_nscl, ref, run_keys(config.seed), jnp.asarray(config.tau, dt),
@@ -200,7 +200,7 @@ def estimate_eta_eff(config: SGDConfig, ref: ReferenceSet, params0: Any, *, fit_
         eta_eff, a zero gradient; :class:`~._sgd.TrainingDivergedError` if SGD diverges in the fit steps.
       X64DisabledError: ``config.dtype == "float64"`` (or float64 parameters) while JAX's x64 mode is off.
     """
-    require_x64(config.dtype, params0, what="alignment.eta_eff.estimate_eta_eff")
+    require_x64(config.dtype, params0, what="contrastive_bounds.numerics.alignment.estimate_eta_eff")
     if estimator not in ESTIMATORS:
         raise ValueError(f"eta_estimator={estimator!r} must be one of {ESTIMATORS}")
     k = check_int("fit_steps", fit_steps, 1, config.steps)

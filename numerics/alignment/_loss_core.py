@@ -55,7 +55,7 @@ def masked_logsumexp(x: jax.Array, mask: jax.Array, axis: int = -1) -> jax.Array
 
     Source: the standard max-shift log-sum-exp; the masking follows C06/C07 of docs/reference-values.md.
     """
-    require_x64(x, what="alignment.losses.masked_logsumexp")
+    require_x64(x, what="contrastive_bounds.numerics.alignment.masked_logsumexp")
     mask = jnp.broadcast_to(mask, x.shape)
     any_row = jnp.any(mask, axis=axis, keepdims=True)
     x_in = jnp.where(mask, x, -jnp.inf)
@@ -95,7 +95,7 @@ def normalize(z: jax.Array | np.ndarray) -> jax.Array:
     Raises:
       ValueError: a zero row (it has no direction; case C07), NaN or inf.
     """
-    require_x64(z, what="alignment.losses.normalize")
+    require_x64(z, what="contrastive_bounds.numerics.alignment.normalize")
     zn = check_finite_array("z", np.asarray(z))
     norms = np.linalg.norm(zn, axis=-1)
     if np.any(norms == 0):
@@ -106,7 +106,7 @@ def normalize(z: jax.Array | np.ndarray) -> jax.Array:
 
 def cosine_similarity_matrix(a: jax.Array, b: jax.Array) -> jax.Array:
     """Cosine similarities ``s(a_i, b_j)`` of shape ``(len(a), len(b))`` (jit-safe; zero rows give 0)."""
-    require_x64(a, b, what="alignment.losses.cosine_similarity_matrix")
+    require_x64(a, b, what="contrastive_bounds.numerics.alignment.cosine_similarity_matrix")
     return _safe_normalize(a) @ _safe_normalize(b).T
 
 
@@ -140,7 +140,7 @@ def anchor_loss_terms(sim: jax.Array, pos_w: jax.Array, denom: jax.Array, tau: f
     cosines ``|M| <= 2``, so ``M/tau`` is finite whenever ``tau`` is at least the smallest normal
     number of the dtype (:func:`min_tau`). Source: docs/theorems.md B1 (the shared per-anchor form).
     """
-    require_x64(sim, pos_w, tau, what="alignment.loss_core.anchor_loss_terms")
+    require_x64(sim, pos_w, tau, what="contrastive_bounds.numerics.alignment.anchor_loss_terms")
     finite = jnp.isfinite(sim)
     s = jnp.where(finite, sim, 0.0)  # mask before dividing by tau (C07): no -inf/tau in the graph
     denom = denom & finite
@@ -170,7 +170,7 @@ def stable_mean(x: jax.Array, count: int | jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: float64 ``x`` while JAX's x64 mode is off.
     """
-    require_x64(x, what="alignment.loss_core.stable_mean")
+    require_x64(x, what="contrastive_bounds.numerics.alignment.stable_mean")
     return jnp.sum(x / count)
 
 
@@ -285,7 +285,7 @@ def anchor_losses(
 
     Source: docs/theorems.md B1 (Luthra et al., arXiv 2510.08852, eq. of L^CL/L^NSCL); Khosla et al. 2020.
     """
-    require_x64(sim, what="alignment.losses.anchor_losses")
+    require_x64(sim, what="contrastive_bounds.numerics.alignment.anchor_losses")
     sim_np = np.asarray(sim)
     tau = check_tau(tau, jnp.result_type(sim_np.dtype if sim_np.dtype.kind == "f" else float))
     if np.any(np.isnan(sim_np)) or np.any(sim_np == np.inf):
@@ -309,7 +309,7 @@ def anchor_losses(
 
 def loss_from_similarity(sim, positive_weights, denominator_mask, *, tau: float, empty: EmptyPolicy = "error") -> jax.Array:
     """Mean of :func:`anchor_losses` over the included anchors (float scalar; same arguments and errors)."""
-    require_x64(sim, what="alignment.losses.loss_from_similarity")
+    require_x64(sim, what="contrastive_bounds.numerics.alignment.loss_from_similarity")
     res = anchor_losses(sim, positive_weights, denominator_mask, tau=tau, empty=empty)
     n = res.losses.shape[0] - res.num_excluded
     if n == 0:

@@ -112,7 +112,7 @@ def batch_loss(z1, z2, labels, *, tau, kind: str, coupled: bool = False, anchors
     with an empty set contribute 0 and are left out of the mean (no NaN in value or gradient).
     Shapes: ``z1, z2`` ``(B, d)`` float (normalised inside), ``labels`` ``(B,)`` int.
     """
-    require_x64(z1, z2, what="alignment.losses.batch_loss")
+    require_x64(z1, z2, what="contrastive_bounds.numerics.alignment.batch_loss")
     sim = _stacked_sim(z1, z2, anchors, kind)
     pw, dm = view_masks(labels, kind=kind, coupled=coupled, anchors=anchors)
     ok = jnp.any(dm, axis=1) & jnp.any(pw > 0, axis=1)
@@ -164,7 +164,7 @@ def info_nce_loss(z1, z2, *, tau: float, coupled: bool = False, anchors: Literal
 
     Source: docs/theorems.md B1; Luthra et al. (arXiv 2510.08852), decoupled CL of Yeh et al. 2022.
     """
-    require_x64(z1, z2, what="alignment.losses.info_nce_loss")
+    require_x64(z1, z2, what="contrastive_bounds.numerics.alignment.info_nce_loss")
     return _two_view(z1, z2, None, tau, "cl", coupled, anchors, "error", "info_nce_loss")
 
 
@@ -186,7 +186,7 @@ def nscl_loss(
 
     Source: docs/theorems.md B1; Luthra, Mishra, Galanti (arXiv 2510.08852), NSCL.
     """
-    require_x64(z1, z2, what="alignment.losses.nscl_loss")
+    require_x64(z1, z2, what="contrastive_bounds.numerics.alignment.nscl_loss")
     return _two_view(z1, z2, labels, tau, "nscl", coupled, anchors, empty, "nscl_loss")
 
 
@@ -202,7 +202,7 @@ def supcon_loss(z1, z2, labels, *, tau: float, empty: EmptyPolicy = "error") -> 
       ValueError: an anchor without a positive (C06; or excluded with ``empty="exclude"``), zero
         rows, bad tau.
     """
-    require_x64(z1, z2, what="alignment.losses.supcon_loss")
+    require_x64(z1, z2, what="contrastive_bounds.numerics.alignment.supcon_loss")
     if z2 is None:
         check_real("tau", tau, 0.0)
         z = normalize(z1)

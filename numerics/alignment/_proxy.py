@@ -88,7 +88,7 @@ def centred_cka(a: jax.Array, b: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: float64 input while JAX's x64 mode is off.
     """
-    require_x64(a, b, what="alignment.proxy.centred_cka")
+    require_x64(a, b, what="contrastive_bounds.numerics.alignment.centred_cka")
     def centre(s):
         return s - s.mean(0, keepdims=True) - s.mean(1, keepdims=True) + s.mean()
 
@@ -183,7 +183,7 @@ def run_proxy_comparison(config: ProxyConfig, *, checkpoint: str | None = None, 
     Source: docs/theorems.md B9 (Luthra, Mishra, Galanti, arXiv 2510.08852: the similarity-descent proxy).
     """
     check_proxy_inputs(config)
-    require_x64(config.sgd.dtype, what="alignment.proxy.run_proxy_comparison")
+    require_x64(config.sgd.dtype, what="contrastive_bounds.numerics.alignment.run_proxy_comparison")
     if checkpoint:
         ensure_writable_parent(checkpoint, "checkpoint")
     cfg = config.sgd

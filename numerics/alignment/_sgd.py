@@ -222,7 +222,7 @@ def load_reference_set(config: SGDConfig) -> ReferenceSet:
     """
     config.validate()
     if config.dtype == "float64":
-        require_x64(np.float64, what="alignment.sgd.load_reference_set (dtype='float64')")
+        require_x64(np.float64, what="contrastive_bounds.numerics.alignment.load_reference_set (dtype='float64')")
     split = load_digits_subset(config.num_classes, seed=config.data_seed, dtype=np.float64)
     y = np.asarray(split.y_train)
     n_avail = y.size
@@ -264,7 +264,7 @@ def init_model(config: SGDConfig, key: jax.Array | None = None) -> dict[str, Any
     Raises:
       X64DisabledError: ``config.dtype == "float64"`` while JAX's x64 mode is off.
     """
-    require_x64(config.dtype, what="alignment.sgd.init_model")
+    require_x64(config.dtype, what="contrastive_bounds.numerics.alignment.init_model")
     key = run_keys(config.seed)["init"] if key is None else key
     dt = config.jnp_dtype
     if config.model == "free":
@@ -289,7 +289,7 @@ def embed_rows(params: dict[str, Any], rows: jax.Array, ref: ReferenceSet) -> ja
     Raises:
       X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
-    require_x64(params, ref.views, what="alignment.sgd.embed_rows")
+    require_x64(params, ref.views, what="contrastive_bounds.numerics.alignment.embed_rows")
     if "z" in params:
         return params["z"][rows]
     return encode(params, ref.views[rows])[1]
@@ -305,7 +305,7 @@ def reference_sigma(params: dict[str, Any], ref: ReferenceSet) -> jax.Array:
     Raises:
       X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
-    require_x64(params, ref.views, what="alignment.sgd.reference_sigma")
+    require_x64(params, ref.views, what="contrastive_bounds.numerics.alignment.reference_sigma")
     m = ref.views.shape[0]
     z = embed_rows(params, jnp.arange(m), ref)
     u = z / jnp.linalg.norm(z, axis=1, keepdims=True)
@@ -322,7 +322,7 @@ def sigma_defect(sigma: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: float64 ``sigma`` while JAX's x64 mode is off.
     """
-    require_x64(sigma, what="alignment.sgd.sigma_defect")
+    require_x64(sigma, what="contrastive_bounds.numerics.alignment.sigma_defect")
     return jnp.maximum(jnp.max(jnp.abs(sigma)) - 1.0, jnp.max(jnp.abs(jnp.diagonal(sigma) - 1.0)))
 
 
@@ -352,7 +352,7 @@ def pair_losses(params: dict[str, Any], batch: jax.Array, ref: ReferenceSet, con
     Raises:
       X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
-    require_x64(params, ref.views, ref.images, what="alignment.sgd.pair_losses")
+    require_x64(params, ref.views, ref.images, what="contrastive_bounds.numerics.alignment.pair_losses")
     z1, z2 = _batch_views(params, batch, ref, fresh_key, config)
     return batch_loss(z1, z2, ref.labels[batch], tau=tau, kind=kind)
 
@@ -365,7 +365,7 @@ def all_finite(tree: Any) -> jax.Array:
     Raises:
       X64DisabledError: a float64 leaf while JAX's x64 mode is off.
     """
-    require_x64(jax.tree_util.tree_leaves(tree), what="alignment.sgd.all_finite")
+    require_x64(jax.tree_util.tree_leaves(tree), what="contrastive_bounds.numerics.alignment.all_finite")
     leaves = jax.tree_util.tree_leaves(tree)
     return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in leaves]))
 
@@ -380,7 +380,7 @@ def sgd_pair_step(params_cl, params_nscl, batch, ref: ReferenceSet, config: SGDC
     Raises:
       X64DisabledError: float64 parameters or views while JAX's x64 mode is off.
     """
-    require_x64(params_cl, params_nscl, ref.views, ref.images, what="alignment.sgd.sgd_pair_step")
+    require_x64(params_cl, params_nscl, ref.views, ref.images, what="contrastive_bounds.numerics.alignment.sgd_pair_step")
     opt = optax.sgd(learning_rate)  # plain SGD: no momentum, no state
     out_p, losses, ok = [], [], []
     for kind, p in (("cl", params_cl), ("nscl", params_nscl)):

@@ -320,7 +320,7 @@ def evaluate_theorem1_log(log: Theorem1Log, *, rtol: float = 1e-9) -> Theorem1Tr
 
     Source: docs/theorems.md B4 (Paper B, arXiv 2510.08852, Theorem 1 and its proof).
     """
-    require_x64(np.float64, what="alignment.theorem1_trajectory.evaluate_theorem1_log")
+    require_x64(np.float64, what="contrastive_bounds.numerics.alignment.evaluate_theorem1_log")
     eps = alignment.epsilon_value(log.batch_size, log.steps, log.delta)
     dl10 = alignment.delta_log10(log.tau, log.pi_max, eps)
     kw = dict(tau=log.tau, batch_size=log.batch_size, delta_log10=dl10)

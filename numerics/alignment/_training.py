@@ -110,7 +110,7 @@ def init_params(key: jax.Array, config: TrainConfig, input_dim: int = 64) -> dic
 
 def encode(params: dict[str, Any], x: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``(h, z)`` for inputs x (B, 64): h (B, feature_dim) after ReLU, z (B, projection_dim) unnormalised."""
-    require_x64(x, what="alignment.training.encode")
+    require_x64(x, what="contrastive_bounds.numerics.alignment.encode")
     lin = lambda p, a: a @ p["w"] + p["b"]  # noqa: E731
     h = jax.nn.relu(lin(params["enc2"], jax.nn.relu(lin(params["enc1"], x))))
     z = lin(params["head2"], jax.nn.relu(lin(params["head1"], h)))
@@ -176,7 +176,7 @@ def population_loss_gap(z1: np.ndarray, z2: np.ndarray, labels: np.ndarray, *, t
     Returns: the two mean losses; B2 says ``0 <= L^DCL - L^NSCL <= loss_gap_value(tau, n_max/N)``.
     Raises: ValueError when some anchor has no other-class sample (a single class).
     """
-    require_x64(z1, z2, what="alignment.training.population_loss_gap")
+    require_x64(z1, z2, what="contrastive_bounds.numerics.alignment.population_loss_gap")
     z1 = np.asarray(z1, np.float64)
     z2 = np.asarray(z2, np.float64)
     lab = np.asarray(labels)

@@ -151,7 +151,7 @@ def circle_barrier(landscape: Landscape, *, resolution: int = 4096) -> BarrierRe
     if (landscape.num_points, landscape.dim) != (1, 2):
         raise ValueError(f"landscape {landscape.name!r} is not on S¹ (num_points=1, dim=2)")
     if landscape.fourier is None:  # the JAX potential: float64 only with x64 on
-        require_x64(np.float64, what="landscapes.barriers.circle_barrier")
+        require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.circle_barrier")
     theta = np.linspace(0.0, TWO_PI, n, endpoint=False)
     if landscape.fourier is not None:
         vals = landscape.fourier.value(theta)
@@ -209,7 +209,7 @@ def torus_barrier(landscape: Landscape, *, resolution: int = 64) -> BarrierResul
       X64DisabledError: JAX's x64 mode is off (the potential is evaluated by JAX; even for a Fourier
         landscape on (S¹)^1, use :func:`circle_barrier` there).
     """
-    require_x64(np.float64, what="landscapes.barriers.torus_barrier")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.torus_barrier")
     n = check_int("resolution", resolution, 8, None)
     if landscape.dim != 2:
         raise ValueError(f"landscape {landscape.name!r} is not on a torus (dim must be 2, got {landscape.dim})")
@@ -251,7 +251,7 @@ def sphere_barrier(landscape: Landscape, *, num_vertices: int = 20000) -> Barrie
       ValueError: not an S² landscape, or ``num_vertices`` outside [12, 10**6] (:data:`MAX_SPHERE_VERTICES`).
       X64DisabledError: JAX's x64 mode is off (the potential is evaluated by JAX).
     """
-    require_x64(np.float64, what="landscapes.barriers.sphere_barrier")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.sphere_barrier")
     check_int("num_vertices", num_vertices, 12, MAX_SPHERE_VERTICES)
     if (landscape.num_points, landscape.dim) != (1, 3):
         raise ValueError(f"landscape {landscape.name!r} is not on S² (num_points=1, dim=3)")
@@ -314,7 +314,7 @@ def landscape_barrier(landscape: Landscape, *, resolution: int | None = None) ->
     """
     geom = (landscape.num_points, landscape.dim)
     if not (geom == (1, 2) and landscape.fourier is not None):
-        require_x64(np.float64, what="landscapes.barriers.landscape_barrier")
+        require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.landscape_barrier")
     if geom == (1, 2):
         kind, lo, hi = "circle", 16, 10**7
     elif geom == (1, 3):

@@ -42,7 +42,7 @@ def sampled_minima(landscape: Landscape, key: jax.Array, *, starts: int = 256, s
     Returns:
       (final states float (starts, N, d), final values float (starts,)) in the default float dtype.
     """
-    require_x64(np.float64, what="landscapes.string_method.sampled_minima")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.sampled_minima")
     s = check_int("starts", starts, 1, None)
     k = check_int("steps", steps, 1, None)
     eta = check_real("step_size", step_size, 0.0, math.inf)
@@ -73,7 +73,7 @@ def string_method_barrier(landscape: Landscape, z_a: Any, z_b: Any, *, images: i
     Returns:
       (barrier estimate float, energies along the final string float64 (images,)).
     """
-    require_x64(z_a, z_b, np.float64, what="landscapes.string_method.string_method_barrier")
+    require_x64(z_a, z_b, np.float64, what="contrastive_bounds.numerics.landscapes.string_method_barrier")
     m = check_int("images", images, 3, None)
     it = check_int("iterations", iterations, 1, None)
     eta = check_real("step_size", step_size, 0.0, math.inf)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["HESSIAN_FREE_ABOVE", "RADEMACHER_ABOVE", "RADEMACHER_PROBES", "PointCurvature", "curvature_path",
-           "point_curvature", "orbit_volume_density"]
+           "point_curvature", "orbit_volume_density", "HarmonicDeparture", "harmonic_departure"]
 
 _RANK_RTOL = 1e-8
 #: ``N·d`` above which the trap data and the annealing's stiffest eigenvalue are computed Hessian-free
@@ -110,7 +110,7 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
     """
     from contrastive_bounds.numerics._precision import require_x64
 
-    require_x64(np.float64, what="landscapes.kramers_curvature.point_curvature")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.kramers_curvature.point_curvature")
     a = np.asarray(z, dtype=np.float64)
     n, d = a.shape
     path = curvature_path(n, d, curvature)
@@ -151,3 +151,77 @@ def _verifier(potential: Any, orthogonal: bool) -> Any:
     return verifier(potential, orthogonal=orthogonal)
 
 
+
+
+@dataclass(frozen=True)
+class HarmonicDeparture:
+    """How far the potential at a critical point is from its quadratic model at temperature ``T`` (from
+    :func:`harmonic_departure`).
+
+    Attributes:
+      departure: ``max |(V(exp_z(±k·σ·u)) − V(z)) / (k²·T/2) − 1|`` over the stable modes ``u`` (unit tangent
+        eigenvectors with ``λ > 0``; ``σ = sqrt(T/λ)`` the mode's thermal width, ``k`` = ``widths``): 0 for an exactly
+        quadratic potential. eigenvalue: ``λ`` of the mode where it is largest; width: its ``σ`` (radians).
+      temperature: ``T``; widths: ``k``.
+    """
+
+    departure: float
+    eigenvalue: float
+    width: float
+    temperature: float
+    widths: float
+
+
+def harmonic_departure(spec: Any, z: Any, temperature: float, *, widths: float = 2.0) -> HarmonicDeparture:
+    """The departure of ``spec.potential`` from its quadratic model along the stable Hessian modes of the critical
+    point ``z`` ``(N, d)``, ``k = widths`` thermal widths out (the premise of the Laplace integrals behind the
+    Eyring–Kramers prefactor: the Boltzmann weight near the trap and across each saddle is Gaussian).
+
+    Each stable mode ``u`` (eigenvector of the Riemannian Hessian with ``λ > 0``, rotation modes excluded by
+    ``λ > 1e-6·max|λ|``) is followed along the product-sphere geodesic ``z_i cos(t|u_i|) + u_i/|u_i| sin(t|u_i|)``
+    to ``t = ±k·sqrt(T/λ)``, where the quadratic model predicts ``V − V(z) = k²T/2``. Dense reference: it forms the
+    ``(N·d)²`` Hessian, for ``N·d <= HESSIAN_FREE_ABOVE`` only. float64.
+
+    Args:
+      spec: a landscape spec (``potential``, ``num_points``, ``dim``). z: a critical point ``(N, d)``, unit rows.
+      temperature: ``T > 0`` (units of V). widths: ``k > 0``.
+
+    Raises:
+      ValueError: bad ``temperature`` or ``widths``; ``N·d > HESSIAN_FREE_ABOVE``. X64DisabledError: x64 off.
+
+    Source: Laplace's method (Bovier, Gayrard & Klein, J. Eur. Math. Soc. 6 (2004) §3: the prefactor is the ratio of
+    the Gaussian integrals at the saddle and the minimum, exact to ``1 + O(T)`` only where the cubic and quartic terms
+    are small over a thermal width).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from contrastive_bounds.numerics._precision import require_x64
+    from contrastive_bounds.numerics._sphere import riemannian_hessian, tangent_basis
+    from contrastive_bounds.theory._domains import check_real
+
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.kramers_curvature.harmonic_departure")
+    t = check_real("temperature", temperature, 0.0, math.inf)
+    k = check_real("widths", widths, 0.0, math.inf)
+    a = np.asarray(z, dtype=np.float64)
+    n, d = a.shape
+    if n * d > HESSIAN_FREE_ABOVE:
+        raise ValueError(f"N·d = {n * d} > {HESSIAN_FREE_ABOVE}: harmonic_departure forms the dense (N·d)² Hessian")
+    za = jnp.asarray(a)
+    hess = jax.hessian(lambda x: spec.potential(x.reshape(n, d)))(za.reshape(-1))
+    q = tangent_basis(za)
+    lam, vec = np.linalg.eigh(np.asarray(riemannian_hessian(hess, za, jax.grad(spec.potential)(za), q)))
+    keep = lam > 1e-6 * max(1.0, float(np.max(np.abs(lam))))
+    lam, u = lam[keep], (np.asarray(q) @ vec[:, keep]).T.reshape(-1, n, d)
+    if lam.size == 0:
+        return HarmonicDeparture(0.0, math.nan, math.nan, t, k)
+    sigma = np.sqrt(t / lam)
+    norm = np.linalg.norm(u, axis=2, keepdims=True)
+    unit = np.where(norm > 0, u / np.maximum(norm, 1e-300), 0.0)
+    steps = np.concatenate([k * sigma, -k * sigma])[:, None, None]
+    uu, nn = np.concatenate([unit, unit]), np.concatenate([norm, norm])
+    pts = np.cos(steps * nn) * a[None] + np.sin(steps * nn) * uu
+    rise = np.asarray(jax.vmap(spec.potential)(jnp.asarray(pts))) - float(spec.potential(za))
+    dep = np.abs(rise / (0.5 * k * k * t) - 1.0)
+    worst = int(np.argmax(dep)) % lam.size
+    return HarmonicDeparture(float(np.max(dep)), float(lam[worst]), float(sigma[worst]), t, k)

@@ -76,6 +76,7 @@ class EscapeSaddle:
       trace: ``tr′H(s)``. log_abs_det: ``log|det′H(s)|``. log_prefactor_error: stated error of
         ``log_prefactor`` (0 on the dense path; Hessian-free: half the error of the log-determinants' difference),
         and ``eigenvalues`` hold the whole spectrum on the dense path, the lowest few (certified) on the Hessian-free one.
+      z: the transition state's coordinates ``(N, d)`` float64 (None where not recorded; not in :meth:`to_dict`).
     """
 
     ts: int
@@ -90,6 +91,7 @@ class EscapeSaddle:
     trace: float = math.nan
     log_abs_det: float = math.nan
     log_prefactor_error: float = 0.0
+    z: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -249,7 +251,8 @@ def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> Net
             lp_err = 0.5 * diff_err
         saddles.append(EscapeSaddle(ts.id, float(ts.energy), float(ts.energy - trap.energy), other,
                                     float(by_id[other].energy), cs.eigenvalues, float(count),
-                                    _exp_or_inf(cs.log_omega), lp, cs.trace, cs.log_abs_det, lp_err))
+                                    _exp_or_inf(cs.log_omega), lp, cs.trace, cs.log_abs_det, lp_err,
+                                    np.asarray(ts.z, dtype=np.float64)))
     saddles.sort(key=lambda s: s.barrier)
     if not saddles:
         reasons.append("no verified transition state joins the trap to a lower minimum")

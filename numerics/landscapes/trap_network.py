@@ -235,7 +235,7 @@ def explore_trap(spec: Any, out: Any, *, starts: int = 16, seed: int = 0, trap: 
     from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
     from contrastive_bounds.numerics._sphere import retract, uniform
 
-    require_x64(np.float64, what="landscapes.trap_network.explore_trap")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.trap_network.explore_trap")
     for name, val, lo in (("starts", starts, 1), ("seed", seed, 0), ("modes", modes, 1), ("max_traps", max_traps, 1)):
         if not isinstance(val, int) or isinstance(val, bool) or val < lo:
             raise ValueError(f"{name}={val!r} must be an integer >= {lo}")

@@ -54,7 +54,7 @@ def newton_polish(potential: Any, z: Any, *, steps: int = 4, orthogonal: bool = 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="landscapes.trap_tools.newton_polish")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.trap_tools.newton_polish")
     step = _newton_step(potential, bool(orthogonal))
     x = jnp.asarray(np.asarray(z, dtype=np.float64))
     for _ in range(int(steps)):

@@ -145,7 +145,7 @@ def anneal(landscape: Any, config: AnnealConfig, options: DriverOptions | None =
     from contrastive_bounds.numerics._precision import require_x64
     from contrastive_bounds.numerics._stats import clopper_pearson, hitting_time_summary
 
-    require_x64("float64", what="langevin.annealing.anneal")  # the run is float64
+    require_x64("float64", what="contrastive_bounds.numerics.langevin.anneal")  # the run is float64
     if config.start not in START_MODES:
         raise ValueError(f"start={config.start!r} is not one of {START_MODES} (a minimum m<id> needs a saved "
                          "landscape search: network_anneal)")

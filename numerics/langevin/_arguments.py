@@ -29,7 +29,7 @@ def check_positions(positions: Any) -> np.ndarray:
       ValueError: float64 with x64 off, wrong shape (no chains, N < 1, d < 2), another dtype, NaN/inf,
         or a norm off 1 by more than 1e-5 (float32) / 1e-10 (float64).
     """
-    require_x64(positions, what="simulate")
+    require_x64(positions, what="contrastive_bounds.numerics.langevin.simulate")
     pos = np.asarray(positions)
     if pos.ndim != 3 or pos.shape[0] < 1 or pos.shape[1] < 1 or pos.shape[2] < 2:
         raise ValueError(f"positions must have shape (chains, N, d) with chains >= 1, N >= 1, d >= 2, got {pos.shape}")

@@ -131,7 +131,7 @@ def start_positions(landscape: Landscape, mode: str, chains: int, seed: int, tra
     Raises:
       ValueError: seed or chains out of range; unknown mode; ``trap`` on a landscape without one; ``global`` without listed minima.
     """
-    require_x64(np.float64, what="langevin.experiments.start_positions")
+    require_x64(np.float64, what="contrastive_bounds.numerics.langevin.start_positions")
     chains = check_int("chains", chains, 1, None)
     seed = check_seed(seed)
     if mode == "uniform":
@@ -334,7 +334,7 @@ def run_schedule(landscape: Landscape, temperature: Any, *, chains: int, t_end: 
 
     Requires JAX x64 (the run is float64).
     """
-    require_x64(np.float64, what="langevin.experiments.run_schedule")
+    require_x64(np.float64, what="contrastive_bounds.numerics.langevin.run_schedule")
     if landscape.v_min is None:
         raise ValueError(f"landscape {landscape.name!r} has no known global minimum value; success is undefined")
     h = check_real("step_size", step_size, 0.0, math.inf)

@@ -78,7 +78,7 @@ def fused_normal_pairs(seed_words: jax.Array, pairs: jax.Array, shape: tuple[int
     Returns:
       complex64 (float32) or complex128 (float64) array of shape ``(P, *shape)``.
     """
-    require_x64(dtype, what="langevin.fused_rng.fused_normal_pairs")
+    require_x64(dtype, what="contrastive_bounds.numerics.langevin.fused_normal_pairs")
     n = math.prod(shape)
     pairs = jnp.asarray(pairs).astype(jnp.uint32)
     full = (pairs.shape[0], n)
@@ -112,7 +112,7 @@ def fused_normals(seed_words: jax.Array, step: jax.Array, shape: tuple[int, ...]
     Returns:
       Array of ``shape`` and ``dtype``.
     """
-    require_x64(dtype, what="langevin.fused_rng.fused_normals")
+    require_x64(dtype, what="contrastive_bounds.numerics.langevin.fused_normals")
     step = jnp.asarray(step).astype(jnp.uint32)
     pair = fused_normal_pairs(seed_words, (step >> jnp.uint32(1))[None], shape, dtype, offset)[0]
     return jnp.where((step & jnp.uint32(1)) == 1, pair.imag, pair.real).astype(dtype)

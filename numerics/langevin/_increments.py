@@ -19,7 +19,7 @@ __all__ = ["noise_scale", "euler_maruyama_increment"]
 
 def noise_scale(temperature: Any, step_size: Any) -> Any:
     """Standard deviation sqrt(2·T·h) of the noise of one step (A1; case C11: not h, not sqrt(h))."""
-    require_x64(temperature, step_size, what="langevin.increments.noise_scale")
+    require_x64(temperature, step_size, what="contrastive_bounds.numerics.langevin.noise_scale")
     return jnp.sqrt(2.0 * temperature * step_size)
 
 
@@ -34,5 +34,5 @@ def euler_maruyama_increment(grad: jax.Array, noise: jax.Array, temperature: jax
       (case C11: on U = x²/2 its stationary variance is T/(1 − h/2)). The sphere kernel uses the same
       noise scale sqrt(2·T·h).
     """
-    require_x64(grad, noise, temperature, what="langevin.increments.euler_maruyama_increment")
+    require_x64(grad, noise, temperature, what="contrastive_bounds.numerics.langevin.euler_maruyama_increment")
     return -step_size * grad + noise_scale(temperature, step_size) * noise

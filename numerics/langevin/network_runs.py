@@ -142,7 +142,7 @@ def escape_sample(spec: Any, starts: Any, temperature: float, *, t_end: float, s
     Raises:
       ValueError: bad arguments (named). Requires JAX x64.
     """
-    require_x64(np.float64, what="langevin.network_runs.escape_sample")
+    require_x64(np.float64, what="contrastive_bounds.numerics.langevin.network_runs.escape_sample")
     t = check_real("temperature", temperature, 0.0, math.inf)
     res, r2, te = _run(spec, t, starts, t_end=t_end, step_size=step_size, seed=seed, level=level, radius=radius)
     return EscapeSample(t, np.asarray(res.hit_time, dtype=np.float64) * r2, te, float(step_size), float(level))
@@ -302,7 +302,7 @@ def schedule_sample(spec: Any, starts: Any, schedule: Any, *, t_end: float, step
       SimulationInterrupted: Ctrl-C during the run (:func:`.driver.simulate`; its result is in the unit clock).
       X64DisabledError: JAX's x64 mode is off (the run is float64).
     """
-    require_x64(np.float64, what="langevin.network_runs.schedule_sample")
+    require_x64(np.float64, what="contrastive_bounds.numerics.langevin.network_runs.schedule_sample")
     driver = {"progress": progress, "checkpoint": checkpoint, "resume": resume, "stop_after_steps": stop_after_steps}
     if record_every is not None:
         driver["record_every"] = record_every

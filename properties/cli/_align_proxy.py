@@ -64,7 +64,6 @@ def proxy(
     """Plain SGD of CL and NSCL vs similarity descent on the same batches: fidelity, d_t, Theorem 1 on real training."""
     from contrastive_bounds.numerics.alignment._proxy import ProxyConfig, check_proxy_inputs, run_proxy_comparison
     from contrastive_bounds.numerics.alignment._sgd import SGDConfig
-    from contrastive_bounds.properties.cli._common import progress_bar
 
     cfg = ProxyConfig(sgd=SGDConfig(model=model, num_classes=num_classes, reference_size=reference_size,
                                     batch_size=batch_size, learning_rate=learning_rate, steps=steps, tau=tau, seed=seed,
@@ -72,20 +71,16 @@ def proxy(
                       record_every=record_every, fit_steps=fit_steps, eta_estimator=eta_estimator, eta_eff=eta_eff,
                       delta=delta, tolerance=tolerance)
     check_proxy_inputs(cfg)  # before any output: bad input gives one line and exit 2
-    if checkpoint is not None:
-        output_file(checkpoint, "--checkpoint")
-    from contrastive_bounds.properties.cli._align_cost import mlp_bytes, proxy_seconds, refuse_costly, refuse_memory
+    from contrastive_bounds.properties.cli._align_cost import mlp_bytes, proxy_seconds
 
     sizes = (f"--model={model}, --reference-size={reference_size}, --hidden={hidden}, "
              f"--projection-dim={projection_dim}")
-    refuse_memory(mlp_bytes(hidden, projection_dim, model=model, reference_size=reference_size), sizes)
-    refuse_costly(proxy_seconds(reference_size, batch_size, steps, hidden, projection_dim, model),
-                  f"{sizes}, --batch-size={batch_size}, --steps={steps}", yes)
-    prog, cb = progress_bar("SGD and proxy", steps, json_out)
-    res = run_interruptible(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
-    s = res.summary()
+    res, s = _guarded_run(lambda **kw: run_proxy_comparison(cfg, checkpoint=checkpoint, **kw), checkpoint=checkpoint,
+                          memory=(mlp_bytes(hidden, projection_dim, model=model, reference_size=reference_size), sizes),
+                          seconds=(proxy_seconds(reference_size, batch_size, steps, hidden, projection_dim, model),
+                                   f"{sizes}, --batch-size={batch_size}, --steps={steps}"),
+                          yes=yes, progress=("SGD and proxy", steps), json_out=json_out)
     if json_out:
-        emit_json(s)
         return
     e = s["eta"]
     console.print(f"eta_eff = {e['eta_eff']:.6g} ({e['estimator']}); fit {e['eta_fit']:.6g} (gain {e['gain_fit']:.4g}), "
@@ -136,7 +131,6 @@ def batch_scaling(
     """Batch size x learning-rate scaling on digits (paper Fig. 5): CKA/RSA vs B beside the bound's and the paper's trend."""
     from contrastive_bounds.numerics.alignment._batch_scaling import ScalingConfig, check_scaling_inputs, run_batch_scaling
     from contrastive_bounds.numerics.alignment._sgd import SGDConfig
-    from contrastive_bounds.properties.cli._common import progress_bar
 
     cfg = ScalingConfig(batch_sizes=_ints("--batch-sizes", batch_sizes), exponents=_floats("--exponents", exponents),
                         budgets=tuple(b.strip() for b in budgets.split(",") if b.strip()), seeds=seeds, seed=seed,
@@ -144,22 +138,18 @@ def batch_scaling(
                         sgd=SGDConfig(reference_size=reference_size, num_classes=num_classes, tau=tau, hidden=hidden,
                                       views=views, dtype=dtype))
     check_scaling_inputs(cfg)
-    if checkpoint is not None:
-        output_file(checkpoint, "--checkpoint")
-    from contrastive_bounds.properties.cli._align_cost import batch_scaling_seconds, mlp_bytes, refuse_costly, refuse_memory
+    from contrastive_bounds.properties.cli._align_cost import batch_scaling_seconds, mlp_bytes
 
     lanes = len(cfg.exponents) * cfg.seeds
-    refuse_memory(mlp_bytes(hidden, 32, lanes), f"--hidden={hidden} with {lanes} lanes (--exponents x --seeds)")
-    refuse_costly(batch_scaling_seconds(cfg.batch_sizes, cfg.budgets, len(cfg.exponents), seeds, epochs, reference_size,
-                                        reference_batch, hidden),
-                  f"--batch-sizes={batch_sizes}, --budgets={budgets}, {len(cfg.exponents)} exponents, --seeds={seeds}, "
-                  f"--epochs={epochs}, --reference-size={reference_size}, --hidden={hidden}", yes)
-    cells = len(cfg.batch_sizes) * len(cfg.budgets)
-    prog, cb = progress_bar("grid cells", cells, json_out)
-    res = run_interruptible(lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), prog, cb, checkpoint)
-    s = res.summary()
+    res, s = _guarded_run(
+        lambda **kw: run_batch_scaling(cfg, checkpoint=checkpoint, **kw), checkpoint=checkpoint,
+        memory=(mlp_bytes(hidden, 32, lanes), f"--hidden={hidden} with {lanes} lanes (--exponents x --seeds)"),
+        seconds=(batch_scaling_seconds(cfg.batch_sizes, cfg.budgets, len(cfg.exponents), seeds, epochs, reference_size,
+                                       reference_batch, hidden),
+                 f"--batch-sizes={batch_sizes}, --budgets={budgets}, {len(cfg.exponents)} exponents, --seeds={seeds}, "
+                 f"--epochs={epochs}, --reference-size={reference_size}, --hidden={hidden}"),
+        yes=yes, progress=("grid cells", len(cfg.batch_sizes) * len(cfg.budgets)), json_out=json_out)
     if json_out:
-        emit_json(s)
         return
     for metric in ("cka", "rsa"):
         table = Table(title=f"CL-NSCL {metric.upper()} at T (mean [95% interval over {seeds} seeds, within the range of "
@@ -200,6 +190,27 @@ def register(app: typer.Typer) -> None:
     """Add ``proxy`` and ``batch-scaling`` to the ``align`` sub-app."""
     app.command("proxy")(command(proxy))
     app.command("batch-scaling")(command(batch_scaling))
+
+
+def _guarded_run(run, *, checkpoint: str | None, memory: tuple[float, str], seconds: tuple[float, str], yes: bool,
+                 progress: tuple[str, int], json_out: bool):  # noqa: ANN001, ANN202
+    """What ``proxy`` and ``batch-scaling`` do between their validated config and their tables: refuse a bad
+    --checkpoint, a run beyond the memory (``memory``: bytes and the options that set them) or, without --yes, beyond an
+    hour (``seconds``: estimate and options), run ``run`` inside a progress bar (Ctrl-C: :func:`interrupted`), and with
+    --json print the summary. Returns ``(result, summary)``."""
+    from contrastive_bounds.properties.cli._align_cost import refuse_costly, refuse_memory
+    from contrastive_bounds.properties.cli._common import progress_bar
+
+    if checkpoint is not None:
+        output_file(checkpoint, "--checkpoint")
+    refuse_memory(*memory)
+    refuse_costly(*seconds, yes)
+    prog, cb = progress_bar(*progress, json_out)
+    res = run_interruptible(run, prog, cb, checkpoint)
+    summary = res.summary()
+    if json_out:
+        emit_json(summary)
+    return res, summary
 
 
 def run_interruptible(fn, prog, cb, checkpoint: str | None):  # noqa: ANN001, ANN201

@@ -53,6 +53,7 @@ from contrastive_bounds.theory._domains import check_real
 
 from contrastive_bounds.properties.cli._anneal_run import (
     MAX_CHAIN_STEPS,
+    announce_checkpoint,
     announce_cost,
     guard_cost,
     report_interrupt,
@@ -101,7 +102,8 @@ def anneal(
                                 "name the basin it ended in"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar (not with --json)"),
     checkpoint: Optional[str] = typer.Option(None, "--checkpoint", help="save the run's state to this .npz file "
-                                             "(every 30 s, at the end, and on Ctrl-C)"),
+                                             "in an existing folder (every 30 s, at the end, and on Ctrl-C; its "
+                                             "expected size is printed first when it is 100 MiB or more)"),
     resume: bool = typer.Option(False, "--resume", help="continue the run saved in --checkpoint (same arguments)"),
     yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_CHAIN_STEPS:.0e} chain-steps or half "
                                                   "the machine's memory"),
@@ -177,19 +179,33 @@ def _config(sched: Any, form: str, circle: bool, *, t_end: float, **fields: Any)
 
 
 def _driver_options(checkpoint: str | None, resume: bool, progress: bool) -> DriverOptions:
-    """--checkpoint and --resume, checked before any work: a folder, a path under a file or an unwritable place
-    is refused (also with --resume), a saved run needs --resume, and --resume needs a saved run."""
+    """--checkpoint and --resume, checked before any work: a folder, a name not ending in .npz, a folder that does not
+    exist, a path under a file or an unwritable place is refused (also with --resume), a saved run needs --resume, and --resume needs a saved run."""
     if resume and checkpoint is None:
         raise ValueError("--resume needs --checkpoint FILE (the file to continue from)")
     if checkpoint is not None:
         if resume and not Path(checkpoint).exists():  # (before check_checkpoint_path creates its folder)
             raise ValueError(f"--checkpoint={checkpoint!r} does not exist: nothing to resume (check the path, or drop "
                              "--resume to start a new run)")
+        _check_checkpoint_name(checkpoint)
         path = check_checkpoint_path(checkpoint)
         if not resume and path.exists():
             raise ValueError(f"--checkpoint={checkpoint!r} already holds a saved run; add --resume to continue it, or "
                              "choose another path (delete the file to start afresh)")
     return DriverOptions(progress=progress, checkpoint=checkpoint, resume=resume)
+
+
+def _check_checkpoint_name(checkpoint: str) -> None:
+    """A --checkpoint that is not a folder must end in .npz (the state is a numpy archive, as ``align simulate
+    --checkpoint``'s) and lie in a folder that exists (the run does not create folders for it)."""
+    path = Path(checkpoint)
+    if path.is_dir():
+        return  # check_checkpoint_path names it as a folder
+    if not path.name.lower().endswith(".npz"):
+        raise CLIError(f"--checkpoint={checkpoint!r} must end in .npz (the run's state is a numpy .npz archive), "
+                       f"e.g. {str(path.with_name(path.name + '.npz'))!r}")
+    if not path.parent.exists():
+        raise CLIError(f"--checkpoint={checkpoint!r}: its folder {str(path.parent)!r} does not exist (create it first)")
 
 
 def _circle_path(landscape: str) -> bool:
@@ -225,9 +241,14 @@ def _run(land: Any, config: AnnealConfig, options: DriverOptions, yes: bool) -> 
     from contrastive_bounds.numerics.langevin import SimulationInterrupted, StepSizeWarning, anneal as run_anneal, \
         deferred_interrupts
 
-    cost, too_big = guard_cost(config.chains, config.steps()[1], land.num_points, land.dim, yes)
+    n_steps = config.steps()[1]
+    cost, too_big = guard_cost(config.chains, n_steps, land.num_points, land.dim, yes)
     with deferred_interrupts(), warnings.catch_warnings(record=True) as caught:
         announce_cost(cost, too_big)
+        from contrastive_bounds.numerics.langevin import default_record_every
+
+        announce_checkpoint(options.checkpoint, config.chains, land.num_points, land.dim,
+                            n_steps // default_record_every(n_steps))
         warnings.simplefilter("always", StepSizeWarning)
         try:
             report = run_anneal(land, config, options)

@@ -45,11 +45,14 @@ def step_count(t_end: float, h: float) -> int:
     return whole_steps(t_end, h, names=("--time", "--step-size"))
 
 
-def guard_cost(chains: int, n_steps: int, num_points: int, dim: int, yes: bool) -> tuple[Any, list[str]]:
-    """``(cost, reasons it is too big)`` of a float64 run; ValueError naming ``--yes`` when too big without it."""
+def guard_cost(chains: int, n_steps: int, num_points: int, dim: int, yes: bool,
+               record_every: int | None = None) -> tuple[Any, list[str]]:
+    """``(cost, reasons it is too big)`` of a float64 run (energy trace every ``record_every`` steps, default
+    ``default_record_every``); ValueError naming ``--yes`` when too big without it."""
     from contrastive_bounds.numerics.langevin import default_record_every, estimate_run_cost  # JAX: imported when used
 
-    cost = estimate_run_cost(chains, n_steps, num_points, dim, 8, n_steps // default_record_every(n_steps))
+    every = default_record_every(n_steps) if record_every is None else record_every
+    cost = estimate_run_cost(chains, n_steps, num_points, dim, 8, n_steps // every)
     memory = physical_memory()
     too_big = [why for why in (
         compare_text("chain-steps", float(cost.chain_steps), "the limit", float(MAX_CHAIN_STEPS), ".3g")
@@ -65,6 +68,27 @@ def announce_cost(cost: Any, too_big: list[str]) -> None:
     """Print the cost of a big run on stderr (from :data:`BIG_CHAIN_STEPS` chain-steps or 1 GiB)."""
     if too_big or cost.chain_steps >= BIG_CHAIN_STEPS or cost.memory_bytes >= 2**30:
         print(f"cost: {cost.describe()}; Ctrl-C stops the run within seconds and saves it", file=sys.stderr, flush=True)
+
+
+#: A checkpoint from this size on is announced (its expected size and path) before the run starts.
+BIG_CHECKPOINT_BYTES = 100 * 2**20
+
+
+def checkpoint_bytes(chains: int, num_points: int, dim: int, records: int) -> int:
+    """Expected size of one ``anneal`` checkpoint (``numerics.langevin`` ``save_checkpoint``): per chain the position
+    and the gradient (``2·N·d`` float64), V, the running minimum, the hitting time (float64), the basin and escape
+    counters (int32), and ``records`` energy-trace entries (float64); plus about 4 KiB of header and fingerprint."""
+    return int(chains) * (8 * (2 * num_points * dim + 3 + records) + 8) + 4096
+
+
+def announce_checkpoint(path: str | None, chains: int, num_points: int, dim: int, records: int) -> None:
+    """Print the expected checkpoint size on stderr when it is at least :data:`BIG_CHECKPOINT_BYTES`."""
+    if path is None:
+        return
+    size = checkpoint_bytes(chains, num_points, dim, records)
+    if size >= BIG_CHECKPOINT_BYTES:
+        print(f"checkpoint: {path} will hold about {size / 2**20:.0f} MiB ({chains} chains x {records} energy-trace "
+              "entries and the state), rewritten every 30 s", file=sys.stderr, flush=True)
 
 
 def resume_command(checkpoint: str) -> str:

@@ -136,8 +136,9 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
     from contrastive_bounds.numerics.langevin import SimulationInterrupted, deferred_interrupts
     from contrastive_bounds.numerics.network_experiment import plan_anneal, run_anneal
 
-    from contrastive_bounds.properties.cli._anneal_run import announce_cost, guard_cost, report_interrupt, \
-        resume_command
+    from contrastive_bounds.numerics.network_experiment import trace_record_every
+    from contrastive_bounds.properties.cli._anneal_run import announce_checkpoint, announce_cost, guard_cost, \
+        report_interrupt, resume_command
 
     try:
         spec = saved.spec() if given is None else given.spec()
@@ -154,9 +155,11 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
         raise CLIError(f"--search={str(saved.folder)!r}: {err}") from None
     except ValueError as err:
         raise anneal_error(err) from None
-    cost, too_big = guard_cost(chains, plan.num_steps, spec.num_points, spec.dim, yes)
+    every = trace_record_every(plan.num_steps)
+    cost, too_big = guard_cost(chains, plan.num_steps, spec.num_points, spec.dim, yes, every)
     with deferred_interrupts() as flag:
         announce_cost(cost, too_big)
+        announce_checkpoint(checkpoint, chains, spec.num_points, spec.dim, plan.num_steps // every)
         try:
             result = run_anneal(plan, quench=quench, progress=progress, checkpoint=checkpoint, resume=resume,
                                 should_stop=lambda: flag.raised)
@@ -205,6 +208,9 @@ def _table(out: dict[str, Any]) -> None:
     band = "" if k is None else (f"Eyring-Kramers: {k['predicted']:.4f}" if k["predicted"] is not None else "no prediction")
     if k is not None and k["lo"] is not None:
         band += f" (band {k['lo']:.4f}-{k['hi']:.4f})"
+    elif k is not None and k["predicted"] is not None:
+        band += (" (no band: outside the law's regime, see below)" if k["reason"].startswith("outside the law's regime")
+                 else " (no band, see below)")
     direct = k is None or k["direct_to_global"]
     table.add_row("trapped (never reached)", _ci(out["trapped"]), band if direct else "")
     table.add_row("in start basin at T_END", _ci(out["in_start_basin"]), "" if direct else f"never left: {band}")

@@ -27,7 +27,7 @@ from rich.table import Table
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings, at_scale
-from contrastive_bounds.theory._domains import check_int, check_real
+from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real
 
 from contrastive_bounds.properties.cli._common import (
     CLIError,
@@ -53,6 +53,33 @@ EXIT_INTERRUPTED = 130
 MAX_SEARCH_COST = 1e11
 #: L-BFGS iterations a minimisation may take (the minimiser's budget), used by :func:`search_cost`.
 ITERATIONS_PER_START = 200
+
+
+#: ``--curvature dense`` above this ``N·d`` needs ``--yes``: every verified point forms a dense ``(N·d)²`` float64 Hessian
+#: (32 MiB here) and its eigendecomposition (``O((N·d)³)``), thousands of times a search; ``auto`` goes Hessian-free
+#: from ``N·d = HESSFREE_THRESHOLD`` on.
+DENSE_MAX_COORDINATES = 2048
+
+
+def check_dense_size(curvature: str, num_points: int, dim: int, yes: bool) -> None:
+    """Refuse ``--curvature dense`` above ``N·d = DENSE_MAX_COORDINATES`` without ``--yes``, stating the memory one
+    dense Hessian needs and the limit.
+
+    Raises:
+      CLIError: naming ``--curvature``.
+    """
+    nd = num_points * dim
+    if curvature != "dense" or nd <= DENSE_MAX_COORDINATES or yes:
+        return
+    need, limit = 8.0 * nd * nd, 8.0 * DENSE_MAX_COORDINATES ** 2
+    raise CLIError(f"--curvature=dense at N·d = {num_points}·{dim} = {nd}: each dense Hessian is (N·d)^2 float64 = "
+                   f"{_bytes(need)} (plus its eigendecomposition), above the limit N·d <= {DENSE_MAX_COORDINATES} "
+                   f"({_bytes(limit)}); use --curvature auto or hessfree (Hessian-vector products, no (N·d)^2 array), "
+                   "or add --yes to form them anyway")
+
+
+def _bytes(x: float) -> str:
+    return f"{x / 2**30:.3g} GiB" if x >= 2**30 else f"{x / 2**20:.3g} MiB"
 
 
 def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int, structured: int = 0) -> float:
@@ -158,7 +185,7 @@ def landscape(
                                                     f"(pair states on spherical codes; default {_D.structured_starts}; above "
                                                     f"N·d = {HESSFREE_THRESHOLD} template families, default "
                                                     f"{_S.structured_starts}) >= 0; 0 switches them off"),
-    seed: int = typer.Option(0, "--seed", help="seed >= 0"),
+    seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
     hop_rounds: Optional[int] = typer.Option(None, "--hop-rounds", help=f"basin-hopping rounds at most (>= 0; default "
                                              f"{_D.max_hop_rounds}, {_S.max_hop_rounds} at scale)"),
     patience: Optional[int] = typer.Option(None, "--patience", help="stop hopping after this many rounds without a new minimum "
@@ -178,15 +205,17 @@ def landscape(
     curvature: str = typer.Option("auto", "--curvature", help="Hessians: dense (exact, small N·d), hessfree (Hessian-vector "
                                   f"products, Lanczos) or auto (dense up to N·d = {HESSFREE_THRESHOLD}, hessfree above; a "
                                   "resumed search keeps its own)"),
-    agree_seed: Optional[int] = typer.Option(None, "--agree-seed", help="run the same search with this second seed too and "
-                                             "report how the two agree (minima found by both, barriers, H*)"),
+    agree_seed: Optional[int] = typer.Option(None, "--agree-seed", help="run the same search with this second seed too (in "
+                                             "[0, 2^32 - 1], not --seed) and report how the two agree (minima found by "
+                                             "both, barriers, H*)"),
     max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
     max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
     out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
                                        f"(default: {DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
     yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_SEARCH_COST:.0e} pair terms (starts x "
-                             f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d)"),
+                             f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d), or with --curvature dense "
+                             f"above N·d = {DENSE_MAX_COORDINATES} (a dense Hessian of (N·d)^2 float64 per point)"),
     as_json: bool = typer.Option(False, "--json", help="machine-readable output on stdout"),
 ) -> None:
     """Minima (with multiplicities), verified transition states, H* and Catoni's D by a transition network.
@@ -212,7 +241,7 @@ def landscape(
                  pair_distance=pair_distance, max_ts_rounds=ts_rounds, trap_modes=trap_modes, max_explored=max_explored)
     v = {k: (getattr(base, k) if x is None else x) for k, x in given.items()}
     settings = dict(base.to_dict(), starts=check_int("--starts", v["starts"], 1, None),
-                    seed=check_int("--seed", seed, 0, 2**63 - 1),
+                    seed=check_int("--seed", seed, 0, MAX_SEED),
                     structured_starts=check_int("--structured-starts", v["structured_starts"], 0, 1_000_000),
                     max_hop_rounds=check_int("--hop-rounds", v["max_hop_rounds"], 0, None),
                     patience=check_int("--patience", v["patience"], 1, None), closure=bool(closure),
@@ -225,11 +254,12 @@ def landscape(
     if not big:  # the settings of a small search stay the ones it always had (its default folder's hash too)
         settings = {k: x for k, x in settings.items() if k in _SMALL_KEYS or x != getattr(_D, k)}
     if agree_seed is not None:
-        check_int("--agree-seed", agree_seed, 0, 2**63 - 1)
+        check_int("--agree-seed", agree_seed, 0, MAX_SEED)
         if agree_seed == settings["seed"]:
             raise CLIError(f"--agree-seed={agree_seed} must differ from --seed={settings['seed']}")
     if recipe.arguments is not None:  # before building the potential (its construction evaluates it)
         n, d = recipe.arguments.num_points, recipe.arguments.dim
+        check_dense_size(curvature, n, d, yes)
         cost = search_cost(n, d, settings["starts"], settings["max_hop_rounds"],
                            settings["structured_starts"] if spec == "infonce" else 0)
         if cost > MAX_SEARCH_COST and not yes:
@@ -243,6 +273,7 @@ def landscape(
                           markup=False, highlight=False)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     n = land.num_points
+    check_dense_size(curvature, n, land.dim, yes)
     explicit = out is not None
     folder = out if explicit else default_out(land, settings)
     saved = (folder / STATE_FILE).exists()

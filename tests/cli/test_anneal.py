@@ -168,7 +168,9 @@ BAD_OPTIONS = [
     (["--resume"], "--resume needs --checkpoint FILE"),
     (["--checkpoint", "D"], "--checkpoint='D' is a folder; give a file path such as 'D/run.npz'"),
     (["--checkpoint", "D", "--resume"], "--checkpoint='D' is a folder; give a file path such as 'D/run.npz'"),
-    (["--checkpoint", "F"], "--checkpoint='F' already holds a saved run; add --resume"),
+    (["--checkpoint", "F.npz"], "--checkpoint='F.npz' already holds a saved run; add --resume"),
+    (["--checkpoint", "run.ckpt"], "--checkpoint='run.ckpt' must end in .npz"),
+    (["--checkpoint", "missing/run.npz"], "--checkpoint='missing/run.npz': its folder 'missing' does not exist"),
     (["--checkpoint", "F/run.npz"], "--checkpoint='F/run.npz': its folder 'F' is not a folder"),
     (["--checkpoint", "F/run.npz", "--resume"], "--checkpoint='F/run.npz' does not exist: nothing to resume"),
     (["--checkpoint", "/proc/anneal-run.npz"], "--checkpoint='/proc/anneal-run.npz': its folder '/proc' is not writable"),
@@ -196,13 +198,15 @@ def test_bad_options_exit_2_with_one_line_before_jax_is_imported(tmp_path):
     """Bad anneal options (not the landscape's) exit 2 with one line naming the option before JAX is imported
     (they had waited for JAX's ~5 s start): ranges, the start mode, the integrator, --time against the step, and
     --checkpoint before any computation — a folder (also with --resume), a saved run without --resume, a path
-    under a file, an unwritable place, nothing to resume (without creating its folder)."""
+    under a file, an unwritable place, nothing to resume (without creating its folder), a name not ending in .npz,
+    a folder that does not exist (it had been created)."""
     import os
     import subprocess
     import sys
 
     (tmp_path / "D").mkdir()
     (tmp_path / "F").write_text("not a checkpoint")
+    (tmp_path / "F.npz").write_text("not a checkpoint")
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     proc = subprocess.run([sys.executable, "-c", LAZY_PROBE, json.dumps([argv for argv, _ in BAD_OPTIONS])], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300, env=env)
@@ -214,7 +218,7 @@ def test_bad_options_exit_2_with_one_line_before_jax_is_imported(tmp_path):
         assert result == {"code": 2, "jax": False}, (argv, line)
         assert line.startswith("error: ") and expected in line, (argv, line)
     assert not (tmp_path / "missing").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["D", "F"]  # nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["D", "F", "F.npz"]  # nothing written
 
 
 def test_a_checkpoint_folder_is_refused_before_the_landscape_or_the_run(tmp_path, monkeypatch):

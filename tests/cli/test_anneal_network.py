@@ -287,3 +287,38 @@ def test_an_edited_energy_is_refused_and_a_version_1_search_is_open(search, tmp_
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)["search"]
     assert out["status"] == "open: closure not attempted (closure=False)" and not out["critical_height_complete"], out
+
+
+@pytest.mark.slow
+def test_a_prime_step_count_does_not_record_every_step_and_the_checkpoint_size_is_as_stated(search, tmp_path):
+    """A default step whose count is prime (here 10 007 steps at the trap's cap h = 0.2/lambda_max) had recorded the
+    energy trace every step (default_record_every(prime) = 1: 1 024 chains x 166 667 steps of N = 6 was a 1.4 GB
+    checkpoint): the plan takes the next count with a divisor giving at most MAX_TRACE_RECORDS entries (h stays within
+    0.1 % and below the cap), the trace holds about 100 entries, and the checkpoint's size is checkpoint_bytes'
+    estimate (within 2 KiB); an explicit --step-size with a prime count keeps only the end and says so."""
+    from contrastive_bounds.numerics.langevin import default_record_every
+    from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
+    from contrastive_bounds.numerics.network_experiment import DEFAULT_STEP_SIZE, MAX_TRACE_RECORDS, STEP_SCALE, \
+        plan_anneal, trace_record_every
+    from contrastive_bounds.properties.cli._anneal_run import checkpoint_bytes
+    from contrastive_bounds.theory._schedules import make_schedule
+
+    assert default_record_every(166667) == 1 and trace_record_every(166667) == 166667
+    assert trace_record_every(166700) == 1667
+    lam = plan_anneal(load_saved_search(search["out"]), make_schedule("fixed", c=0.02), chains=1, t_end=1.0,
+                      start="m1").stiffest
+    h, prime = min(DEFAULT_STEP_SIZE, STEP_SCALE / lam), 10007
+    time = f"{prime * h * (1 + 1e-12):.17g}"
+    ckpt = tmp_path / "run.npz"
+    out = _anneal(search, "--schedule", "fixed", "c=0.02", "--chains", "8", "--time", time, "--no-quench",
+                  "--checkpoint", str(ckpt))
+    n = out["num_steps"]
+    assert n != prime and n // trace_record_every(n) <= MAX_TRACE_RECORDS
+    assert out["step_size"] <= h and out["step_size"] == pytest.approx(h, rel=1e-3)
+    records = np.load(ckpt)["energy_trace"].shape[0]
+    assert records == n // trace_record_every(n) and 50 <= records <= 200
+    assert abs(ckpt.stat().st_size - checkpoint_bytes(8, 4, 2, records)) <= 2048
+    given = f"{float(time) / prime:.17g}"
+    fixed = _anneal(search, "--schedule", "fixed", "c=0.02", "--chains", "8", "--time", time, "--step-size", given,
+                    "--no-quench")
+    assert fixed["num_steps"] == prime and any("trace holds only the end" in w for w in fixed["warnings"])

@@ -85,3 +85,17 @@ def test_agree_seed_runs_a_second_search_and_reports_how_the_two_agree(tmp_path)
     assert (tmp_path / "a-seed1" / "network.json").exists()
     table = runner.invoke(app, [*args[:-2], "--resume", "--agree-seed", "1"])
     assert table.exit_code == 0 and "two seeds" in table.output and "seeds 0 and 1" in table.output
+
+
+def test_dense_curvature_at_a_huge_size_is_refused_with_the_memory_it_needs():
+    """--curvature dense at N = 256, d = 128 (N·d = 32 768: one dense Hessian 8 GiB) exits 2 before the potential is
+    built, with one line stating the memory ((N·d)^2·8 bytes, computed here) and the limit N·d <= 2048; at the limit it
+    is not refused by this rule (the next refusal is the cost guard's)."""
+    res = runner.invoke(app, ["landscape", "infonce", "--points", "256", "--dim", "128", "--curvature", "dense"])
+    assert res.exit_code == 2, res.output
+    line = " ".join(res.output.split())
+    assert "--curvature=dense at N·d = 256·128 = 32768" in line, res.output
+    assert f"{32768 ** 2 * 8 / 2**30:.3g} GiB" in line and "N·d <= 2048 (32 MiB)" in line and "--yes" in line
+    ok = runner.invoke(app, ["landscape", "infonce", "--points", "256", "--dim", "8", "--curvature", "dense",
+                             "--starts", "1000000"])
+    assert ok.exit_code == 2 and "pair terms" in ok.output and "--curvature=dense" not in ok.output, ok.output

@@ -24,3 +24,15 @@ def test_commands_name_the_seed_range(argv):
     res = runner.invoke(app, [*argv, "--seed", str(TOO_BIG)])
     assert res.exit_code == 2, res.output
     assert "--seed=4294967296 is outside its domain: integers in [0, 4294967295]" in res.output
+
+
+@pytest.mark.parametrize("option", ["--seed", "--agree-seed"])
+def test_landscape_seeds_share_the_range(option):
+    """landscape --seed and --agree-seed take the same range as anneal --seed (they had taken [0, 2**63 - 1]):
+    2**32 exits 2 with one line naming the option and [0, 2**32 - 1], before the potential is built; the largest
+    seed is accepted by the option check (the help says the range)."""
+    res = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", option, str(TOO_BIG)])
+    assert res.exit_code == 2, res.output
+    assert f"{option}=4294967296 is outside its domain: integers in [0, 4294967295]" in res.output
+    text = runner.invoke(app, ["landscape", "--help"]).output.replace("│", " ")
+    assert " ".join(text.split()).count("[0, 2^32 - 1]") >= 2

@@ -136,8 +136,36 @@ def test_circle_barrier_of_a_jax_only_circle_landscape_refuses_with_x64_off(monk
 
     monkeypatch.setattr(P, "x64_enabled", lambda: False)
     jax_only = Landscape("jax-circle", 1, 2, lambda z: -(z[0, 0] ** 2))
-    with pytest.raises(X64DisabledError, match=r"^landscapes\.barriers\.circle_barrier got float64"):
+    with pytest.raises(X64DisabledError, match=r"^contrastive_bounds\.numerics\.landscapes\.circle_barrier got float64"):
         circle_barrier(jax_only)
-    with pytest.raises(X64DisabledError, match=r"^landscapes\.barriers\.landscape_barrier got float64"):
+    with pytest.raises(X64DisabledError, match=r"^contrastive_bounds\.numerics\.landscapes\.landscape_barrier got float64"):
         landscape_barrier(jax_only)
     assert circle_barrier(get_landscape("double-well"), resolution=256).critical_height == pytest.approx(49 / 32, abs=1e-12)
+
+
+def test_every_refusal_names_the_public_path_a_user_imports():
+    """Each ``require_x64(..., what="...")`` of the numerics package names a path that imports: the face a user reads
+    the function from (``contrastive_bounds.numerics.alignment.info_nce_loss``, not the pre-face module path
+    ``alignment.losses.info_nce_loss``). The network search and Hessian-free packages are listed apart (their names are
+    another module's to change) and only have to name something."""
+    import importlib
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "numerics"
+    pattern = re.compile(r'require_x64\((?:[^()]|\([^()]*\))*?what="([^"]+)"', re.S)
+    apart = ("landscapes/network/", "landscapes/hessfree/")
+    bad, seen = [], 0
+    for path in sorted(root.rglob("*.py")):
+        if any(part in path.as_posix() for part in apart):
+            continue
+        for what in pattern.findall(path.read_text()):
+            seen += 1
+            dotted = what.split(" ")[0]
+            module, _, name = dotted.rpartition(".")
+            try:
+                ok = dotted.startswith("contrastive_bounds.") and callable(getattr(importlib.import_module(module), name))
+            except (ImportError, AttributeError):
+                ok = False
+            if not ok:
+                bad.append(f"{path.relative_to(root)}: {what}")
+    assert seen >= 70 and bad == []

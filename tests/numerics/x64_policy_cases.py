@@ -293,6 +293,8 @@ CASES: dict[str, Callable[[], Any]] = {
         _spec().potential, Z3),
     "landscapes.hessfree.logdet.stiffest_eigenvalue": lambda: _m("landscapes.hessfree.logdet", "stiffest_eigenvalue")(
         _spec().potential, Z3),
+    "landscapes.kramers_curvature.harmonic_departure": lambda: _m("landscapes.kramers_curvature", "harmonic_departure")(
+        _spec(), Z3, 0.1),
     "landscapes.kramers_curvature.point_curvature": lambda: _m("landscapes.kramers_curvature", "point_curvature")(
         _spec(), Z3, expect=0),
     "landscapes.trap_tools.newton_polish": lambda: _m("landscapes.trap_tools", "newton_polish")(_spec().potential, Z3),
@@ -390,6 +392,7 @@ EXEMPT: dict[str, str] = {
     "langevin.network_anneal.stiffest_eigenvalue": "numpy bookkeeping around classify, which refuses float64 with x64 off",
     "langevin.network_anneal.minimum_trap": "numpy bookkeeping of a saved network around network_trap (classify refuses)",
     "langevin.network_anneal.trap_prediction": "mpmath quadrature of escape rates of a finished trap",
+    "langevin.network_anneal.laplace_regime": "bookkeeping around harmonic_departure, which refuses float64 with x64 off",
     "langevin.network_runs.run_description": "a text description of a run (no computation)",
     "landscapes.network_kramers.euler_step_log_rate_bias": "scalar arithmetic on a finished trap",
     "landscapes.network_kramers.random_rotations": "numpy Haar rotations (float64)",

@@ -52,3 +52,14 @@ def test_choose_t0_inverts_the_closed_form():
     assert 5.0 * t0 ** (1 - 2.0) / (2.0 - 1) == pytest.approx(math.log(2.0), rel=1e-9)
     with pytest.raises(ValueError, match="below every escape barrier"):
         choose_t0(Trap, 0.4, 0.5)
+
+
+@pytest.mark.slow
+def test_outside_the_laws_regime_the_check_is_inconclusive_with_the_reason():
+    """On N = 6, d = 3, tau = 0.1 the escape saddles have soft transverse modes (lambda = 0.55, 0.19) over which the
+    potential is far from quadratic at T_hot (departure 4 > 1): the Eyring-Kramers band and calibration are reported
+    but not judged (the measured rate is 2-3x below the law there, docs/annealing.md), so the verdict is inconclusive
+    with the reason, never "violated" by the band nor "holds" on it."""
+    out = _run(num_points=6, dim=3, chains=128, calibration_chains=128, starts=64)
+    assert out.verdict == "inconclusive", out.summary
+    assert "outside the law's regime" in out.summary and "lambda = 0.193" in out.summary

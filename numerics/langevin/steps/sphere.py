@@ -56,7 +56,7 @@ def init(position: Any, value_and_grad: ValueAndGrad) -> LangevinState:
     Raises:
       X64DisabledError: float64 ``position`` while JAX's x64 mode is off.
     """
-    require_x64(position, what="langevin.steps.sphere.init")
+    require_x64(position, what="contrastive_bounds.numerics.langevin.steps.sphere.init")
     position = jnp.asarray(position)
     return LangevinState(position, *value_and_grad(position))
 

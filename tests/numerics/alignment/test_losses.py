@@ -394,7 +394,7 @@ def test_x64_off_float64_input_names_the_float32_floor_and_enable_x64():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     refused, msg, val = out.stdout.strip().splitlines()
-    assert refused.startswith("X64DisabledError alignment.losses.info_nce_loss got float64 input")
+    assert refused.startswith("X64DisabledError contrastive_bounds.numerics.alignment.info_nce_loss got float64 input")
     assert "tau=1e-300" in msg and "1.1754943508222875e-38" in msg and "enable_x64" in msg
     assert float(val) == pytest.approx(-1e30, rel=1e-6)
 
