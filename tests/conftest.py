@@ -8,9 +8,24 @@ load_from_env()
 
 
 import math
+import os
 
 import numpy as np
 import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``heavy`` (a minute or more each; a faster test of the same claim runs in every run, named in
+    the marker's reason) run only with ``CONTRASTIVE_BOUNDS_HEAVY=1``, so the whole suite stays a CI run."""
+    if os.environ.get("CONTRASTIVE_BOUNDS_HEAVY") == "1":
+        return
+    for item in items:
+        mark = item.get_closest_marker("heavy")
+        if mark is not None:
+            why = mark.kwargs.get("reason")
+            if not why:
+                raise pytest.UsageError(f"{item.nodeid}: a heavy mark needs reason= naming the faster test of its claim")
+            item.add_marker(pytest.mark.skip(reason=f"heavy, opt-in with CONTRASTIVE_BOUNDS_HEAVY=1; {why}"))
 
 
 class _InfoNCEOnCircle:

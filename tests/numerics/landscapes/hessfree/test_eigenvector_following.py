@@ -23,7 +23,9 @@ PUBLISHED = {(e["num_points"], e["dim"], e["tau"]): e["critical_height"]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n,d,modes,both", [(4, 2, 3, True), (6, 3, 2, False)])
+@pytest.mark.parametrize("n,d,modes,both", [
+    pytest.param(4, 2, 3, True, marks=pytest.mark.heavy(reason="44 s; the N = 6, d = 3 row runs always")),
+    (6, 3, 2, False)])
 def test_following_the_trap_softest_modes_reaches_the_dense_barrier(dense_network, n, d, modes, both):
     """From the minima of the dense N = n, d network (τ = 0.1; N = 6: the trap only, its global minimum's soft
     modes lead to a degenerate saddle of index 2), the softest modes both ways: each end point

@@ -38,6 +38,8 @@ def _minimum_and_saddle(ref, n: int, d: int, tau: float):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy(reason="29 s; test_network_trap_hessian_free_equals_dense_on_the_reference_networks compares "
+                          "with the dense log-determinant always")
 @pytest.mark.parametrize("n, d", [(32, 8)])
 def test_log_determinant_equals_numpy_slogdet_at_a_few_hundred_coordinates(ref, n, d):
     """At N·d = 256 (N/2 > d + 1: many minima, no simplex): log det′H at a minimum and log|det′H| at an index-1 saddle equal numpy's slogdet of the

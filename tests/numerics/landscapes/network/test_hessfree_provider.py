@@ -76,7 +76,9 @@ def test_hessfree_classification_agrees_with_the_dense_one():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, d, tau", [(4, 2, 0.1), (6, 2, 0.05)])
+@pytest.mark.parametrize("n, d, tau", [
+    pytest.param(4, 2, 0.1, marks=pytest.mark.heavy(reason="45 s; the N = 6, τ = 0.05 row (two traps) runs always")),
+    (6, 2, 0.05)])
 def test_the_hessfree_search_reproduces_the_table_rows(n, d, tau):
     """The default search with curvature="hessfree" (seed 0) gives the stored dense network of the row: the same
     minima classes (energies to 1e-8, multiplicities), H* to 1e-9 and the status; every explored minimum was
@@ -137,6 +139,8 @@ def test_no_dense_hessian_in_the_hessfree_path():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy(reason="5-6 min; test_symmetric_modes.py's N = 8, d = 4 row checks the reduced closure against "
+                          "plain following in every run")
 def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_closed_modulo_symmetry_and_says_open():
     """N = 64, d = 32 (N·d = 2 048) at τ = 0.01, a reduced budget of the default search: the closed-form global
     minimum (collapsed pairs on the 32-vertex simplex, V* = −32/(31·0.01) + log 62) is found to 1e-9; the all-split

@@ -200,7 +200,9 @@ def test_the_findings_paragraph_prints_the_stored_values():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, d, tau", [(4, 2, 0.1), (6, 2, 0.1), (6, 3, 0.1), (6, 2, 0.05), (8, 3, 0.1), (10, 3, 0.05)])
+@pytest.mark.parametrize("n, d, tau", [(4, 2, 0.1), (6, 2, 0.1), (6, 3, 0.1), (6, 2, 0.05), (8, 3, 0.1),
+                                         pytest.param(10, 3, 0.05, marks=pytest.mark.heavy(
+                                             reason="46 s; the five smaller rows run always"))])
 def test_a_fresh_default_search_reproduces_the_table_rows(n, d, tau, default_search):
     """A default search run now (seed 0) gives the stored minima (energies to 1e-8, multiplicities), H* to 1e-9 and
     the status: rows whose traps random starts find (N = 4, 6 on S¹), whose traps only structured starts find (N = 6,
