@@ -303,17 +303,27 @@ CASES: dict[str, Callable[[], Any]] = {
         _spec(), Z3[None], 0.5, t_end=0.1, step_size=0.01, seed=0, level=0.0),
     "langevin.network_runs.schedule_sample": lambda: _m("langevin.network_runs", "schedule_sample")(
         _spec(), Z3[None], 0.5, t_end=0.1, step_size=0.01, seed=0, level=0.0),
+    "landscapes.hessfree.spectrum.locked_operator": lambda: _m("landscapes.hessfree.spectrum", "locked_operator")(
+        None, np.zeros((1, 3, 3))),
+    "landscapes.network.families.family_starts": lambda: _m("landscapes.network.families", "family_starts")(
+        _spec(), budget=4, max_excess=1, copies=1, noise=0.1, seed=0),
+    "landscapes.network.hessfree_curvature.newton_cg_polisher": lambda: _m(
+        "landscapes.network.hessfree_curvature", "newton_cg_polisher")(_spec().potential, True, 2, 1e-8),
+    "landscapes.network.symmetric_modes.krylov_ritz": lambda: _m("landscapes.network.symmetric_modes", "krylov_ritz")(
+        lambda u: u, lambda u: u, Z3),
+    "landscapes.network.symmetric_modes.symmetric_directions": lambda: _m(
+        "landscapes.network.symmetric_modes", "symmetric_directions")(_spec(), Z3, tol=1e-8),
 }
 
 #: "module.function" -> why it needs no x64 guard (it never computes with JAX on float input).
 EXEMPT: dict[str, str] = {
-    "landscapes.hessfree.spectrum.locked_operator": "wraps an operator built by deflated_hessian (which refuses float64 with x64 off)",
     "landscapes.network.agreement.seed_agreement": "compares two saved results in numpy float64 (no JAX)",
     "landscapes.network.families.closed_form_minimum": "numpy bookkeeping around infonce_simplex_minimum (walked)",
-    "landscapes.network.families.family_starts": "numpy templates on spherical codes (no JAX)",
     "landscapes.network.families.partitions": "integer partitions (no arithmetic on floats)",
     "landscapes.network.hessfree_curvature.modes_off_symmetry": "integer count of modes",
-    "landscapes.network.hessfree_curvature.newton_cg_polisher": "returns a compiled polisher; the provider's classify and polish refuse float64 with x64 off",
+    "landscapes.network.mode_orbits.stabilizer_orbits": "Gram matrices and VF2 automorphisms in numpy/networkx (no JAX)",
+    "landscapes.network.symmetric_modes.act": "a permutation and an orthogonal map applied in numpy (no JAX)",
+    "landscapes.network.symmetric_modes.spanning_directions": "tangent projections and ranks in numpy (no JAX)",
     "landscapes.network.state.at_scale": "builds search settings (no arithmetic)",
     "landscapes.network.state.default_curvature": "chooses a provider name by size (no arithmetic)",
     "landscapes.network.structured.pair_units": "integer bookkeeping of pairs",

@@ -53,7 +53,7 @@ def queue_searcher(potential: Callable[[jax.Array], jax.Array], *, slots: int, o
       X64DisabledError: JAX's x64 mode is off (float64 searches).
       ValueError: ``slots < 1`` (named).
     """
-    require_x64(jnp.float64, what="landscapes.hessfree.batched.queue_searcher")
+    require_x64(jnp.float64, what="contrastive_bounds.numerics.landscapes.hessfree.queue_searcher")
     lanes = int(slots)
     if lanes < 1:
         raise ValueError(f"slots={slots!r} must be an integer >= 1")

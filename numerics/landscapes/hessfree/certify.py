@@ -224,7 +224,7 @@ def verifier(potential: Callable[[jax.Array], jax.Array], *, orthogonal: bool = 
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 verification).
     """
-    require_x64(jnp.float64, what="landscapes.hessfree.certify.verifier")
+    require_x64(jnp.float64, what="contrastive_bounds.numerics.landscapes.hessfree.certify.verifier")
 
     def one(z: jax.Array, key: jax.Array) -> dict:
         k1, k2 = jax.random.split(key)
@@ -290,7 +290,7 @@ def verify_batch(potential: Callable[[jax.Array], jax.Array], z: Any, *, expect:
       X64DisabledError: JAX's x64 mode is off.
       ValueError: ``z`` not of shape ``(B, N, d)``, or a bad tolerance / ``expect`` (named).
     """
-    require_x64(np.float64, what="landscapes.hessfree.certify.verify_batch")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.verify_batch")
     arr = np.asarray(z, dtype=np.float64)
     if arr.ndim != 3:
         raise ValueError(f"z has shape {arr.shape}; it must be (B, N, d)")
@@ -308,6 +308,6 @@ def verify_point(potential: Callable[[jax.Array], jax.Array], z: Any, *, expect:
       X64DisabledError: JAX's x64 mode is off.
       ValueError: as :func:`verify_batch`.
     """
-    require_x64(np.float64, what="landscapes.hessfree.certify.verify_point")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.verify_point")
     return verify_batch(potential, np.asarray(z, dtype=np.float64)[None], expect=expect, orthogonal=orthogonal,
                         seed=seed, **settings)[0]

@@ -48,7 +48,7 @@ def empty_memory(memory: int, shape: tuple[int, int], dtype: jnp.dtype) -> Compl
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``dtype`` is float64.
     """
-    require_x64(dtype, what="landscapes.hessfree.complement.empty_memory")
+    require_x64(dtype, what="contrastive_bounds.numerics.landscapes.hessfree.complement.empty_memory")
     return ComplementMemory(jnp.zeros((memory, *shape), dtype), jnp.zeros((memory, *shape), dtype),
                             jnp.zeros((memory,), dtype), jnp.zeros((), jnp.int32))
 
@@ -114,7 +114,7 @@ def complement_minimize(value_and_grad: Callable, z: jax.Array, value: jax.Array
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z`` is float64.
     """
-    require_x64(z, what="landscapes.hessfree.complement.complement_minimize")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.complement.complement_minimize")
     m = memory.rho.shape[0]
 
     def cond(st: tuple) -> jax.Array:

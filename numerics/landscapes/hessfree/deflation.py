@@ -61,7 +61,7 @@ def orbit_frame(z: jax.Array, orthogonal: bool = True) -> OrbitFrame:
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z`` is float64.
     """
-    require_x64(z, what="landscapes.hessfree.deflation.orbit_frame")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.deflation.orbit_frame")
     n, d = z.shape
     _, w = jnp.linalg.eigh(z.T @ z)
     # σ_a = |z w_a|² from the eigenvectors, not the eigenvalues: accurate to rounding squared near zero
@@ -81,7 +81,7 @@ def orbit_component(frame: OrbitFrame, z: jax.Array, u: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off and an input is float64.
     """
-    require_x64(z, u, what="landscapes.hessfree.deflation.orbit_component")
+    require_x64(z, u, what="contrastive_bounds.numerics.landscapes.hessfree.deflation.orbit_component")
     w = frame.basis
     c = z.T @ u
     c_rot = w.T @ (c - c.T) @ w
@@ -97,7 +97,7 @@ def deflate(frame: OrbitFrame, z: jax.Array, u: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off and an input is float64.
     """
-    require_x64(z, u, what="landscapes.hessfree.deflation.deflate")
+    require_x64(z, u, what="contrastive_bounds.numerics.landscapes.hessfree.deflation.deflate")
     ut = project_tangent(z, u)
     return ut - orbit_component(frame, z, ut)
 
@@ -108,7 +108,7 @@ def orbit_dimension(frame: OrbitFrame) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off and the frame is float64.
     """
-    require_x64(frame.inverse, what="landscapes.hessfree.deflation.orbit_dimension")
+    require_x64(frame.inverse, what="contrastive_bounds.numerics.landscapes.hessfree.deflation.orbit_dimension")
     return (jnp.sum(frame.inverse > 0) // 2).astype(jnp.int32)
 
 
@@ -126,7 +126,7 @@ def orbit_modes(frame: OrbitFrame, z: jax.Array, pairs: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off and an input is float64.
     """
-    require_x64(z, what="landscapes.hessfree.deflation.orbit_modes")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.deflation.orbit_modes")
     w = frame.basis
 
     def one(p: jax.Array) -> jax.Array:

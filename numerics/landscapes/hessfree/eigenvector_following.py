@@ -149,7 +149,7 @@ def hef_init(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0: 
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z0`` is float64.
     """
-    require_x64(z0, mode0, what="landscapes.hessfree.eigenvector_following.hef_init")
+    require_x64(z0, mode0, what="contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following.hef_init")
     dtype = z0.dtype
     value0, grad0 = riemannian_gradient(potential, z0)
     i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
@@ -166,7 +166,7 @@ def hef_step(potential: Callable[[jax.Array], jax.Array], st: HEFState, *, ortho
     Raises:
       X64DisabledError: JAX's x64 mode is off and the state is float64.
     """
-    require_x64(st.z, what="landscapes.hessfree.eigenvector_following.hef_step")
+    require_x64(st.z, what="contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following.hef_step")
     s = settings
     value_and_grad = lambda z: riemannian_gradient(potential, z)  # noqa: E731
     z, v, dtype = st.z, st.v, st.z.dtype
@@ -226,7 +226,7 @@ def hef_result(st: HEFState) -> HEFResult:
     Raises:
       X64DisabledError: JAX's x64 mode is off and the state is float64.
     """
-    require_x64(st.z, what="landscapes.hessfree.eigenvector_following.hef_result")
+    require_x64(st.z, what="contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following.hef_result")
     return HEFResult(st.z, st.value, jnp.linalg.norm(st.grad), st.v, st.theta, st.it, st.status, st.evals, st.hvps)
 
 
@@ -245,7 +245,7 @@ def hef_single(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z0`` is float64.
     """
-    require_x64(z0, mode0, what="landscapes.hessfree.eigenvector_following.hef_single")
+    require_x64(z0, mode0, what="contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following.hef_single")
     state = hef_init(potential, z0, mode0, key, settings=settings)
     state = jax.lax.while_loop(lambda st: st.status == RUNNING,
                                lambda st: hef_step(potential, st, orthogonal=orthogonal, settings=settings), state)
@@ -261,7 +261,7 @@ def hef_searcher(potential: Callable[[jax.Array], jax.Array], *, orthogonal: boo
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 searches).
     """
-    require_x64(jnp.float64, what="landscapes.hessfree.eigenvector_following.hef_searcher")
+    require_x64(jnp.float64, what="contrastive_bounds.numerics.landscapes.hessfree.hef_searcher")
 
     def one(z0: jax.Array, mode0: jax.Array, key: Any) -> HEFResult:
         return hef_single(potential, z0, mode0, key, orthogonal=orthogonal, settings=settings)

@@ -113,7 +113,7 @@ def lanczos_lowest(matvec: Operator, project: Operator, v0: jax.Array, key: jax.
       X64DisabledError: JAX's x64 mode is off and ``v0`` is float64.
       ValueError: ``k`` or ``krylov_dim`` out of range (named).
     """
-    require_x64(v0, what="landscapes.hessfree.lanczos.lanczos_lowest")
+    require_x64(v0, what="contrastive_bounds.numerics.landscapes.hessfree.lanczos.lanczos_lowest")
     m = int(krylov_dim)
     if not 1 <= int(k) <= m - 3:
         raise ValueError(f"k={k} must be in [1, krylov_dim − 3 = {m - 3}] (krylov_dim={krylov_dim})")

@@ -55,7 +55,7 @@ def lanczos_quadrature(matvec: Callable, project: Callable, v: jax.Array, steps:
     The Gauss rule of ``m <= steps`` nodes is ``eigh(T[:m, :m])``: nodes ``θ``, weights ``|v|²·s_{0j}²``
     (Golub & Meurant 2010, Thm 6.2). Raises X64DisabledError: JAX's x64 mode is off and ``v`` is float64.
     """
-    require_x64(v, what="landscapes.hessfree.logdet.lanczos_quadrature")
+    require_x64(v, what="contrastive_bounds.numerics.landscapes.hessfree.logdet.lanczos_quadrature")
     v = project(v)
     nv2 = jnp.sum(v * v)
     q0 = v / jnp.sqrt(jnp.maximum(nv2, 1e-300))
@@ -202,7 +202,7 @@ def log_determinant(potential: Potential, z: Any, *, lock: int = 4, method: str 
     """
     import time
 
-    require_x64(np.float64, what="landscapes.hessfree.logdet.log_determinant")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.log_determinant")
     if method not in ("basis", "rademacher"):
         raise ValueError(f"method={method!r} must be 'basis' or 'rademacher'")
     for name, val, lo in (("lock", lock, 1), ("probes", probes, 2), ("steps", steps, 4), ("chunk", chunk, 1)):
@@ -314,7 +314,7 @@ def stiffest_eigenvalue(potential: Potential, z: Any, *, orthogonal: bool = True
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="landscapes.hessfree.logdet.stiffest_eigenvalue")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue")
     lo, rlo, hi, rhi = (float(x) for x in _extremes(potential, bool(orthogonal))(
         jnp.asarray(np.asarray(z, dtype=np.float64)), jax.random.key(seed)))
     return max(abs(lo), abs(hi)) + max(rlo, rhi)

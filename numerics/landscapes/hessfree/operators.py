@@ -44,7 +44,7 @@ def tangent_inner(u: jax.Array, v: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off and an input is float64.
     """
-    require_x64(u, v, what="landscapes.hessfree.operators.tangent_inner")
+    require_x64(u, v, what="contrastive_bounds.numerics.landscapes.hessfree.operators.tangent_inner")
     return jnp.sum(u * v, axis=(-2, -1))
 
 
@@ -66,7 +66,7 @@ def riemannian_gradient(potential: Potential, z: jax.Array) -> tuple[jax.Array, 
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z`` is float64.
     """
-    require_x64(z, what="landscapes.hessfree.operators.riemannian_gradient")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.riemannian_gradient")
     value, egrad = jax.value_and_grad(potential)(z)
     return value, project_tangent(z, egrad)
 
@@ -84,7 +84,7 @@ def hessian_vector_product(potential: Potential, z: jax.Array, u: jax.Array) -> 
     Raises:
       X64DisabledError: JAX's x64 mode is off and an input is float64.
     """
-    require_x64(z, u, what="landscapes.hessfree.operators.hessian_vector_product")
+    require_x64(z, u, what="contrastive_bounds.numerics.landscapes.hessfree.hessian_vector_product")
     ut = project_tangent(z, u)
     _, d_field = jax.jvp(_gradient_field(potential), (z,), (ut,))
     return project_tangent(z, d_field)
@@ -104,7 +104,7 @@ def linearized_hessian(potential: Potential, z: jax.Array
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z`` is float64.
     """
-    require_x64(z, what="landscapes.hessfree.operators.linearized_hessian")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.operators.linearized_hessian")
     value = potential(z)
     grad, lin = jax.linearize(_gradient_field(potential), z)
 

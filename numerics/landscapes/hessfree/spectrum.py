@@ -59,7 +59,7 @@ def deflated_hessian(potential: Potential, z: jax.Array, orthogonal: bool = True
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z`` is float64.
     """
-    require_x64(z, what="landscapes.hessfree.spectrum.deflated_hessian")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.spectrum.deflated_hessian")
     value, grad, hvp = linearized_hessian(potential, z)
     frame = orbit_frame(z, orthogonal)
 
@@ -75,7 +75,11 @@ def deflated_hessian(potential: Potential, z: jax.Array, orthogonal: bool = True
 def locked_operator(op: DeflatedHessian, lock: jax.Array) -> DeflatedHessian:
     """The operator and projector restricted to the complement of the orthonormal rows of ``lock`` ``(k, N, d)``
     (float64 like ``op``): the deflated Hessian with those directions locked out (for a second Lanczos run or a
-    quadrature that must skip modes computed apart)."""
+    quadrature that must skip modes computed apart).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (``lock`` and ``op`` are float64)."""
+    require_x64(jnp.float64, what="contrastive_bounds.numerics.landscapes.hessfree.spectrum.locked_operator")
 
     def project(u: jax.Array) -> jax.Array:
         w = op.project(u)
@@ -133,7 +137,7 @@ def softest_modes(potential: Potential, z: jax.Array, key: jax.Array, *, k: int 
       X64DisabledError: JAX's x64 mode is off and ``z`` is float64.
       ValueError: ``k`` out of range (named).
     """
-    require_x64(z, what="landscapes.hessfree.spectrum.softest_modes")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.hessfree.softest_modes")
     op = deflated_hessian(potential, z, orthogonal)
     if lock is not None:
         op = locked_operator(op, lock)

@@ -122,7 +122,7 @@ def search_transition_states(potential: Callable[[jax.Array], jax.Array], starts
       X64DisabledError: JAX's x64 mode is off.
       ValueError: shapes that differ or are not ``(B, N, d)``; ``slots < 1`` (named).
     """
-    require_x64(np.float64, what="landscapes.hessfree.transition_states.search_transition_states")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.search_transition_states")
     z0 = np.array(starts, dtype=np.float64)
     m0 = np.array(directions, dtype=np.float64)
     if z0.ndim != 3 or z0.shape != m0.shape:
@@ -195,7 +195,7 @@ def follow_modes(potential: Callable[[jax.Array], jax.Array], minima: Any, *, mo
       X64DisabledError: JAX's x64 mode is off.
       ValueError: ``modes``, ``signs`` or ``kick`` out of range (named).
     """
-    require_x64(np.float64, what="landscapes.hessfree.transition_states.follow_modes")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.follow_modes")
     mins = np.asarray(minima, dtype=np.float64)
     mins = mins[None] if mins.ndim == 2 else mins
     if not 1 <= int(modes) <= 29:

@@ -33,7 +33,7 @@ def network_for(spec: Any, settings: SearchSettings | None = None, **overrides: 
     """
     from contrastive_bounds.numerics._precision import require_x64
 
-    require_x64("float64", what="landscapes.network.cache.network_for")
+    require_x64("float64", what="contrastive_bounds.numerics.landscapes.network.network_for")
     return _search(spec, (settings or SearchSettings()).updated(**overrides))
 
 

@@ -75,7 +75,7 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(z0, what="landscapes.network.descent.flow_single")
+    require_x64(z0, what="contrastive_bounds.numerics.landscapes.network.descent.flow_single")
     dt = z0.dtype
 
     def field(base: jax.Array, inc: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -135,7 +135,7 @@ def descend_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> Fl
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="landscapes.network.descent.descend_batch")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.descent.descend_batch")
     z0 = np.asarray(z0, dtype=np.float64)
     size = padded_size(z0.shape[0], chunk)
     key = tuple(sorted((k, float(v) if isinstance(v, float) else v) for k, v in settings.items()))
@@ -153,7 +153,7 @@ def settle(spec: Any, z_end: np.ndarray, *, eigenvalue_tol: float, gradient_tol:
     """
     from contrastive_bounds.numerics.landscapes.network.curvature import curvature_provider
 
-    require_x64(np.float64, what="landscapes.network.descent.settle")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.descent.settle")
     hess = curvature_provider(curvature)
     z_end = np.asarray(z_end, dtype=np.float64)
     if z_end.shape[0] == 0:

@@ -38,6 +38,7 @@ import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.codes import simplex
 from contrastive_bounds.numerics.landscapes.network.structured import NOISE_GROWTH, StructuredInfo, pair_units
+from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics._sphere import project_tangent, retract
 
 __all__ = ["family_starts", "closed_form_minimum", "partitions"]
@@ -180,9 +181,13 @@ def family_starts(spec: Any, *, budget: int, max_excess: int, copies: int, noise
     the unperturbed base template (the closed-form minimum where one is known), then ``copies`` perturbed
     copies of each family template (copy ``c`` perturbed by ``noise·3^c`` radians RMS per point, seeded by
     ``(seed, 3, c)``). A budget of 0 switches them off (the closed-form minimum too); a spec without disjoint
-    positive pairs gives no starts (info.note says so)."""
+    positive pairs gives no starts (info.note says so).
+
+    Raises:
+      X64DisabledError: JAX's x64 mode is off (the perturbed copies are projected and retracted in float64)."""
     from contrastive_bounds.numerics.landscapes.network.structured import supports_structured
 
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.families.family_starts")
     info = StructuredInfo(budget=int(budget))
     n, dim = spec.num_points, spec.dim
     sym = spec.symmetry

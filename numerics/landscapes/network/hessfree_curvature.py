@@ -108,7 +108,9 @@ def newton_cg_polisher(potential: Callable, orthogonal: bool, max_steps: int, gt
     or ``max_steps`` steps; ``potential`` pure JAX, ``orthogonal``: V is O(d)-invariant (the orbit is deflated).
 
     Raises:
-      X64DisabledError: when called on float64 input with JAX's x64 mode off."""
+      X64DisabledError: JAX's x64 mode is off (the polisher computes in float64; under ``jit`` a float64 input
+        would otherwise be cast to float32 silently)."""
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.hessfree_curvature.newton_cg_polisher")
 
     def one(z: jax.Array) -> jax.Array:
         def cond(c: tuple) -> jax.Array:
@@ -177,7 +179,7 @@ class HessianFreeCurvature:
     def classify(self, spec: Any, z: np.ndarray, *, expect: int | None, gradient_tol: float, eigenvalue_tol: float,
                  chunk: int) -> list[CriticalPoint]:
         """Certify each configuration of ``z`` ``(B, N, d)`` from its lowest eigenpairs (module docstring)."""
-        require_x64(np.float64, what="landscapes.network.hessfree_curvature.classify")
+        require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.HessianFreeCurvature.classify")
         z = np.asarray(z, dtype=np.float64)
         if z.shape[0] == 0:
             return []
@@ -187,7 +189,7 @@ class HessianFreeCurvature:
 
     def polish(self, spec: Any, z: np.ndarray, *, chunk: int, eigenvalue_tol: float, max_steps: int = 4) -> np.ndarray:
         """Newton–CG polish of every configuration (``|grad V|`` to ~1e-12; a step never climbs)."""
-        require_x64(np.float64, what="landscapes.network.hessfree_curvature.polish")
+        require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.HessianFreeCurvature.polish")
         z = np.array(z, dtype=np.float64)
         fn = self._polisher(spec, max(int(max_steps), 1) * 2, 1e-12)
         for b in range(z.shape[0]):
@@ -199,7 +201,7 @@ class HessianFreeCurvature:
     def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
                max_iter: int) -> np.ndarray:
         """Index 1: hybrid eigenvector following from ``z`` along ``modes`` (its end points); index 0: the polish."""
-        require_x64(np.float64, what="landscapes.network.hessfree_curvature.refine")
+        require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.HessianFreeCurvature.refine")
         z = np.asarray(z, dtype=np.float64)
         if index not in (0, 1):
             raise ValueError(f"index={index} must be 0 (minimum) or 1 (transition state)")

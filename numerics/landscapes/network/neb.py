@@ -56,7 +56,7 @@ def neb_single(value_and_grad: Callable, za: jax.Array, zb: jax.Array, *, orthog
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(za, zb, what="landscapes.network.neb.neb_single")
+    require_x64(za, zb, what="contrastive_bounds.numerics.landscapes.network.neb.neb_single")
     m = images
     vg = jax.vmap(value_and_grad)
     strip = jax.vmap(remove_orbit) if orthogonal else (lambda x, v: v)
@@ -130,7 +130,7 @@ def neb_runner(spec: Any, batch: int, **settings: Any) -> Callable:
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.neb.neb_runner")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.neb.neb_runner")
     key = ("neb", batch, tuple(sorted(settings.items())))
 
     def build() -> Callable:
@@ -147,7 +147,7 @@ def run_neb(spec: Any, za: Any, zb: Any, *, chunk: int = 16, **settings: Any) ->
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.neb.run_neb")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.neb.run_neb")
     za = np.asarray(za, dtype=np.float64)
     zb = np.asarray(zb, dtype=np.float64)
     size = padded_size(za.shape[0], chunk)

@@ -93,7 +93,7 @@ def lbfgs_single(value_and_grad: Callable[[jax.Array], tuple[jax.Array, jax.Arra
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(z0, what="landscapes.network.optimize.lbfgs_single")
+    require_x64(z0, what="contrastive_bounds.numerics.landscapes.network.optimize.lbfgs_single")
     dt = z0.dtype
     v0, e0 = value_and_grad(z0)
     g0 = project_tangent(z0, e0)
@@ -166,7 +166,7 @@ def minimizer(spec: Any, batch: int, *, memory: int = 8, max_iter: int = 2000, g
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.optimize.minimizer")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.optimize.minimizer")
     key = ("lbfgs", batch, memory, max_iter, float(gtol), float(max_step))
 
     def build() -> Callable:
@@ -210,7 +210,7 @@ def minimize_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> L
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.optimize.minimize_batch")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.optimize.minimize_batch")
     z0 = np.asarray(z0, dtype=np.float64)
     size = padded_size(z0.shape[0], chunk)
     return LBFGSResult(*run_in_padded_chunks(minimizer(spec, size, **settings), (z0,), size))

@@ -39,7 +39,7 @@ def orbit_generators(z: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(z, what="landscapes.network.orbits.orbit_generators")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.network.orbits.orbit_generators")
     n, d = z.shape
     rows = []
     for a in range(d):
@@ -66,7 +66,7 @@ def orbit_projector(z: jax.Array, q: jax.Array, orthogonal: bool) -> tuple[jax.A
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(z, q, what="landscapes.network.orbits.orbit_projector")
+    require_x64(z, q, what="contrastive_bounds.numerics.landscapes.network.orbits.orbit_projector")
     n, d = z.shape
     nt = q.shape[1]
     if not orthogonal or d < 2:
@@ -88,7 +88,7 @@ def remove_orbit(z: jax.Array, v: jax.Array) -> jax.Array:
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(z, v, what="landscapes.network.orbits.remove_orbit")
+    require_x64(z, v, what="contrastive_bounds.numerics.landscapes.network.orbits.remove_orbit")
     n, d = z.shape
     gens = orbit_generators(z)  # (n_gen, N*d)
     lam, u = jnp.linalg.eigh(gens @ gens.T)

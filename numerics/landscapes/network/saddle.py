@@ -50,7 +50,7 @@ def critical_data(potential: Callable[[jax.Array], jax.Array], z: jax.Array, ort
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(z, what="landscapes.network.saddle.critical_data")
+    require_x64(z, what="contrastive_bounds.numerics.landscapes.network.saddle.critical_data")
     n, d = z.shape
     v, e = jax.value_and_grad(potential)(z)
     h = jax.hessian(potential)(z).reshape(n * d, n * d)
@@ -134,7 +134,7 @@ def refiner(spec: Any, batch: int, *, index: int, max_iter: int = 200, gtol: flo
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.saddle.refiner")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.saddle.refiner")
     if index not in (0, 1):
         raise ValueError(f"index={index} must be 0 (minimum) or 1 (transition state)")
     key = ("refine", batch, index, max_iter, float(gtol), float(trust), float(max_trust))
@@ -153,7 +153,7 @@ def refine_batch(spec: Any, z: Any, modes: Any = None, *, index: int, chunk: int
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.saddle.refine_batch")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.saddle.refine_batch")
     z = np.asarray(z, dtype=np.float64)
     modes = np.zeros_like(z) if modes is None else np.asarray(modes, dtype=np.float64)
     size = padded_size(z.shape[0], chunk)

@@ -137,7 +137,7 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
       FileNotFoundError: ``resume`` with nothing saved in ``out``.
       KeyboardInterrupt: re-raised after the store is saved (resume continues from it).
     """
-    require_x64("float64", what="landscapes.network.search.landscape_network")
+    require_x64("float64", what="contrastive_bounds.numerics.landscapes.network.landscape_network")
     if not isinstance(spec, LandscapeSpec):
         raise ValueError(f"spec={spec!r} must be a LandscapeSpec (infonce_spec, thomson_spec, landscape_spec, user_spec)")
     base = _settings(settings, overrides)

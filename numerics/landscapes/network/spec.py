@@ -76,7 +76,7 @@ class LandscapeSpec:
         Raises:
           X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
         """
-        require_x64(np.float64, what="landscapes.network.spec.LandscapeSpec.energy")
+        require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.LandscapeSpec.energy")
         value = self.compiled(("value",), lambda: jax.jit(self.potential))
         return float(value(jnp.asarray(z, dtype=jnp.float64)))
 
@@ -129,7 +129,7 @@ def validate_potential(potential: Callable[[jax.Array], jax.Array], num_points: 
       ValueError: the call fails; output shape not ``()``; a NaN/inf value or gradient; the declared
         symmetry does not hold (named: ``symmetry``).
     """
-    require_x64(np.float64, what="landscapes.network.spec.validate_potential")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.spec.validate_potential")
     rng = np.random.default_rng(_PROBE_SEED + 1)
     probes = _probe_points(num_points, dim, 3)
     try:
@@ -180,7 +180,7 @@ def infonce_spec(num_points: int, dim: int, tau: float, pairs: Any = None, *, co
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: naming ``num_points``, ``dim``, ``tau``, ``pairs`` or ``radius`` with its range.
     """
-    require_x64(np.float64, what="landscapes.network.spec.infonce_spec")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.infonce_spec")
     a = infonce_arguments(num_points, dim, tau, pairs, coupled=bool(coupled), radius=radius)
     return _infonce_spec(a.num_points, a.dim, a.tau, a.pairs, a.coupled, a.radius)
 
@@ -204,7 +204,7 @@ def thomson_spec(num_points: int, dim: int = 3) -> LandscapeSpec:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: ``num_points < 2`` or ``dim < 2`` (named).
     """
-    require_x64(np.float64, what="landscapes.network.spec.thomson_spec")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.thomson_spec")
     a = thomson_arguments(num_points, dim)
     return _thomson_spec(a.num_points, a.dim)
 
@@ -231,7 +231,7 @@ def landscape_spec(landscape: Landscape, *, symmetry: Symmetry | None = None, ra
       ValueError: ``infonce-toy`` (the hard-max U0 is not differentiable: critical points need a
         Hessian; use ``infonce-toy-soft``), or a failed probe (:func:`validate_potential`).
     """
-    require_x64(np.float64, what="landscapes.network.spec.landscape_spec")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.landscape_spec")
     if landscape.name == "infonce-toy":
         raise ValueError("landscape='infonce-toy' (the hard-max U0) is not differentiable, so its critical points "
                          "have no Hessian; use infonce-toy-soft (smooth surrogate) or infonce")
@@ -264,7 +264,7 @@ def user_spec(potential: Callable[[jax.Array], jax.Array], num_points: int, dim:
       ValueError: ``potential`` not callable, N < 1, d < 2, bad radius, or a failed probe (wrong output
         shape, NaN/inf, symmetry that does not hold).
     """
-    require_x64(np.float64, what="landscapes.network.spec.user_spec")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.user_spec")
     if not callable(potential):
         raise ValueError(f"potential={potential!r} must be a callable z (N, d) -> scalar")
     n = check_int("num_points", num_points, 1, None)

@@ -150,11 +150,13 @@ def krylov_ritz(matvec: Any, project: Any, t: np.ndarray, *, cap: int = KRYLOV_C
 
     Raises:
       ValueError: ``cap`` < 1 (named).
+      X64DisabledError: JAX's x64 mode is off (``t`` would reach the JAX operator as float32).
 
     Source: Golub & Van Loan, Matrix Computations (4th ed.), Alg. 10.1.1 with full reorthogonalisation (twice).
     """
     if int(cap) < 1:
         raise ValueError(f"cap={cap!r} must be an integer >= 1")
+    require_x64(t, what="contrastive_bounds.numerics.landscapes.network.symmetric_modes.krylov_ritz")
     v = np.asarray(project(jnp.asarray(t)), dtype=np.float64)
     norm = float(np.linalg.norm(v))
     if norm == 0.0:
@@ -224,7 +226,7 @@ def symmetric_directions(spec: Any, z: np.ndarray, *, tol: float, plain: int | N
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="landscapes.network.symmetric_modes.symmetric_directions")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.symmetric_modes.symmetric_directions")
     z = np.asarray(z, dtype=np.float64)
     n, d = z.shape
     empty = np.zeros((0, n, d))

@@ -128,7 +128,7 @@ def newton_polish(spec: Any, z: Any, *, max_steps: int = 4, gtol: float = 1e-12,
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.verify.newton_polish")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.verify.newton_polish")
     z = np.array(z, dtype=np.float64)
     b, n, d = z.shape
     active = np.ones(b, dtype=bool)
@@ -161,7 +161,7 @@ def classify(spec: Any, z: Any, *, gradient_tol: float = GRADIENT_TOL, eigenvalu
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.verify.classify")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.verify.classify")
     return classify_batch(spec, np.asarray(z)[None], gradient_tol=gradient_tol, eigenvalue_tol=eigenvalue_tol,
                           expect=expect)[0]
 
@@ -181,7 +181,7 @@ def classify_batch(spec: Any, z: Any, *, gradient_tol: float = GRADIENT_TOL, eig
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
     """
-    require_x64(np.float64, what="landscapes.network.verify.classify_batch")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.verify.classify_batch")
     z = np.asarray(z, dtype=np.float64)
     rows = _arrays(spec, z, chunk)
     return [_classify_one(spec, z[k], *rows[k], gradient_tol, eigenvalue_tol, expect) for k in range(z.shape[0])]
