@@ -232,7 +232,7 @@ def trace_record_every(num_steps: int) -> int:
     from contrastive_bounds.numerics.langevin import default_record_every
 
     n = check_int("num_steps", num_steps, 1, None)
-    every = default_record_every(n)
+    every = default_record_every(n)  # at most 10·100 = MAX_TRACE_RECORDS entries, else the end only
     return every if n // every <= MAX_TRACE_RECORDS else n
 
 

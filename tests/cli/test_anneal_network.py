@@ -292,7 +292,7 @@ def test_an_edited_energy_is_refused_and_a_version_1_search_is_open(search, tmp_
 @pytest.mark.slow
 def test_a_prime_step_count_does_not_record_every_step_and_the_checkpoint_size_is_as_stated(search, tmp_path):
     """A default step whose count is prime (here 10 007 steps at the trap's cap h = 0.2/lambda_max) had recorded the
-    energy trace every step (default_record_every(prime) = 1: 1 024 chains x 166 667 steps of N = 6 was a 1.4 GB
+    energy trace every step (a prime count has no divisor near n/100: 1 024 chains x 166 667 steps of N = 6 was a 1.4 GB
     checkpoint): the plan takes the next count with a divisor giving at most MAX_TRACE_RECORDS entries (h stays within
     0.1 % and below the cap), the trace holds about 100 entries, and the checkpoint's size is checkpoint_bytes'
     estimate (within 2 KiB); an explicit --step-size with a prime count keeps only the end and says so."""
@@ -303,7 +303,7 @@ def test_a_prime_step_count_does_not_record_every_step_and_the_checkpoint_size_i
     from contrastive_bounds.properties.cli._anneal_run import checkpoint_bytes
     from contrastive_bounds.theory._schedules import make_schedule
 
-    assert default_record_every(166667) == 1 and trace_record_every(166667) == 166667
+    assert default_record_every(166667) == trace_record_every(166667) == 166667
     assert trace_record_every(166700) == 1667
     lam = plan_anneal(load_saved_search(search["out"]), make_schedule("fixed", c=0.02), chains=1, t_end=1.0,
                       start="m1").stiffest

@@ -173,7 +173,11 @@ def test_arc_wraps_around_pi():
 
 
 def test_default_record_every_divides():
-    """default_record_every divides the step count and gives at most ~100 records per run."""
+    """default_record_every divides the step count and gives at least ~100 and at most 1 000 records per run, or
+    only the end where no divisor does (a prime count: recording every step had made 1.4 GB traces)."""
     for n in (1, 7, 100, 1000, 12345, 2**20):
         r = default_record_every(n)
-        assert n % r == 0 and 1 <= r <= max(1, n // 100)
+        assert n % r == 0 and 1 <= r <= max(1, n // 100) and n // r <= 1000
+    assert default_record_every(166667) == 166667  # prime
+    assert default_record_every(2 * 100003) == 2 * 100003  # divisors 1, 2, 100003: 200 006 or 100 003 records
+    assert default_record_every(166700) == 1667 and default_record_every(1000, 200) == 5
