@@ -47,8 +47,15 @@ def _spec_with(spec: str, digits: int) -> str:
 def _texts(values: list[float], spec: str) -> list[str]:
     """``values`` printed with ``spec``, its precision raised until every two adjacent values that differ
     print differently (17 significant digits at most, then ``repr``)."""
-    def differ(texts: list[str]) -> bool:
-        return all(ta != tb for (a, b), (ta, tb) in zip(zip(values, values[1:]), zip(texts, texts[1:])) if a != b)
+    def read(text: str) -> float | str:
+        try:
+            return float(text.replace("−", "-"))
+        except ValueError:
+            return text
+
+    def differ(texts: list[str]) -> bool:  # by the numbers a reader sees: "0.0000" and "-0.0000" are equal
+        return all(read(ta) != read(tb) for (a, b), (ta, tb) in zip(zip(values, values[1:]), zip(texts, texts[1:]))
+                   if a != b)
 
     texts = [fmt_number(v, spec) for v in values]
     if differ(texts):
