@@ -69,7 +69,9 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     With ``settings.symmetric_modes`` a minimum with a nontrivial stabiliser is followed along the Ritz vectors of
     :func:`~.symmetric_modes.symmetric_directions` instead (every mode modulo the stabiliser: exact up to symmetry by
     equivariance) when that reduction applies and needs fewer directions than the modes; its event then records all
-    ``of`` modes as covered, the representatives and the stabiliser's evidence. A reduction that does not apply is
+    ``of`` modes as covered, the representatives and the stabiliser's evidence — provided at least one of those
+    searches ended in a verified transition state joined to the minimum (otherwise none is claimed: 0 of ``of``, with
+    the reason; the rule does not check every direction's search one by one). A reduction that does not apply is
     recorded with its reason, and the minimum is followed plainly (``trap_modes`` then bounds the modes as before)."""
     first = len(store.events)
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
@@ -104,6 +106,13 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     if z:
         connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following")
                                                         for a, b in zip(z, modes)], curvature=curvature)
+    for k, (i, (r, text)) in enumerate(zip(minima, reduced)):
+        if r and not any(t.verified and int(i) in t.minima for t in store.transition_states):
+            # every search of the representatives failed (rejected or unconverged): the orbits they stand for are
+            # not explored, so the modes are not claimed as covered
+            followed[k] = (0, followed[k][1])
+            reduced[k] = (r, f"{text}; no search along its {counts[k]} directions ended in a verified transition "
+                             f"state joined to m{int(i)}: per-trap closure not claimed")
     store.log(*(Followed(int(i), c, k, of, r, text)
                 for i, c, (k, of), (r, text) in zip(minima, counts, followed, reduced)))
     return store.since(first)

@@ -206,8 +206,7 @@ class SearchSettings:
 #: the settings :meth:`SearchSettings.at_scale` changes (the rest are the defaults)
 SCALE_DEFAULTS: dict[str, Any] = dict(starts=8, structured_starts=24, structured_rule="families", structured_copies=2,
                                       hop_batch=8, max_hop_rounds=2, patience=1, pair_distance=0.0, neighbours=0,
-                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False,
-                                      symmetric_modes=True)
+                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False)
 
 
 def at_scale(num_points: int, dim: int) -> bool:

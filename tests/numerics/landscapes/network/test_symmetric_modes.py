@@ -130,7 +130,7 @@ def test_the_followed_event_keeps_old_logs_readable():
     assert event_from_dict(red.to_dict()) == red
     t = Tally.from_events([plain, red])
     assert t.followed[4] == (1488, 1488, 6) and t.modulo_symmetry == {4: (1, "32 automorphisms")}
-    assert SearchSettings().symmetric_modes is False and SearchSettings.at_scale().symmetric_modes is True
+    assert SearchSettings().symmetric_modes is False and SearchSettings.at_scale().symmetric_modes is False
 
 
 def test_a_version_4_state_reads_with_plain_following_and_a_reduced_one_round_trips():
@@ -174,3 +174,20 @@ def test_the_reduced_search_reaches_the_table_saddles_and_critical_height():
     assert trap["searches"] < 108 and "384" not in trap["modulo_symmetry"]["stabilizer"]
     assert glob["modulo_symmetry"]["representatives"] == 0 and "no saving" in glob["modulo_symmetry"]["stabilizer"]
     assert "per-trap closed (modulo symmetry:" in res.exploration["per_trap"]
+
+
+@pytest.mark.slow
+def test_a_reduced_trap_whose_searches_all_fail_is_not_called_closed(monkeypatch):
+    """Following modulo symmetry claims every mode only if at least one of the representatives' searches ends in a
+    verified transition state joined to the minimum: with the connection step disabled (every search "fails"), the
+    N = 8, d = 4 trap is followed along its reduced directions, its row says 0 of 18 modes and why, and the search
+    is not "complete"."""
+    import contrastive_bounds.numerics.landscapes.network.following as following
+
+    monkeypatch.setattr(following, "connect_candidates", lambda *args, **kwargs: [])
+    res = landscape_network(infonce_spec(8, 4, 0.1), SearchSettings(symmetric_modes=True, pair_distance=0.0,
+                                                                     neighbours=0), draw=False)
+    rows = [r for r in res.exploration["explored"] if r["modulo_symmetry"]["representatives"]]
+    assert rows and all(r["modes"] == 0 and not r["per_trap_closed"] for r in rows)
+    assert all("per-trap closure not claimed" in r["modulo_symmetry"]["stabilizer"] for r in rows)
+    assert res.status != "complete"
