@@ -18,7 +18,7 @@ from typing import Any
 __all__ = ["X64DisabledError", "enable_x64", "request_x64", "x64_enabled", "require_x64", "ENABLE_HINT"]
 
 #: How to turn float64 on, quoted by every refusal.
-ENABLE_HINT = ("call contrastive_bounds.numerics._precision.enable_x64() (or set JAX_ENABLE_X64=1 before JAX is "
+ENABLE_HINT = ("call contrastive_bounds.numerics.enable_x64() (or set JAX_ENABLE_X64=1 before JAX is "
                "imported) for float64, or pass float32 data on purpose")
 
 

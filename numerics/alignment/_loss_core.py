@@ -219,7 +219,7 @@ def check_tau(tau: float, dtype) -> float:
         hint = ""
         if np.dtype(dt) == np.float32 and not jax.config.jax_enable_x64:
             hint = (f"; JAX's x64 mode is off, so the loss is computed in float32: call "
-                    f"contrastive_bounds.numerics._precision.enable_x64() for float64 (smallest tau {float(np.finfo(np.float64).tiny)!r})")
+                    f"contrastive_bounds.numerics.enable_x64() for float64 (smallest tau {float(np.finfo(np.float64).tiny)!r})")
         raise ValueError(
             f"tau={tau!r} is below the smallest supported temperature {floor!r} for {np.dtype(dt).name} "
             f"(the smallest normal {np.dtype(dt).name}; below it tau loses precision and the loss, of order "

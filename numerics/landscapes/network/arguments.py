@@ -39,8 +39,8 @@ def check_tau(tau: Any) -> float:
     Raises:
       ValueError: ``tau=<value>`` not a finite number, or outside [1e-4, 1e4] (the message says why the range).
     """
-    t = check_real("tau", tau, -math.inf, math.inf)
     lo, hi = TAU_RANGE
+    t = check_real("tau", tau, -math.inf, math.inf, allow_inf=True)  # inf too is refused below, naming the range
     if not lo <= t <= hi:
         raise ValueError(f"tau={t!r} is outside [{lo:g}, {hi:g}], where a float64 network search of InfoNCE keeps its "
                          "minima (the Hessian scales like 1/tau^2: at tau = 1e-6 the search misses the split-pair trap "

@@ -24,6 +24,7 @@ from contrastive_bounds.numerics.landscapes._registry import get_landscape
     (dict(num_points=4, dim=3, tau=0.0), "tau"),
     (dict(num_points=4, dim=3, tau=-1.0), "tau"),
     (dict(num_points=4, dim=3, tau=float("nan")), "tau"),
+    (dict(num_points=4, dim=3, tau=float("inf")), r"tau=inf is outside \[0.0001, 10000\]"),
     (dict(num_points=4, dim=3, tau=0.1, pairs=[(0, 0)]), "pairs point 0 with itself"),
     (dict(num_points=4, dim=3, tau=0.1, pairs=[(0, 4)]), "pairs index"),
     (dict(num_points=4, dim=3, tau=0.1, pairs=[(0, 1), (1, 0)]), "listed twice"),
