@@ -120,6 +120,32 @@ def _release_compiled_executables():
         gc.collect()
 
 
+def _resolve_path(dotted: str):
+    """The object a dotted path names: the longest importable module, then attributes; ``None`` if none."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            return None
+        return obj
+    return None
+
+
+@pytest.fixture
+def resolve_path():
+    """``resolve(dotted) -> object | None``: what a dotted path a user would type names (a module, or an attribute
+    chain below the longest importable module), ``None`` where it names nothing."""
+    return _resolve_path
+
+
 @pytest.fixture(autouse=True)
 def _restore_mpmath_precision():
     """A test that raises ``mpmath.mp.dps`` for its references does not change the precision of the tests after

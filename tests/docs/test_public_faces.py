@@ -209,26 +209,7 @@ def test_importing_the_faces_starts_no_jax():
 _NAMES_ON_PURPOSE = {"self-test.md": {"theory.alignment"}}
 
 
-def _resolves(dotted: str) -> bool:
-    """``contrastive_bounds.<dotted>`` is a module or an attribute chain below the longest importable module."""
-    import importlib
-
-    parts = f"contrastive_bounds.{dotted}".split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        try:
-            for name in parts[cut:]:
-                obj = getattr(obj, name)
-        except AttributeError:
-            return False
-        return True
-    return False
-
-
-def test_every_code_path_the_docs_name_imports():
+def test_every_code_path_the_docs_name_imports(resolve_path):
     """Every ``numerics.…``, ``properties.…`` or ``theory.…`` path in backticks on a docs page resolves under
     ``contrastive_bounds`` (a module of a face, or a name a face or public module exports): a reader who types it
     finds it. Private modules (``numerics._stats``) are not named; the pages name the public path instead."""
@@ -240,6 +221,6 @@ def test_every_code_path_the_docs_name_imports():
     for page in sorted(docs.rglob("*.md")):
         allowed = _NAMES_ON_PURPOSE.get(page.name, set())
         for dotted in sorted(set(pattern.findall(page.read_text()))):
-            if dotted not in allowed and not _resolves(dotted):
+            if dotted not in allowed and resolve_path(f"contrastive_bounds.{dotted}") is None:
                 bad.append(f"{page.relative_to(docs)}: {dotted}")
     assert bad == []

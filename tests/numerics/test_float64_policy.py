@@ -143,35 +143,19 @@ def test_circle_barrier_of_a_jax_only_circle_landscape_refuses_with_x64_off(monk
     assert circle_barrier(get_landscape("double-well"), resolution=256).critical_height == pytest.approx(49 / 32, abs=1e-12)
 
 
-def test_every_refusal_names_the_public_path_a_user_imports():
+def test_every_refusal_names_the_public_path_a_user_imports(resolve_path):
     """Each ``require_x64(..., what="...")`` of the numerics package names a path that imports: the face a user reads
     the function from (``contrastive_bounds.numerics.alignment.info_nce_loss``, not the pre-face module path
     ``alignment.losses.info_nce_loss``); a method is named through its class (``...network.HessianFreeCurvature.classify``)."""
-    import importlib
     import re
 
     root = Path(__file__).resolve().parents[2] / "numerics"
     pattern = re.compile(r'require_x64\((?:[^()]|\([^()]*\))*?what="([^"]+)"', re.S)
-    def resolves(dotted: str) -> bool:
-        parts = dotted.split(".")
-        for cut in range(len(parts) - 1, 0, -1):  # the longest importable module, then attributes
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            try:
-                for name in parts[cut:]:
-                    obj = getattr(obj, name)
-            except AttributeError:
-                return False
-            return callable(obj)
-        return False
-
     bad, seen = [], 0
     for path in sorted(root.rglob("*.py")):
         for what in pattern.findall(path.read_text()):
             seen += 1
             dotted = what.split(" ")[0]
-            if not (dotted.startswith("contrastive_bounds.") and resolves(dotted)):
+            if not (dotted.startswith("contrastive_bounds.") and callable(resolve_path(dotted))):
                 bad.append(f"{path.relative_to(root)}: {what}")
     assert seen >= 120 and bad == []
