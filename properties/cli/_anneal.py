@@ -112,7 +112,10 @@ def anneal(
     """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
     started = time.perf_counter()
     landscape, params = _landscape_word(landscape, params)
-    sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
+    try:
+        sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
+    except ValueError as err:  # the library names its argument form=; the user typed --schedule
+        raise ValueError(str(err).replace(f"form={schedule!r}", f"--schedule={schedule!r}", 1)) from None
     circle = search is None and landscape is not None and _circle_path(landscape)
     config = _config(sched, schedule, circle, chains=chains, t_end=time_end, step_size=step_size, seed=seed,
                      start=start, delta=delta, integrator=integrator)

@@ -74,6 +74,7 @@ def test_option_names_come_from_the_command_and_skip_key_value_words():
     (["align", "batch-scaling", "--reference-batch", "5"], "error: --reference-batch=5 must be one of --batch-sizes="),
     (["anneal", "double-well", "--schedule", "temperature", "c=1", "--chains", "0"], "error: --chains=0 is outside"),
     (["anneal", "double-well", "--schedule", "temperature", "c=1", "--start", "x"], "error: --start='x' is not one of"),
+    (["anneal", "double-well", "--schedule", "bogus", "c=1"], "error: --schedule='bogus' is not a schedule form"),
     (["landscape", "infonce", "--tau", "-1"], "error: --tau=-1.0 is outside [0.0001, 10000]"),
     (["landscape", "infonce", "--points", "4", "--pairs", "0-9"], "error: --pairs index=9 is outside its domain"),
     (["landscape", "infonce", "--points", "4", "--pairs", "0-0"], "error: --pairs entry (0, 0) pairs point 0 with itself"),
