@@ -112,10 +112,7 @@ def anneal(
     """Run annealed Langevin chains; report the success fraction and hitting times beside the theory."""
     started = time.perf_counter()
     landscape, params = _landscape_word(landscape, params)
-    try:
-        sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
-    except ValueError as err:  # the library names its argument form=; the user typed --schedule
-        raise ValueError(str(err).replace(f"form={schedule!r}", f"--schedule={schedule!r}", 1)) from None
+    sched = make_schedule(schedule, **{k: parse_number(k, v) for k, v in parse_assignments(params).items()})
     circle = search is None and landscape is not None and _circle_path(landscape)
     config = _config(sched, schedule, circle, chains=chains, t_end=time_end, step_size=step_size, seed=seed,
                      start=start, delta=delta, integrator=integrator)
@@ -334,4 +331,4 @@ def _table(report: Any, land: Any, started: float) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``anneal`` command to app."""
-    app.command("anneal")(command(anneal))
+    app.command("anneal")(command(anneal, aliases={"form": "schedule"}))  # make_schedule names it form=
