@@ -44,7 +44,8 @@ from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 if TYPE_CHECKING:
     from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
 
-__all__ = ["run_transition_states", "budget_left", "count_text", "explore_order", "partial_traps", "per_trap_text"]
+__all__ = ["run_transition_states", "budget_left", "count_text", "explore_order", "partial_traps", "per_trap_text",
+           "trap_closed"]
 
 Checkpoint = Callable[[str], None]
 
@@ -72,29 +73,75 @@ def explore_order(store: NetworkStore, todo: list[int]) -> list[int]:
     return sorted(todo, key=lambda i: (store.minima[i].energy - vmin <= 1e-8 * scale, store.minima[i].energy, i))
 
 
+def trap_closed(store: NetworkStore, i: int) -> bool:
+    """Minimum ``i`` is per-trap closed: followed along all of its modes (or all modulo its stabiliser), both signs
+    — the standard of single-ended closure, every mode *attempted*. Searches that did not end at a verified saddle
+    are counted and stated (:func:`per_trap_text`), not held against it: a landscape can have no saddle in a
+    direction (on S² a height function has none at all), and the refinement is equivariant under the stabiliser,
+    so a representative direction's failed search is what plain following would do along its images. Modulo
+    symmetry at least one search must end at a verified saddle joined to the minimum (a reduction none of whose
+    searches found a way out transports nothing). A log without the outcomes (before state version 6) is judged
+    by its modes and, modulo symmetry, by the verified transition states joined to the minimum; a log before
+    version 4 (``-1``: every mode of a closure search) by its searches."""
+    k, of, dirs = store.tally.followed[i]
+    if k < 0 or of < 0:
+        return bool(store.settings.closure and dirs > 0)
+    return k >= of and not _why_open(store, i)
+
+
+def _why_open(store: NetworkStore, i: int) -> str:
+    """Why minimum ``i``, followed along all its modes modulo its stabiliser, is still not per-trap closed ("" if
+    it is, or if it was followed plainly)."""
+    if store.tally.modulo_symmetry.get(i, (0, ""))[0] <= 0:
+        return ""
+    joined = store.tally.outcomes.get(i, (-1, -1, -1))[1]
+    if joined < 0:
+        joined = sum(1 for t in store.transition_states if t.verified and i in t.minima)
+    return "" if joined > 0 else f"no search ended at a verified saddle joined to m{i}"
+
+
 def partial_traps(store: NetworkStore) -> list[int]:
-    """Explored minima followed along fewer than all of their modes (per-trap closure not reached)."""
-    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and k < of)
+    """Explored minima not per-trap closed (:func:`trap_closed`): fewer modes followed than off the symmetry, or
+    followed modulo symmetry without a verified saddle joined."""
+    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and not trap_closed(store, i))
+
+
+def _ended_text(store: NetworkStore, i: int, dirs: int) -> str:
+    """``"26 searches: 14 ended at a verified saddle, 12 joined to m3, 2 of 13 directions with none"``."""
+    ended, joined, stalled = store.tally.outcomes.get(i, (-1, -1, -1))
+    text = count_text(dirs, "search", "searches")
+    if ended < 0:
+        return text
+    text += f": {ended} ended at a verified saddle, {joined} joined to m{i}"
+    if stalled:
+        text += f", {stalled} of {count_text(dirs // 2, 'direction', 'directions')} with none"
+    return text
 
 
 def per_trap_text(store: NetworkStore) -> str:
-    """Which minima were explored and how far, in words: ``m3 along all 9 modes (closed), m5 along 8 of 1488``; a
-    minimum covered modulo its stabiliser is "per-trap closed (modulo symmetry: <the group's evidence>)", never
-    plainly "closed"."""
+    """Which minima were explored and how far, in words: ``m3 along all 9 modes, both signs (18 searches: 12 ended
+    at a verified saddle, 12 joined to m3, 2 of 9 directions with none; per-trap closed)``, ``m5 along 8 of 1488``;
+    a minimum covered modulo its stabiliser is "per-trap closed (modulo symmetry: <the group's evidence>)", never
+    plainly "closed"; one followed along every mode but not per-trap closed says why (:func:`trap_closed`)."""
     parts, sym = [], store.tally.modulo_symmetry
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
+        searches = _ended_text(store, i, dirs)
+        why = _why_open(store, i) if k >= 0 and of >= 0 else ""
+        how = "modulo its stabiliser, " if i in sym and sym[i][0] > 0 else ""
         if (k < 0 or of < 0) and not (store.settings.closure and dirs > 0):
-            parts.append(f"m{i} not followed along its modes ({count_text(dirs, 'search', 'searches')})")
+            parts.append(f"m{i} not followed along its modes ({searches})")
         elif k < 0 or of < 0:  # a log before state version 4: a closure search followed every mode
-            parts.append(f"m{i} along every mode ({count_text(dirs, 'search', 'searches')})")
-        elif i in sym and sym[i][0] > 0:
-            parts.append(f"m{i} along all {of} modes modulo its stabiliser, both signs "
-                         f"({count_text(dirs, 'search', 'searches')}: per-trap closed (modulo symmetry: {sym[i][1]}))")
+            parts.append(f"m{i} along every mode ({searches})")
+        elif k >= of and why:
+            parts.append(f"m{i} along all {of} modes {how}both signs ({searches}; per-trap closure not reached: {why})")
+        elif how:
+            parts.append(f"m{i} along all {of} modes {how}both signs "
+                         f"({searches}; per-trap closed (modulo symmetry: {sym[i][1]}))")
         elif k >= of:
-            parts.append(f"m{i} along all {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: per-trap closed)")
+            parts.append(f"m{i} along all {of} modes, both signs ({searches}; per-trap closed)")
         else:
-            parts.append(f"m{i} along its {k} softest of {of} modes, both signs ({count_text(dirs, 'search', 'searches')}: "
+            parts.append(f"m{i} along its {k} softest of {of} modes, both signs ({searches}; "
                          "per-trap closure partial" + (f"; {sym[i][1]}" if i in sym else "") + ")")
     return "; ".join(parts) if parts else "no minimum explored"
 
@@ -110,7 +157,9 @@ def _explore(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore,
             block.append(todo[k])
             k += 1
             count += 2 * (settings.trap_modes or max(1, spec.num_points * (spec.dim - 1)))
-        follow_modes(spec, settings, store, rng, block, limit=limit, curvature=curvature)
+        used = store.tally.counts["single_ended"] + store.tally.counts["neb_runs"]
+        follow_modes(spec, settings, store, rng, block, limit=limit, curvature=curvature,
+                     budget=settings.max_searches - used)
         checkpoint(f"{len(store.minima)} minima, {len(store.explored)} explored, "
                    f"{store.tally.counts['verified_ts']} verified TSs")
 
@@ -133,13 +182,25 @@ def _pending(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore,
     checkpoint(f"{len(store.minima)} minima, {store.tally.counts['verified_ts']} verified TSs")
 
 
+def _ended_total(store: NetworkStore) -> str:
+    """``", 31 ended at a verified saddle, 22 of 50 directions with none"`` over the minima whose outcomes were
+    recorded ("" if none were)."""
+    rows = [(store.tally.outcomes[i], store.tally.followed[i][2]) for i in store.tally.followed
+            if store.tally.outcomes.get(i, (-1, -1, -1))[0] >= 0]
+    if not rows:
+        return ""
+    ended, stalled, dirs = (sum(o[0] for o, _ in rows), sum(o[2] for o, _ in rows), sum(d // 2 for _, d in rows))
+    return f", {ended} ended at a verified saddle, {stalled} of {count_text(dirs, 'direction', 'directions')} with none"
+
+
 def _closure_text(settings: SearchSettings, store: NetworkStore) -> tuple[str, int]:
     s, c, m = settings, store.tally.counts, len(store.minima)
     within = sum(1 for d in store.distances.values() if d <= s.pair_distance)
     each = "the only minimum" if m == 1 else f"each of the {m} minima"
     return (f"closed under single-ended exploration after {count_text(store.ts_rounds, 'round', 'rounds')}: {each} "
             f"followed along every Hessian mode off the symmetry, both signs "
-            f"({count_text(c['single_ended'], 'eigenvector-following search', 'eigenvector-following searches')}; "
+            f"({count_text(c['single_ended'], 'eigenvector-following search', 'eigenvector-following searches')}"
+            f"{_ended_total(store)}; "
             f"{c['unconverged']} of the {count_text(c['refinements'], 'refinement', 'refinements')} did not converge "
             f"and {'is' if c['unconverged'] == 1 else 'are'} kept as rejected candidates), every saddle found descended "
             f"on both sides ({count_text(c['descents'], 'descent', 'descents')}), and "
@@ -198,7 +259,9 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
         store.log(ClosureReached(False, text),
                   PhaseEnded("ts", why or "nothing pending (every minimum explored, every pair tried)"))
     elif why or partial_traps(store):
-        why = why or "only the softest modes of the explored minima were followed (trap_modes)"
+        cut = [i for i in partial_traps(store) if store.tally.followed[i][0] < store.tally.followed[i][1]]
+        why = why or ("only the softest modes of the explored minima were followed (trap_modes)" if cut else
+                      "no search from a minimum followed modulo symmetry ended at a verified saddle joined to it")
         text = (f"not closed: {why} after {rounds}; {unexplored} of "
                 f"{count_text(len(store.minima), 'minimum', 'minima')} not yet followed along their modes; "
                 f"per-trap exploration: {per_trap_text(store)}")

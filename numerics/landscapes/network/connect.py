@@ -74,9 +74,13 @@ def degenerate_saddle(cp: Any, gradient_tol: float) -> bool:
 
 
 def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom,
-                       candidates: Sequence[Candidate], *, curvature: Curvature = DENSE) -> list[Event]:
+                       candidates: Sequence[Candidate], *, curvature: Curvature = DENSE,
+                       outcomes: list[int | None] | None = None) -> list[Event]:
     """Refine ``candidates`` to index-1 saddles and connect them (module docstring); every candidate of one
-    call has the same ``found_by``."""
+    call has the same ``found_by``. ``outcomes``, when given, is filled with one entry per candidate: the id of
+    the verified transition state its refinement ended at (new, or a duplicate of a known one), or None (the
+    refinement did not converge, or the saddle was rejected) — how each search ended, for the per-trap
+    statements of :func:`~.following.follow_modes`."""
     first = len(store.events)
     if not candidates:
         return []
@@ -94,7 +98,17 @@ def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: Net
     unconverged = sum(1 for cp in cps if not cp.gradient_norm <= settings.gradient_tol)
     store.log(Refined(found_by, len(z) + len(high), unconverged))
     connect(spec, settings, store, cps, found_by, curvature=curvature)
+    if outcomes is not None:
+        outcomes[:] = [_ended_at(spec, settings, store, cp) for cp in cps]
     return store.since(first)
+
+
+def _ended_at(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cp: Any) -> int | None:
+    """The verified transition state a refined candidate ``cp`` is (up to symmetry), or None."""
+    if not cp.gradient_norm <= settings.gradient_tol:
+        return None
+    known = match_transition_state(store, spec.symmetry, cp.z, cp.energy)
+    return known if known is not None and store.transition_states[known].verified else None
 
 
 def _fresh(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str) -> list[Any]:

@@ -59,27 +59,40 @@ def directions(cp: Any, limit: int | None = None) -> list[np.ndarray]:
 
 
 def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, minima: Sequence[int],
-                 *, limit: int | None = None, curvature: Curvature = DENSE) -> list[Event]:
+                 *, limit: int | None = None, curvature: Curvature = DENSE, budget: int | None = None) -> list[Event]:
     """Eigenvector following from each minimum of ``minima`` along its :func:`directions` (all, or the softest
     ``limit`` modes when the closure is off, or the softest ``settings.trap_modes`` when that is set), both signs.
     A provider that classifies with the lowest eigenpairs only (``complete_spectrum`` False) is asked for the
     modes to follow (``curvature.softest``). Each minimum's :class:`~.events.Followed` records how many modes
-    were followed of the ``N·(d−1) − orbit_dim`` off the symmetry (equal: per-trap closure).
+    were followed of the ``N·(d−1) − orbit_dim`` off the symmetry and how its searches ended: how many at a
+    verified transition state, how many of those joined to the minimum, and how many directions had no search
+    ending at one (:func:`~.closure.trap_closed` reads per-trap closure from these).
+
+    ``budget`` (searches left in ``max_searches``) caps the searches of the call: the minimum where it runs out
+    is followed along its first directions only (recorded as partial), the minima after it are not followed
+    (they stay unexplored).
 
     With ``settings.symmetric_modes`` a minimum with a nontrivial stabiliser is followed along the Ritz vectors of
     :func:`~.symmetric_modes.symmetric_directions` instead (every mode modulo the stabiliser: exact up to symmetry by
-    equivariance) when that reduction applies and needs fewer directions than the modes; its event then records all
-    ``of`` modes as covered, the representatives and the stabiliser's evidence — provided at least one of those
-    searches ended in a verified transition state joined to the minimum (otherwise none is claimed: 0 of ``of``, with
-    the reason; the rule does not check every direction's search one by one). A reduction that does not apply is
-    recorded with its reason, and the minimum is followed plainly (``trap_modes`` then bounds the modes as before)."""
+    equivariance) when that reduction applies, needs fewer directions than the modes and fits the budget; its event
+    then records all ``of`` modes as covered, the representatives and the stabiliser's evidence (per-trap closure
+    then also needs a search ending at a verified saddle joined to the minimum: :func:`~.closure.trap_closed`). A
+    reduction that
+    not apply is recorded with its reason, and the minimum is followed plainly (``trap_modes`` then bounds
+    the modes as before)."""
     first = len(store.events)
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
     limit = settings.trap_modes or limit
-    z, modes, counts, followed, reduced = [], [], [], [], []
-    for cp in cps:
+    left = math.inf if budget is None else max(0, int(budget))
+    z, modes, counts, followed, reduced, done = [], [], [], [], [], []
+    for i, cp in zip(minima, cps):
+        if left < 2:
+            break
         total = modes_off_symmetry(spec.num_points, spec.dim, cp.orbit_dim)
         sym = symmetric_directions(spec, cp.z, tol=settings.gram_tol, plain=total) if settings.symmetric_modes else None
+        if sym is not None and sym.exact and 2 * len(sym.directions) > left:
+            sym = SimpleNamespace(exact=False, reason=f"its {2 * len(sym.directions)} searches exceed the "
+                                  f"{int(left)} left in max_searches")
         if sym is not None and sym.exact:
             dirs = list(sym.directions)
         elif not cp.complete_spectrum and hasattr(curvature, "softest"):  # lowest eigenpairs only: ask for more
@@ -92,27 +105,32 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
             dirs = directions(cp, None)
         else:
             dirs = directions(cp, limit)
+        dirs = dirs[:int(min(len(dirs), left // 2))]  # eigenvectors come first: a cut keeps the softest modes
+        left -= 2 * len(dirs)
         for m in dirs:
             for sgn in (1.0, -1.0):
                 z.append(retract(cp.z, sgn * MODE_KICK * m))
                 modes.append(sgn * m)
         counts.append(2 * len(dirs))
+        done.append(int(i))
         if sym is not None and sym.exact:
             followed.append((total, total))
             reduced.append((sym.representatives, sym.describe()))
         else:
-            followed.append((min(len(cp.modes), limit) if limit else len(cp.modes), total))
+            k = min(len(cp.modes), limit) if limit else len(cp.modes)
+            followed.append((min(k, len(dirs)), total))
             reduced.append((0, f"modulo symmetry not applied: {sym.reason}" if sym is not None else ""))
+    ends: list[int | None] = [None] * len(z)
     if z:
         connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following")
-                                                        for a, b in zip(z, modes)], curvature=curvature)
-    for k, (i, (r, text)) in enumerate(zip(minima, reduced)):
-        if r and not any(t.verified and int(i) in t.minima for t in store.transition_states):
-            # every search of the representatives failed (rejected or unconverged): the orbits they stand for are
-            # not explored, so the modes are not claimed as covered
-            followed[k] = (0, followed[k][1])
-            reduced[k] = (r, f"{text}; no search along its {counts[k]} directions ended in a verified transition "
-                             f"state joined to m{int(i)}: per-trap closure not claimed")
-    store.log(*(Followed(int(i), c, k, of, r, text)
-                for i, c, (k, of), (r, text) in zip(minima, counts, followed, reduced)))
+                                                        for a, b in zip(z, modes)], curvature=curvature, outcomes=ends)
+    events, lo = [], 0
+    for i, c, (k, of), (r, text) in zip(done, counts, followed, reduced):
+        mine = ends[lo:lo + c]
+        lo += c
+        ended = [t for t in mine if t is not None]
+        joined = sum(1 for t in ended if i in store.transition_states[t].minima)
+        stalled = sum(1 for a in range(0, c, 2) if mine[a] is None and mine[a + 1] is None)
+        events.append(Followed(i, c, k, of, r, text, len(ended), joined, stalled))
+    store.log(*events)
     return store.since(first)

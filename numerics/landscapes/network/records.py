@@ -224,7 +224,7 @@ class Side:
 class Effort:
     """What the search did (reported with every result: "barrier-free" means "within this effort").
 
-    Every field but ``seconds`` and ``stop_rule`` is a fold over the search's events (:class:`~.events.Tally`).
+    Every field but ``seconds`` and ``stop_rule`` is a fold over the search's events (:class:`~.tally.Tally`).
 
     Attributes:
       starts: random starts minimised. structured_starts: structured starts minimised; structured: what

@@ -160,19 +160,22 @@ def network_result(store: NetworkStore, landscape: dict[str, Any], *, seconds: f
 
 def exploration_summary(store: NetworkStore, analysis: NetworkAnalysis) -> dict[str, Any]:
     """What the transition-state search covered (JSON-ready): ``explored`` — per explored minimum its id, the modes
-    followed (``-1``: every mode, not recorded), the modes off the symmetry, the searches, ``per_trap_closed`` and
+    followed (``-1``: every mode, not recorded), the modes off the symmetry, the searches, how they ended
+    (``ended_at_verified_saddle``, ``joined`` to this minimum, ``stalled_directions`` none of whose searches ended at
+    a verified saddle; None: not recorded by an older search), ``per_trap_closed`` (:func:`~.closure.trap_closed`) and
     its barrier (None: global, or no path to a lower minimum), and, where the symmetry reduction was tried,
     ``modulo_symmetry`` (``representatives``: orbit representatives, 0 when refused; ``directions`` followed;
     ``stabilizer``: the group's evidence or the refusal's reason); ``unexplored`` — ids never followed; ``per_trap``
     — the same in words; ``critical_height_over`` — what H* is a maximum over."""
-    from contrastive_bounds.numerics.landscapes.network.closure import per_trap_text
+    from contrastive_bounds.numerics.landscapes.network.closure import per_trap_text, trap_closed
 
     rows = []
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
-        closed = (of >= 0 and k >= of) or (k < 0 and store.settings.closure and dirs > 0)
-        row = {"minimum": int(i), "modes": int(k), "of": int(of), "searches": int(dirs), "per_trap_closed": bool(closed),
-               "barrier": analysis.barriers.get(i, {}).get("barrier")}
+        ended, joined, stalled = (None if v < 0 else int(v) for v in store.tally.outcomes.get(i, (-1, -1, -1)))
+        row = {"minimum": int(i), "modes": int(k), "of": int(of), "searches": int(dirs),
+               "ended_at_verified_saddle": ended, "joined": joined, "stalled_directions": stalled,
+               "per_trap_closed": trap_closed(store, i), "barrier": analysis.barriers.get(i, {}).get("barrier")}
         reps, evidence = store.tally.modulo_symmetry.get(i, (0, ""))
         if evidence:  # covered modulo the stabiliser (representatives > 0), or the reduction's refusal
             row["modulo_symmetry"] = {"representatives": int(reps), "directions": int(dirs) // 2, "stabilizer": evidence}

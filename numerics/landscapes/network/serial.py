@@ -2,7 +2,7 @@
 
 The state file (``network.json`` in the output folder) is written atomically (temp file + fsync +
 ``os.replace``) after every batch, so an interrupted search loses at most the batch in flight. Version 3
-(:data:`STATE_VERSION`) holds:
+(now :data:`STATE_VERSION` 6, compatibly extended as below) holds:
 
 * ``version``, ``landscape`` (the spec's fingerprint: ``name``, ``num_points``, ``dim``, ``radius``,
   ``symmetry``, ``params``, ``probe``, ``description``), ``settings`` (every :class:`~.state.SearchSettings`
@@ -22,7 +22,9 @@ their defaults, the search it ran) and the ``modes``/``of`` fields of the ``foll
 modes of how many off the symmetry were followed from each minimum; ``-1`` in a version-3 log: every mode).
 Version 5 adds, compatibly, the setting ``symmetric_modes`` (an older file gets False, the plain following it ran)
 and, on ``followed`` events of minima covered modulo their stabiliser, ``representatives`` and ``stabilizer``
-(absent: plain following).
+(absent: plain following). Version 6 adds, compatibly, how the searches from each minimum ended (``ended``,
+``joined``, ``stalled`` on ``followed`` events; absent in an older log: not recorded, and no per-trap closure is
+then claimed from them).
 
 :func:`read_state` is the only function that opens a state file (the search's resume and
 :mod:`.saved` both call it); it names what is wrong with a file it cannot read. JAX-free.
@@ -50,11 +52,11 @@ from contrastive_bounds.numerics.landscapes.network.events import (
     PhaseEnded,
     RoundEnded,
     StructuredPlan,
-    Tally,
     event_from_dict,
 )
 from contrastive_bounds.numerics.landscapes.network.events import Connection, NewMinimum, NewTransitionState, \
     RejectedCandidate
+from contrastive_bounds.numerics.landscapes.network.tally import Tally
 from contrastive_bounds.numerics.landscapes.network.records import COUNTS, Candidate, NetworkMinimum, TransitionState, \
     Walker
 from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
@@ -65,9 +67,9 @@ __all__ = ["STATE_FILE", "STATE_VERSION", "READABLE_VERSIONS", "FINGERPRINT_KEYS
            "state_path"]
 
 STATE_FILE = "network.json"
-STATE_VERSION = 5
-#: State-file versions :func:`read_state` reads (1 and 2 are migrated; 3 and 4 read as 5 with the new fields' defaults).
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+STATE_VERSION = 6
+#: State-file versions :func:`read_state` reads (1 and 2 are migrated; 3 to 5 read as 6 with the new fields' defaults).
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 #: The fingerprint fields that identify a landscape (``LandscapeSpec.fingerprint``).
 FINGERPRINT_KEYS = ("name", "num_points", "dim", "radius", "symmetry", "params", "probe")
 _UNIT_ATOL = 1e-9

@@ -10,7 +10,7 @@ step reads it and records into it; :mod:`.serial` saves and reads it (one versio
 Records enter only through :meth:`NetworkStore.add_minimum`, :meth:`NetworkStore.add_transition_state`
 and :meth:`NetworkStore.reject`, each logging its event; everything counted — the effort, what found
 each record, hits, which minima were explored and which pairs tried, the phase — is the fold of the
-log (:class:`~.events.Tally`), never a separate counter. The store holds no spec, callback or path: what
+log (:class:`~.tally.Tally`), never a separate counter. The store holds no spec, callback or path: what
 a run needs besides it is passed to the steps. JAX-free (numpy only).
 """
 
@@ -28,8 +28,8 @@ from contrastive_bounds.numerics.landscapes.network.events import (
     NewMinimum,
     NewTransitionState,
     RejectedCandidate,
-    Tally,
 )
+from contrastive_bounds.numerics.landscapes.network.tally import Tally
 from contrastive_bounds.numerics.landscapes.network.records import (
     Candidate,
     Effort,

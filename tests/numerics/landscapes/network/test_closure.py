@@ -125,3 +125,83 @@ def test_a_lone_unverified_minimum_is_open_never_barrier_free():
     res = landscape_network(flat, starts=16, structured_starts=0, max_hop_rounds=0, draw=False)
     assert len(res.minima) == 1 and not res.minima[0].verified
     assert res.status.startswith("open: the only minimum found is not verified"), res.status
+
+
+def test_per_trap_closure_reads_how_the_searches_ended():
+    """The per-trap rule on Followed events alone (no search run): every mode followed is closed even where plain
+    directions stalled or no saddle joined (single-ended closure counts attempts; the outcomes are stated in the
+    text); modulo symmetry a trap with no verified saddle joined is not closed and says why, one with stalled
+    directions but a saddle joined is closed with the stalls stated; a log without outcomes (before state version 6)
+    is judged by its modes; fewer modes than off the symmetry is partial."""
+    from contrastive_bounds.numerics.landscapes.network.closure import partial_traps, per_trap_text, trap_closed
+    from contrastive_bounds.numerics.landscapes.network.events import Followed
+    from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+    from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
+
+    store = NetworkStore({}, SearchSettings())
+    store.log(Followed(0, 18, 9, 9, 0, "", 10, 10, 4), Followed(1, 18, 9, 9, 0, "", 0, 0, 9),
+              Followed(2, 6, 9, 9, 1, "8 automorphisms", 2, 0, 1), Followed(3, 6, 9, 9, 1, "8 automorphisms", 5, 4, 1),
+              Followed(4, 18, 9, 9), Followed(5, 8, 4, 9, 0, "", 8, 8, 0))
+    assert [trap_closed(store, i) for i in range(6)] == [True, True, False, True, True, False]
+    assert partial_traps(store) == [2, 5]
+    text = per_trap_text(store)
+    assert "m0 along all 9 modes, both signs (18 searches: 10 ended at a verified saddle, 10 joined to m0, 4 of 9 " \
+           "directions with none; per-trap closed)" in text
+    assert "m1 along all 9 modes, both signs (18 searches: 0 ended at a verified saddle, 0 joined to m1, 9 of 9 " \
+           "directions with none; per-trap closed)" in text
+    assert "m2 along all 9 modes modulo its stabiliser, both signs (6 searches: 2 ended at a verified saddle, 0 joined " \
+           "to m2, 1 of 3 directions with none; per-trap closure not reached: no search ended at a verified saddle " \
+           "joined to m2)" in text
+    assert "m3 along all 9 modes modulo its stabiliser, both signs (6 searches: 5 ended at a verified saddle, 4 joined " \
+           "to m3, 1 of 3 directions with none; per-trap closed (modulo symmetry: 8 automorphisms))" in text
+    assert "m4 along all 9 modes, both signs (18 searches; per-trap closed)" in text
+    assert "m5 along its 4 softest of 9 modes" in text
+
+
+def test_max_searches_caps_the_eigenvector_following_it_starts():
+    """max_searches = 6 on N = 4, d = 2 (3 modes off the symmetry per minimum, 6 searches each): at most 6
+    single-ended searches run, the status says the budget ran out, and no minimum is claimed per-trap closed beyond
+    what ran (the outcomes of the searches that ran add up to them)."""
+    res = landscape_network(infonce_spec(4, 2, 0.1), max_searches=4, structured_starts=0, draw=False)
+    assert res.effort.single_ended <= 4 and res.effort.single_ended + res.effort.neb_runs <= 4
+    assert res.status.startswith("open: closure not reached") and "budget of 4 single-ended" in res.status
+    rows = res.exploration["explored"]
+    assert sum(r["searches"] for r in rows) == res.effort.single_ended
+    assert all(not r["per_trap_closed"] and r["modes"] < r["of"] for r in rows)
+    assert all(0 <= r["joined"] <= r["ended_at_verified_saddle"] <= r["searches"] for r in rows)
+
+
+@pytest.mark.slow
+def test_the_recorded_search_outcomes_replay_from_the_refinement_kernel(default_search):
+    """Replay of the following step against its kernel, N = 6, d = 3, τ = 0.1: each explored minimum's starts
+    ``z ± MODE_KICK·v`` are refined again by the dense provider's refinement and classified; the starts that
+    converge to an index-1 saddle equivalent to one of the network's verified transition states bracket the row's
+    ``ended_at_verified_saddle`` from below (the step also kicks index-2 end points once more, which the replay does
+    not: those bracket it from above), and ``joined`` counts the matched saddles that join the minimum."""
+    from contrastive_bounds.numerics._sphere import retract
+    from contrastive_bounds.numerics.landscapes.network.constants import MODE_KICK, REFINE_MAX_ITERATIONS
+    from contrastive_bounds.numerics.landscapes.network.curvature import DENSE
+    from contrastive_bounds.numerics.landscapes.network.following import directions
+    from contrastive_bounds.numerics.landscapes.network.minima import classify_with
+    from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
+
+    res = default_search(6, 3, 0.1, 0)
+    spec, settings = infonce_spec(6, 3, 0.1), SearchSettings(**res.settings)
+    for row in res.exploration["explored"]:
+        m = res.minima[row["minimum"]]
+        cp = classify_with(DENSE, spec, settings, m.z[None], None)[0]
+        dirs = np.stack([s * v for v in directions(cp) for s in (1.0, -1.0)])
+        assert len(dirs) == row["searches"]
+        z = retract(np.broadcast_to(m.z, dirs.shape), MODE_KICK * dirs)
+        out = classify_with(DENSE, spec, settings, DENSE.refine(spec, z, dirs, index=1, chunk=settings.chunk,
+                                                                max_iter=REFINE_MAX_ITERATIONS), 1)
+        matched, high = [], 0
+        for c in out:
+            if not c.gradient_norm <= settings.gradient_tol:
+                continue
+            high += c.index >= 2
+            hit = [t for t in res.transition_states if c.index == 1 and abs(t.energy - c.energy) <= 1e-9 *
+                   max(1.0, abs(t.energy)) and equivalent(t.z, c.z, spec.symmetry, tol=settings.gram_tol)]
+            matched += hit[:1]
+        assert len(matched) <= row["ended_at_verified_saddle"] <= len(matched) + high
+        assert sum(m.id in t.minima for t in matched) <= row["joined"] <= sum(m.id in t.minima for t in matched) + high

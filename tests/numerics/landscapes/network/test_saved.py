@@ -80,7 +80,7 @@ def test_unknown_labels_missing_and_garbage_states_are_refused_naming_what_is_wr
     with pytest.raises(ValueError, match="not a JSON object"):
         load_saved_search(tmp_path / "junk")
     cases = [
-        (lambda st: st.update(version=99), r"state version 99; this reader understands version\(s\) \[1, 2, 3, 4, 5\]"),
+        (lambda st: st.update(version=99), r"state version 99; this reader understands version\(s\) \[1, 2, 3, 4, 5, 6\]"),
         (lambda st: st.pop("landscape"), "no landscape fingerprint"),
         (lambda st: st["minima"][0].update(z=[[2.0, 0.0, 0.0]]), "minimum 0 has coordinates"),
         (lambda st: st["minima"][0].update(energy="low"), "energy='low'"),

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contrastive_bounds.numerics.landscapes.network.events import Tally
+from contrastive_bounds.numerics.landscapes.network.tally import Tally
 from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE, STATE_VERSION, store_from_dict, \
     store_to_dict

@@ -17,7 +17,8 @@ import pytest
 
 from contrastive_bounds.numerics.landscapes.network import SearchSettings, infonce_spec, landscape_network
 from contrastive_bounds.numerics.landscapes.network.arguments import default_pairs
-from contrastive_bounds.numerics.landscapes.network.events import Followed, Tally, event_from_dict
+from contrastive_bounds.numerics.landscapes.network.events import Followed, event_from_dict
+from contrastive_bounds.numerics.landscapes.network.tally import Tally
 from contrastive_bounds.numerics.landscapes.network.mode_orbits import stabilizer_orbits
 from contrastive_bounds.numerics.landscapes.network.symmetric_modes import act, symmetric_directions
 from contrastive_bounds.numerics.landscapes.network.symmetry import Symmetry, label_matrices, group_order
@@ -136,21 +137,22 @@ def test_the_followed_event_keeps_old_logs_readable():
 def test_a_version_4_state_reads_with_plain_following_and_a_reduced_one_round_trips():
     """A state written before symmetric_modes (version 4: no such setting, followed events without the new fields)
     reads with symmetric_modes False and the same per-trap fold; a store whose log holds a reduced Followed event
-    saves as version 5 and reads back with the representatives and the evidence."""
+    saves as the current version (6) and reads back with the representatives, the evidence and the outcomes."""
     from contrastive_bounds.numerics.landscapes.network.serial import STATE_VERSION, store_from_dict, store_to_dict
 
     data = json.loads((ROOT / "tests" / "numerics" / "landscapes" / "network" / "data" / "saved" /
                        "v2-infonce-n4-d2-tau0.1-done" / "network.json").read_text())
     old = store_to_dict(store_from_dict(data))
-    assert old["version"] == STATE_VERSION == 5 and old["settings"]["symmetric_modes"] is False
+    assert old["version"] == STATE_VERSION == 6 and old["settings"]["symmetric_modes"] is False
     v4 = json.loads(json.dumps(old))
     v4["version"] = 4
     del v4["settings"]["symmetric_modes"]
     back = store_from_dict(v4)
     assert back.settings.symmetric_modes is False and back.tally.followed == store_from_dict(data).tally.followed
-    back.log(Followed(0, 6, 3, 3, 1, "2 automorphisms"))
+    back.log(Followed(0, 6, 3, 3, 1, "2 automorphisms", 4, 3, 0))
     again = store_from_dict(json.loads(json.dumps(store_to_dict(back))))
     assert again.tally.modulo_symmetry == {0: (1, "2 automorphisms")} and again.tally.followed[0] == (3, 3, 6)
+    assert again.tally.outcomes[0] == (4, 3, 0)
 
 
 @pytest.mark.slow
@@ -178,16 +180,17 @@ def test_the_reduced_search_reaches_the_table_saddles_and_critical_height():
 
 @pytest.mark.slow
 def test_a_reduced_trap_whose_searches_all_fail_is_not_called_closed(monkeypatch):
-    """Following modulo symmetry claims every mode only if at least one of the representatives' searches ends in a
-    verified transition state joined to the minimum: with the connection step disabled (every search "fails"), the
-    N = 8, d = 4 trap is followed along its reduced directions, its row says 0 of 18 modes and why, and the search
-    is not "complete"."""
+    """Following modulo symmetry claims a trap per-trap closed only if a search ends at a verified saddle joined to
+    it: with the connection step disabled (every search "fails"),
+    the N = 8, d = 4 trap is followed along its reduced directions, its row records 0 ended, 0 joined and every
+    direction stalled, the per-trap text says why it is not closed, and the search is not "complete"."""
     import contrastive_bounds.numerics.landscapes.network.following as following
 
     monkeypatch.setattr(following, "connect_candidates", lambda *args, **kwargs: [])
     res = landscape_network(infonce_spec(8, 4, 0.1), SearchSettings(symmetric_modes=True, pair_distance=0.0,
                                                                      neighbours=0), draw=False)
     rows = [r for r in res.exploration["explored"] if r["modulo_symmetry"]["representatives"]]
-    assert rows and all(r["modes"] == 0 and not r["per_trap_closed"] for r in rows)
-    assert all("per-trap closure not claimed" in r["modulo_symmetry"]["stabilizer"] for r in rows)
-    assert res.status != "complete"
+    assert rows and all(not r["per_trap_closed"] and r["ended_at_verified_saddle"] == 0 and r["joined"] == 0
+                        and r["stalled_directions"] == r["searches"] // 2 for r in rows)
+    assert "per-trap closure not reached: no search ended at a verified saddle joined to" in res.exploration["per_trap"]
+    assert res.status != "complete" and not res.status.startswith("barrier-free")
