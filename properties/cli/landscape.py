@@ -26,7 +26,7 @@ from rich.table import Table
 
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
-from contrastive_bounds.numerics.landscapes.network.state import SearchSettings, at_scale
+from contrastive_bounds.numerics.landscapes.network.state import PREVIOUS_SINGLE_ENDED_MODES, SearchSettings, at_scale
 from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real
 
 from contrastive_bounds.properties.cli._common import (
@@ -110,6 +110,8 @@ def default_out(land: Any, settings: dict[str, Any]) -> Path:
     else:
         name = land.name + (f"-R{land.radius:g}" if land.radius != 1.0 else "")
     full = SearchSettings(**settings).to_dict()
+    if full["single_ended_modes"] is None:  # hashed as before closure recorded it as unused: old folders are found again
+        full["single_ended_modes"] = PREVIOUS_SINGLE_ENDED_MODES
     digest = hashlib.sha256(json.dumps({"landscape": land.fingerprint(), "settings": full}, sort_keys=True,
                                        default=str).encode()).hexdigest()[:12]
     return Path(DEFAULT_OUT) / f"{name}-{digest}"
@@ -131,7 +133,7 @@ def _print(res: Any) -> None:
     found = res.found_by_counts()
     structured = res.effort.structured.get("note") if res.effort.structured else None
     rows = [("critical height H*", _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
-            ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty)),
+            ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
             ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
             ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
             ("transition states found by", ", ".join(f"{k}: {v}" for k, v in found["transition_states"].items()) or "—"),
@@ -154,7 +156,7 @@ def _print(res: Any) -> None:
         mins.add_column(col)
     for m in res.minima[:60]:
         bar = "global" if m.id in a.global_minima else _fmt(a.barriers.get(m.id, {}).get("barrier", "unconnected"))
-        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
+        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "multiplicity not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
                      "yes" if m.verified else f"no ({m.note})", m.found_by)
     console.print(mins)
     tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
