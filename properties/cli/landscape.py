@@ -117,6 +117,20 @@ def default_out(land: Any, settings: dict[str, Any]) -> Path:
     return Path(DEFAULT_OUT) / f"{name}-{digest}"
 
 
+def check_out(out: Path) -> None:
+    """``--out``: an existing folder, or a new one whose parent folder exists (only the last folder of the path is
+    created, as ``anneal --checkpoint`` creates no folder: a typo in a parent is refused, not built).
+
+    Raises:
+      CLIError: naming ``--out``: an existing file, or a missing parent folder.
+    """
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out={str(out)!r} is an existing file, not a folder")
+    if not out.exists() and not out.parent.is_dir():
+        raise CLIError(f"--out={str(out)!r}: its parent folder {str(out.parent)!r} does not exist (create it first; "
+                       "--out creates only the last folder of the path)")
+
+
 def _fmt(x: Any) -> str:
     if x is None:
         return "—"
@@ -212,8 +226,9 @@ def landscape(
                                              "both, barriers, H*)"),
     max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
     max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
-    out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
-                                       f"(default: {DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
+    out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG; "
+                                       "created if missing, but its parent folder must exist (default: "
+                                       f"{DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
     yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_SEARCH_COST:.0e} pair terms (starts x "
                              f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d), or with --curvature dense "
@@ -235,6 +250,8 @@ def landscape(
     """
     if curvature not in CURVATURES:
         raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
+    if out is not None:
+        check_out(out)
     options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
     recipe = options.recipe()  # the library's argument rules, before JAX is imported
     big = recipe.arguments is not None and at_scale(recipe.arguments.num_points, recipe.arguments.dim)
