@@ -110,7 +110,7 @@ class NetworkTrap:
       barrier: its barrier in the network (= H* when the network is complete).
       v_min: the network's global minimum energy; global_z: a global minimum ``(N, d)``.
       eigenvalues: the trap's Hessian eigenvalues off the symmetry modes, ascending.
-      multiplicity: copies of the trap modulo O(d); orbit_density: ``ω_x``.
+      multiplicity: copies of the trap modulo O(d) (None: not computed); orbit_density: ``ω_x``.
       saddles: the escape saddles (lowest barrier first).
       prefactor_reason: ``""`` when the Eyring–Kramers prefactor is defined (non-degenerate modulo
         symmetry), else why it is not (then only the Arrhenius exponent is used).
@@ -127,7 +127,7 @@ class NetworkTrap:
     v_min: float
     global_z: np.ndarray = field(repr=False)
     eigenvalues: tuple[float, ...]
-    multiplicity: int
+    multiplicity: int | None
     orbit_density: float
     saddles: tuple[EscapeSaddle, ...]
     prefactor_reason: str
@@ -225,8 +225,8 @@ def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> Net
             other_exits.append((ts.energy - trap.energy, other))
             continue
         e_s = sum(1 for m in ts.minima if m == tid)
-        if ts.multiplicity <= 0 or trap.multiplicity <= 0:  # "not computed" at scale (trap_tools.multiplicity_at_scale)
-            reasons.append(f"the multiplicity of {'the trap' if trap.multiplicity <= 0 else f'transition state {ts.id}'} "
+        if not ts.multiplicity or not trap.multiplicity:  # None ("not computed"; 0 in older files)
+            reasons.append(f"the multiplicity of {'the trap' if not trap.multiplicity else f'transition state {ts.id}'} "
                            "was not computed: the saddle count n_s is unknown")
             count = math.nan
         else:
@@ -265,7 +265,7 @@ def network_trap(result: Any, spec: Any, *, curvature: str | None = None) -> Net
     gz = np.asarray(by_id[glob[0]].z, dtype=np.float64)
     direct = bool(saddles) and all(s.target in glob for s in saddles)
     return NetworkTrap(tid, float(trap.energy), np.asarray(trap.z, dtype=np.float64), float(barriers[tid]["barrier"]),
-                       float(result.analysis.v_min), gz, cp.eigenvalues, int(trap.multiplicity),
+                       float(result.analysis.v_min), gz, cp.eigenvalues, trap.multiplicity or None,
                        _exp_or_inf(cp.log_omega), tuple(saddles), "; ".join(dict.fromkeys(reasons)), direct,
                        float(cp.stiffest), cp.trace, det_x, cp.error, path)
 

@@ -197,7 +197,7 @@ def _explore_one(spec: Any, store: NetworkStore, cat: "_Catalogue", chosen: Any,
             if c.verified and c.energy < s.energy:
                 ids.append(cat.add(c, z, "eigenvector following", f"descent from the saddle at V = {s.energy:.8g}"))
         ok = len(ids) == 2 and len(set(ids)) == 2
-        rec = TransitionState(0, float(s.energy), np.asarray(s.z), multiplicity_at_scale(spec, s.z) if ok else 0,
+        rec = TransitionState(0, float(s.energy), np.asarray(s.z), multiplicity_at_scale(spec, s.z) if ok else None,
                               float(s.certificate.gradient_norm), float(s.certificate.eigenvalues[0]), 1,
                               ids if ok else [], ok, "" if ok else
                               ("both descents ended in the same minimum" if len(set(ids)) == 1 and len(ids) == 2

@@ -96,16 +96,16 @@ def _group_order(sym: Any, n: int) -> int | None:
     return None
 
 
-def multiplicity_at_scale(spec: Any, z: Any) -> int:
-    """Configurations modulo ``O(d)`` in the symmetry orbit of ``z``, or 0 when not computed.
+def multiplicity_at_scale(spec: Any, z: Any) -> int | None:
+    """Configurations modulo ``O(d)`` in the symmetry orbit of ``z``, or None when not computed.
 
     Up to ``EXACT_MULTIPLICITY_MAX_POINTS`` points: :func:`~.network.symmetry.multiplicity`. Above: ``|Π|/|Stab|``
     with ``|Π|`` in closed form (all permutations, or ``P!·2^P`` for disjoint pairs covering the points; other pair
-    graphs: 0) and ``|Stab|`` from 1-dimensional Weisfeiler–Leman colours of the labelled Gram graph (automorphism
+    graphs: None) and ``|Stab|`` from 1-dimensional Weisfeiler–Leman colours of the labelled Gram graph (automorphism
     invariant: a stabilising permutation maps each point to one of its colour): when every colour class is one
     point, or the two ends of a pair whose Gram rows are equal within the tolerance (a collapsed pair), every
     stabilising permutation is a product of swaps of those pairs and every such product stabilises, so
-    ``|Stab| = 2^(collapsed pairs)``; any other colour class: 0 ("multiplicity not computed").
+    ``|Stab| = 2^(collapsed pairs)``; any other colour class: None ("multiplicity not computed").
     """
     from contrastive_bounds.numerics.landscapes.network.symmetry import multiplicity, wl_colors
 
@@ -116,7 +116,7 @@ def multiplicity_at_scale(spec: Any, z: Any) -> int:
         return int(multiplicity(a, sym))
     order = _group_order(sym, n)
     if order is None:
-        return 0
+        return None
     g = a @ a.T
     lab = _labels(g, sym, DEFAULT_GRAM_TOL)
     colors = wl_colors(lab)
@@ -130,7 +130,7 @@ def multiplicity_at_scale(spec: Any, z: Any) -> int:
                 and np.max(np.abs(g[members[0]] - g[members[1]])) <= DEFAULT_GRAM_TOL:
             swaps += 1
             continue
-        return 0
+        return None
     return order // 2 ** swaps
 
 

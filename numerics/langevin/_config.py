@@ -88,8 +88,10 @@ def check_checkpoint_path(checkpoint: Any, name: str = "checkpoint") -> Path:
       ValueError: naming ``name``: not a str/PathLike, empty, a folder, a path whose existing ancestor is
         a file, or a folder that cannot be created or written.
     """
-    if not isinstance(checkpoint, (str, os.PathLike)) or not str(checkpoint):
+    if not isinstance(checkpoint, (str, os.PathLike)):
         raise ValueError(f"{name}={checkpoint!r} must be a file path (str or os.PathLike)")
+    if not str(checkpoint).strip():
+        raise ValueError(f"{name}={checkpoint!r} is empty: give the path of a .npz file, e.g. 'run.npz'")
     path = Path(checkpoint)
     if path.is_dir():
         raise ValueError(f"{name}={str(path)!r} is a folder; give a file path such as {str(path / 'run.npz')!r}")

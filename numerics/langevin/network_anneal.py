@@ -187,7 +187,7 @@ class TrapPrediction:
       hottest_temperature: ``T(0)``; barrier_over_t: ``ΔV/T(0)``. logdet_factor: ``F_q = exp(e)``, ``e`` the largest
         stated error of the escape saddles' log-prefactors (1 where the log-determinants are exact: the dense path;
         Hessian-free: Lanczos quadrature, :func:`~contrastive_bounds.numerics.landscapes.hessfree.logdet.log_determinant`),
-        a factor of ``factor``.
+        a factor of ``factor``; None where no prediction was made (as ``factor``).
       direct_to_global: every escape saddle leads to a global minimum (then "never escaped" is "never
         reached the global set"); reason: why there is no prediction or no band (``""``: both given).
     """
@@ -204,7 +204,7 @@ class TrapPrediction:
     barrier_over_t: float | None
     direct_to_global: bool
     reason: str = ""
-    logdet_factor: float = 1.0
+    logdet_factor: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

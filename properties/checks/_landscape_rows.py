@@ -70,11 +70,21 @@ def row_network(p: Mapping[str, Any], seed: int, *, radius: float | None = None)
     return spec, network_for(spec, settings)
 
 
+def _optional(x: float | None) -> float | None:
+    return None if x is None else float(x)
+
+
+def _fmt_d(res: Any) -> str:
+    """Catoni's D of a result, or why it is undefined."""
+    d = res.catoni_difficulty
+    return res.analysis.catoni_note if d is None else f"{d:.4g}"
+
+
 def network_columns(res: Any, trap: Any) -> dict[str, Any]:
     """The network columns of a row (see :data:`OUTPUTS`) from a result and its trap (or None)."""
     e = res.effort
     text = res.effort_text()
-    return {"critical_height": float(res.critical_height), "catoni_difficulty": float(res.catoni_difficulty),
+    return {"critical_height": float(res.critical_height), "catoni_difficulty": _optional(res.catoni_difficulty),
             "status": res.status, "complete": bool(res.complete), "closed": bool(res.closed),
             "barrier_free": res.status.startswith("barrier-free"), "num_minima": len(res.minima),
             "num_ts_verified": len(res.transition_states), "num_ts_rejected": len(res.unverified),
@@ -183,7 +193,7 @@ def landscape_row(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
     if p["measure"] == "schedule":
         return _schedule(p, seed, spec, res, out, details)
     details = json.loads(json.dumps(details, default=float))
-    summary = (f"H* = {res.critical_height:.6g} ({res.status}); D = {res.catoni_difficulty:.4g}; {len(res.minima)} minima, "
+    summary = (f"H* = {res.critical_height:.6g} ({res.status}); D = {_fmt_d(res)}; {len(res.minima)} minima, "
                f"{len(res.transition_states)} verified transition states; effort: {out['effort_text']}")
     return _row("measured", summary, empirical=out["critical_height"], ci_lo=out["critical_height"],
                 ci_hi=out["critical_height"], reason="a network measurement; claims are judged by the A8 checks",

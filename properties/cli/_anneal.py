@@ -198,6 +198,9 @@ def _driver_options(checkpoint: str | None, resume: bool, progress: bool) -> Dri
 def _check_checkpoint_name(checkpoint: str) -> None:
     """A --checkpoint that is not a folder must end in .npz (the state is a numpy archive, as ``align simulate
     --checkpoint``'s) and lie in a folder that exists (the run does not create folders for it)."""
+    if not checkpoint.strip():
+        raise CLIError(f"--checkpoint={checkpoint!r} is empty: it must be the path of a .npz file in an existing folder, "
+                       "e.g. 'run.npz'")
     path = Path(checkpoint)
     if path.is_dir():
         return  # check_checkpoint_path names it as a folder

@@ -97,6 +97,17 @@ class LazyGroup(TyperGroup):
             self.commands[cmd_name] = load_command(cmd_name)
         return self.commands[cmd_name]
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a number option that does not parse says what it takes (its range, from its help)."""
+        try:
+            return super().invoke(ctx)
+        except Exception as err:
+            if getattr(err, "param", None) is not None:
+                from contrastive_bounds.properties.cli._common import with_range
+
+                with_range(err)
+            raise
+
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self._listing = True
         try:

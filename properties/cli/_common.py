@@ -197,6 +197,52 @@ def command(fn: Callable[..., Any] | None = None, *, aliases: Mapping[str, str] 
     return wrapper
 
 
+#: the allowed range as an option's help states it: ``in [a, b]``, ``in (a, b]``, ``>= a``, ``> a``, ``<= b``
+_HELP_RANGE = re.compile(r"in [\[(][^\])]*[\])]|[<>]=? ?-?(?:\d[\d.]*(?:e[+-]?\d+)?|inf)")
+
+
+def help_range(text: str | None) -> str | None:
+    """The allowed range an option's help states (``"in [1e-4, 1e4]"``, ``">= 1"``); None where it states none or
+    several (``"infonce (>= 3, ...), thomson (>= 2, ...)"``: the caller shows the help itself)."""
+    found = set(_HELP_RANGE.findall(text or ""))
+    return found.pop() if len(found) == 1 else None
+
+
+def with_range(err: Exception) -> Exception:
+    """A number option's parse error (click's ``BadParameter``) with what the option takes: ``'abc' is not a number
+    (--tau takes numbers in [1e-4, 1e4])``, the range read from the option's help. Other errors come back unchanged.
+
+    Args:
+      err: an exception raised while a command's options were parsed.
+    Returns:
+      ``err`` itself, its message rewritten in place where it is a float or int option's.
+    """
+    param = getattr(err, "param", None)
+    bare = getattr(param, "bare_type", None)
+    if param is None or not callable(bare) or not isinstance(getattr(err, "message", None), str):
+        return err
+    try:
+        kind = bare()
+    except Exception:  # noqa: BLE001 - a type typer cannot name is left to its own message
+        return err
+    if kind not in ("float", "int"):
+        return err
+    cause = getattr(err, "__cause__", None)
+    try:
+        value = cause.errors()[0]["input"] if cause is not None and hasattr(cause, "errors") else None
+    except Exception:  # noqa: BLE001 - the raw value is a courtesy
+        value = None
+    what = "a number" if kind == "float" else "an integer"
+    shown = next((o for o in getattr(param, "opts", ()) if o.startswith("--")), getattr(param, "name", "it"))
+    text = getattr(param, "help", None) or ""
+    allowed = help_range(text)
+    several = allowed is None and _HELP_RANGE.search(text)
+    err.message = ((f"{value!r} is not {what}" if isinstance(value, str) else f"not {what}")
+                   + (f" ({shown}: {text})" if several else
+                      f" ({shown} takes {'numbers' if kind == 'float' else 'integers'}" + (f" {allowed})" if allowed else ")")))
+    return err
+
+
 def _out_of_memory(exc: BaseException) -> bool:
     """A MemoryError, or an XLA allocation failure (``RESOURCE_EXHAUSTED`` / ``Out of memory``)."""
     if isinstance(exc, MemoryError):

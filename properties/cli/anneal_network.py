@@ -189,6 +189,12 @@ def _ci(x: dict[str, Any] | None) -> str:
     return "n/a" if x is None else f"{x['fraction']:.4f} [{x['ci95'][0]:.4f}, {x['ci95'][1]:.4f}]"
 
 
+def probability_text(p: float) -> str:
+    """A probability for the table: four decimals from 1e-3 up, three significant digits below (an Eyring–Kramers
+    prediction of 8.4e-24 is not "0.0000"); exactly 0 is "0"."""
+    return "0" if p == 0 else (f"{p:.4f}" if p >= 1e-3 else f"{p:.3g}")
+
+
 def _table(out: dict[str, Any]) -> None:
     """The human-readable report of :func:`anneal_network`."""
     s, th, k = out["search"], out["theory"], out["theory"]["kramers"]
@@ -205,9 +211,9 @@ def _table(out: dict[str, Any]) -> None:
     table.add_row("global set", f"V < V_min + {out['delta']:.4g} = {out['level']:.6g}", f"V_min = {out['v_min']:.10g}")
     table.add_row("success (in it at T_END)", _ci(out["success"]), "")
     table.add_row("reached it by T_END", _ci(out["reached"]), "")
-    band = "" if k is None else (f"Eyring-Kramers: {k['predicted']:.4f}" if k["predicted"] is not None else "no prediction")
+    band = "" if k is None else (f"Eyring-Kramers: {probability_text(k['predicted'])}" if k["predicted"] is not None else "no prediction")
     if k is not None and k["lo"] is not None:
-        band += f" (band {k['lo']:.4f}-{k['hi']:.4f})"
+        band += f" (band {probability_text(k['lo'])}-{probability_text(k['hi'])})"
     elif k is not None and k["predicted"] is not None:
         band += (" (no band: outside the law's regime, see below)" if k["reason"].startswith("outside the law's regime")
                  else " (no band, see below)")

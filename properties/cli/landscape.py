@@ -26,7 +26,7 @@ from rich.table import Table
 
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
-from contrastive_bounds.numerics.landscapes.network.state import SearchSettings, at_scale
+from contrastive_bounds.numerics.landscapes.network.state import PREVIOUS_SINGLE_ENDED_MODES, SearchSettings, at_scale
 from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real
 
 from contrastive_bounds.properties.cli._common import (
@@ -110,9 +110,25 @@ def default_out(land: Any, settings: dict[str, Any]) -> Path:
     else:
         name = land.name + (f"-R{land.radius:g}" if land.radius != 1.0 else "")
     full = SearchSettings(**settings).to_dict()
+    if full["single_ended_modes"] is None:  # hashed as before closure recorded it as unused: old folders are found again
+        full["single_ended_modes"] = PREVIOUS_SINGLE_ENDED_MODES
     digest = hashlib.sha256(json.dumps({"landscape": land.fingerprint(), "settings": full}, sort_keys=True,
                                        default=str).encode()).hexdigest()[:12]
     return Path(DEFAULT_OUT) / f"{name}-{digest}"
+
+
+def check_out(out: Path) -> None:
+    """``--out``: an existing folder, or a new one whose parent folder exists (only the last folder of the path is
+    created, as ``anneal --checkpoint`` creates no folder: a typo in a parent is refused, not built).
+
+    Raises:
+      CLIError: naming ``--out``: an existing file, or a missing parent folder.
+    """
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out={str(out)!r} is an existing file, not a folder")
+    if not out.exists() and not out.parent.is_dir():
+        raise CLIError(f"--out={str(out)!r}: its parent folder {str(out.parent)!r} does not exist (create it first; "
+                       "--out creates only the last folder of the path)")
 
 
 def _fmt(x: Any) -> str:
@@ -131,7 +147,7 @@ def _print(res: Any) -> None:
     found = res.found_by_counts()
     structured = res.effort.structured.get("note") if res.effort.structured else None
     rows = [("critical height H*", _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
-            ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty)),
+            ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
             ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
             ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
             ("transition states found by", ", ".join(f"{k}: {v}" for k, v in found["transition_states"].items()) or "—"),
@@ -154,7 +170,7 @@ def _print(res: Any) -> None:
         mins.add_column(col)
     for m in res.minima[:60]:
         bar = "global" if m.id in a.global_minima else _fmt(a.barriers.get(m.id, {}).get("barrier", "unconnected"))
-        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
+        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "multiplicity not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
                      "yes" if m.verified else f"no ({m.note})", m.found_by)
     console.print(mins)
     tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
@@ -210,8 +226,9 @@ def landscape(
                                              "both, barriers, H*)"),
     max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
     max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
-    out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG "
-                                       f"(default: {DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
+    out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG; "
+                                       "created if missing, but its parent folder must exist (default: "
+                                       f"{DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
     yes: bool = typer.Option(False, "--yes", help=f"run even beyond {MAX_SEARCH_COST:.0e} pair terms (starts x "
                              f"(1 + hop rounds) x {ITERATIONS_PER_START} iterations x N^2 d), or with --curvature dense "
@@ -233,6 +250,8 @@ def landscape(
     """
     if curvature not in CURVATURES:
         raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
+    if out is not None:
+        check_out(out)
     options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
     recipe = options.recipe()  # the library's argument rules, before JAX is imported
     big = recipe.arguments is not None and at_scale(recipe.arguments.num_points, recipe.arguments.dim)

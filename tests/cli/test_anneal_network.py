@@ -322,3 +322,12 @@ def test_a_prime_step_count_does_not_record_every_step_and_the_checkpoint_size_i
     fixed = _anneal(search, "--schedule", "fixed", "c=0.02", "--chains", "8", "--time", time, "--step-size", given,
                     "--no-quench")
     assert fixed["num_steps"] == prime and any("trace holds only the end" in w for w in fixed["warnings"])
+
+
+def test_small_predicted_probabilities_are_not_printed_as_zero():
+    """An Eyring–Kramers probability of 8.4e-24 prints as 8.4e-24 (it printed "0.0000"); from 1e-3 up four decimals
+    as before; exactly 0 is "0"."""
+    from contrastive_bounds.properties.cli.anneal_network import probability_text
+
+    assert probability_text(8.4e-24) == "8.4e-24" and float(probability_text(1.234e-5)) == 1.23e-5
+    assert probability_text(0.5) == "0.5000" and probability_text(1.0) == "1.0000" and probability_text(0.0) == "0"

@@ -99,3 +99,17 @@ def test_dense_curvature_at_a_huge_size_is_refused_with_the_memory_it_needs():
     ok = runner.invoke(app, ["landscape", "infonce", "--points", "256", "--dim", "8", "--curvature", "dense",
                              "--starts", "1000000"])
     assert ok.exit_code == 2 and "pair terms" in ok.output and "--curvature=dense" not in ok.output, ok.output
+
+
+def test_out_with_a_missing_parent_folder_is_refused_before_any_work(tmp_path):
+    """--out creates only its last folder: a missing parent is refused with exit 2, one line naming --out and the
+    parent, and nothing is created; an --out whose parent exists is accepted (the check does not refuse it)."""
+    from contrastive_bounds.properties.cli.landscape import check_out
+
+    target = tmp_path / "missing" / "a" / "b"
+    res = CliRunner().invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", "--out", str(target)])
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert lines[0].startswith("error: --out=") and "parent folder" in lines[0] and str(target.parent) in lines[0]
+    assert not (tmp_path / "missing").exists()
+    check_out(tmp_path / "new")  # the parent exists: only the last folder will be created

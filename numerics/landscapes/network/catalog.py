@@ -64,11 +64,11 @@ def match_minimum(minima: Sequence[NetworkMinimum], symmetry: Symmetry, z: Any, 
     return None
 
 
-def _multiplicity(store: NetworkStore, spec: LandscapeSpec, z: Any) -> int:
-    """The multiplicity of ``z`` (:func:`~.symmetry.multiplicity`), or 0 ("not computed") when the search's
+def _multiplicity(store: NetworkStore, spec: LandscapeSpec, z: Any) -> int | None:
+    """The multiplicity of ``z`` (:func:`~.symmetry.multiplicity`), or None ("not computed") when the search's
     ``multiplicities`` setting is off (the orbit–stabiliser chain takes minutes at N = 64)."""
     if not store.settings.multiplicities:
-        return 0
+        return None
     return multiplicity(z, spec.symmetry, tol=store.settings.gram_tol)
 
 
@@ -104,8 +104,8 @@ def transition_state_record(store: NetworkStore, spec: LandscapeSpec, cp: Any, m
                             reason: str, descents: Sequence[dict[str, Any]] = (), degenerate: bool = False
                             ) -> TransitionState:
     """The record of a saddle candidate (not yet in the store). The multiplicity is computed for verified
-    transition states only (0 for a rejected candidate: it is never used)."""
-    mult = _multiplicity(store, spec, cp.z) if verified else 0
+    transition states only (None for a rejected candidate: it is never used)."""
+    mult = _multiplicity(store, spec, cp.z) if verified else None
     return TransitionState(
         id=-1, energy=cp.energy, z=cp.z, multiplicity=mult, gradient_norm=cp.gradient_norm,
         eigenvalue=float(cp.eigenvalues[0]) if cp.eigenvalues.size else float("nan"), index=cp.index,

@@ -117,7 +117,7 @@ def disconnectivity_figure(minima: Sequence[NetworkMinimum], transition_states: 
             m = by_id[n["id"]]
             deep = m.id in bars and bars[m.id] >= h_star > 0
             ax.plot([x[k]], [n["energy"]], "o", ms=4, color="tab:red" if deep else "black")
-            label = f"m{m.id}" + (f" ×{m.multiplicity}" if m.multiplicity > 1 else "")
+            label = f"m{m.id}" + (f" ×{m.multiplicity}" if (m.multiplicity or 0) > 1 else "")
             if m.id in bars:
                 label += f"\nΔ {bars[m.id]:.3g}"
             ax.annotate(label, (x[k], n["energy"]), textcoords="offset points", xytext=(0, -6), ha="center",

@@ -47,7 +47,9 @@ class NetworkAnalysis:
       v_min: lowest minimum energy. global_minima: ids within the tie tolerance of v_min.
       barriers: ``{id: {"barrier", "saddle_energy", "ts", "target"}}`` per non-global connected minimum.
       unconnected: ids of non-global minima with no path to a lower minimum in the network.
-      catoni_difficulty: ``max barrier(x)/(V(x) − v_min)`` over connected non-global minima (A6).
+      catoni_difficulty: ``max barrier(x)/(V(x) − v_min)`` over connected non-global minima (A6); None where it is
+        undefined (a maximum over no minimum: every minimum global or none connected; or a zero barrier), with
+        ``catoni_note`` saying why (``""`` when defined).
       cross_check: H* by the bottleneck Dijkstra search (must equal ``critical_height``).
       warnings: disagreements and incompleteness, one line each.
     """
@@ -58,9 +60,10 @@ class NetworkAnalysis:
     global_minima: list[int]
     barriers: dict[int, dict[str, Any]] = field(default_factory=dict)
     unconnected: list[int] = field(default_factory=list)
-    catoni_difficulty: float = 0.0
+    catoni_difficulty: float | None = None
     cross_check: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    catoni_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (ids as strings in ``barriers``)."""
@@ -68,7 +71,7 @@ class NetworkAnalysis:
                 "global_minima": list(self.global_minima),
                 "barriers": {str(k): v for k, v in self.barriers.items()},
                 "unconnected": list(self.unconnected), "catoni_difficulty": self.catoni_difficulty,
-                "cross_check": self.cross_check, "warnings": list(self.warnings)}
+                "catoni_note": self.catoni_note, "cross_check": self.cross_check, "warnings": list(self.warnings)}
 
 
 def to_networkx(minima: Sequence[NetworkMinimum], transition_states: Sequence[TransitionState]) -> nx.MultiGraph:
@@ -156,10 +159,21 @@ def analyse_network(minima: Sequence[NetworkMinimum], transition_states: Sequenc
         warnings.append(f"{len(unconnected)} non-global minimum/minima (ids {unconnected}) have no path to a lower "
                         "minimum in the network: H* is incomplete (their barriers are unknown)")
     by_id = {m.id: m for m in mins}
-    d = catoni_difficulty([by_id[i].energy for i in barriers], [b["barrier"] for b in barriers.values()], v_min) \
-        if barriers and all(b["barrier"] > 0 for b in barriers.values()) else 0.0
-    return NetworkAnalysis(float(h), not unconnected, float(v_min), glob, barriers, unconnected, float(d),
-                           float(h_cross), warnings)
+    d, note = _catoni(by_id, barriers, v_min, unconnected)
+    return NetworkAnalysis(float(h), not unconnected, float(v_min), glob, barriers, unconnected, d,
+                           float(h_cross), warnings, note)
+
+
+def _catoni(by_id: dict[int, NetworkMinimum], barriers: dict[int, dict[str, Any]], v_min: float,
+            unconnected: Sequence[int]) -> tuple[float | None, str]:
+    """Catoni's D of the connected non-global minima and ``""``, or None and why it is undefined."""
+    if not barriers:
+        return None, ("undefined: " + ("no non-global minimum is connected to a lower one in the network" if unconnected
+                                       else "every minimum is global (D is a maximum over non-global minima)"))
+    if not all(b["barrier"] > 0 for b in barriers.values()):
+        return None, "undefined: a non-global minimum has a zero barrier"
+    return float(catoni_difficulty([by_id[i].energy for i in barriers], [b["barrier"] for b in barriers.values()],
+                                   v_min)), ""
 
 
 def _lower_target(m: NetworkMinimum, level: float, mins: Sequence[NetworkMinimum], tss: Sequence[TransitionState],

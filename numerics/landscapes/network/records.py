@@ -61,7 +61,8 @@ class NetworkMinimum:
 
     Attributes:
       id: index in the network. energy: V (float64). z: ``(N, d)`` representative.
-      multiplicity: configurations modulo O(d) in its symmetry orbit (:func:`~.symmetry.multiplicity`).
+      multiplicity: configurations modulo O(d) in its symmetry orbit (:func:`~.symmetry.multiplicity`); None where
+        it was not computed (the search's ``multiplicities=False``; JSON ``null``).
       gradient_norm: ``|grad V|_2`` after refinement. eigenvalues: the lowest (up to 6) Hessian
         eigenvalues off the symmetry modes. orbit_dim: symmetry zero modes removed.
       verified: gradient below tolerance, index 0, no extra zero mode. note: why not (degenerate ...).
@@ -73,7 +74,7 @@ class NetworkMinimum:
     id: int
     energy: float
     z: np.ndarray
-    multiplicity: int
+    multiplicity: int | None
     gradient_norm: float
     eigenvalues: list[float]
     orbit_dim: int
@@ -103,7 +104,7 @@ class TransitionState:
     """A saddle candidate after refinement: verified (index 1, converged, connected) or not, with the reason.
 
     Attributes:
-      id: index. energy: V. z: ``(N, d)``. multiplicity: as for minima (0 for a rejected candidate: not computed).
+      id: index. energy: V. z: ``(N, d)``. multiplicity: as for minima (None for a rejected candidate: not computed).
       gradient_norm: ``|grad V|_2``. eigenvalue: the lowest Hessian eigenvalue off the symmetry modes
         (negative for a transition state). index: negative eigenvalues off the symmetry modes.
       minima: ids of the two minima reached by descent along ``±`` the negative eigenvector
@@ -118,7 +119,7 @@ class TransitionState:
     id: int
     energy: float
     z: np.ndarray
-    multiplicity: int
+    multiplicity: int | None
     gradient_norm: float
     eigenvalue: float
     index: int

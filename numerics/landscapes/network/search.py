@@ -116,8 +116,9 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
         :func:`~.spec.landscape_spec`, :func:`~.spec.user_spec`).
       settings: :class:`~.state.SearchSettings` (default: the defaults); ``overrides`` replace single fields,
         e.g. ``starts=128, seed=3``.
-      out: folder for ``network.json`` (saved atomically after every step) and the PNG; None keeps
-        everything in memory (no PNG).
+      out: folder for ``network.json`` (saved atomically after every step) and the PNG, created with its missing
+        parents; None keeps everything in memory (no PNG). A folder that already holds a saved search is never
+        replaced or reused silently: without ``resume`` it is refused (as ``landscape --out`` without ``--resume``).
       resume: continue the search saved in ``out`` (same landscape, settings and curvature, else ValueError);
         a search saved before its first batch finished holds nothing and is started afresh.
       progress: callback ``(phase, done, total, info)``. draw: write the disconnectivity PNG.
@@ -132,8 +133,8 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
     Raises:
       X64DisabledError: JAX's x64 mode is off (float64 input, or a computation that is float64 by design).
       ValueError: bad settings (named); ``resume`` without ``out`` or with a saved search for another
-        landscape/settings; an unwritable ``out``. Without ``resume`` a fresh search replaces whatever
-        search ``out`` holds.
+        landscape/settings; an unwritable ``out``; an ``out`` that holds a saved search without ``resume``
+        (naming ``out`` and ``resume``).
       FileNotFoundError: ``resume`` with nothing saved in ``out``.
       KeyboardInterrupt: re-raised after the store is saved (resume continues from it).
     """
@@ -144,6 +145,9 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
     path = None
     if out is not None:
         path = prepare_folder(out) / STATE_FILE
+        if not resume and path.exists():
+            raise ValueError(f"out={str(out)!r} already holds a saved search ({STATE_FILE}); pass resume=True to continue "
+                             f"it, or give another out (delete {str(path)!r} to start afresh)")
     elif resume:
         raise ValueError("resume=True needs out=FOLDER (the folder of the saved search)")
     landscape = spec.to_dict()
@@ -160,7 +164,7 @@ def landscape_network(spec: LandscapeSpec, settings: SearchSettings | None = Non
     hess = curvature_provider(curvature)
     if store is not None:
         check_resume(store, landscape, base, hess.name)
-    else:  # a fresh search: its first save replaces any search saved in ``out``
+    else:  # a fresh search (``out`` holds none) or one stopped before its first batch
         store = NetworkStore(landscape, base, curvature=hess.name)
     started = time.perf_counter()
 

@@ -165,10 +165,17 @@ def _records(path: Path, data: dict[str, Any], key: str) -> list[dict[str, Any]]
     return recs
 
 
+def _multiplicity(rec: dict[str, Any]) -> int | None:
+    """A record's multiplicity: None where it was not computed (``null``, or the 0 that older files wrote for it),
+    1 where the field is absent (the files before multiplicities were recorded)."""
+    value = rec.get("multiplicity", 1)
+    return None if value is None or int(value) == 0 else int(value)
+
+
 def _minimum(path: Path, rec: dict[str, Any], shape: tuple[int, int]) -> NetworkMinimum:
     return NetworkMinimum(
         id=rec["id"], energy=_number(path, "minimum", rec, "energy"), z=_coordinates(path, "minimum", rec, shape),
-        multiplicity=int(rec.get("multiplicity", 1)), gradient_norm=float(rec.get("gradient_norm", math.nan)),
+        multiplicity=_multiplicity(rec), gradient_norm=float(rec.get("gradient_norm", math.nan)),
         eigenvalues=[float(x) for x in rec.get("eigenvalues", [])], orbit_dim=int(rec.get("orbit_dim", 0)),
         verified=bool(rec.get("verified", False)), note=str(rec.get("note", "")),
         found_by=str(rec.get("found_by", "random start")), hits=int(rec.get("hits", 1)),
@@ -186,7 +193,7 @@ def _transition_state(path: Path, rec: dict[str, Any], shape: tuple[int, int], m
     ev = rec.get("eigenvalue")
     return TransitionState(
         id=rec["id"], energy=_number(path, "transition state", rec, "energy"),
-        z=_coordinates(path, "transition state", rec, shape), multiplicity=int(rec.get("multiplicity", 1)),
+        z=_coordinates(path, "transition state", rec, shape), multiplicity=_multiplicity(rec),
         gradient_norm=float(rec.get("gradient_norm", math.nan)), eigenvalue=math.nan if ev is None else float(ev),
         index=int(rec.get("index", 1)), minima=list(ends), verified=rec["verified"], reason=str(rec.get("reason", "")),
         found_by=str(rec.get("found_by", "double-ended")), descents=list(rec.get("descents", [])),

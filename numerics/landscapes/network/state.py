@@ -14,8 +14,8 @@ from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRA
     HESSFREE_THRESHOLD
 from contrastive_bounds.theory._domains import check_int, check_real
 
-__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "SCALE_DEFAULTS",
-           "default_curvature", "at_scale"]
+__all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "PREVIOUS_SINGLE_ENDED_MODES",
+           "SCALE_DEFAULTS", "default_curvature", "at_scale"]
 
 #: progress callback of a search: ``(phase, done, total or None, info)``
 ProgressFn = Callable[[str, int, "int | None", str], None]
@@ -23,6 +23,8 @@ ProgressFn = Callable[[str, int, "int | None", str], None]
 
 DESCENTS = ("path", "quasi-newton")
 STRUCTURED_RULES = ("codes", "families")
+#: softest modes followed per minimum by the search without closure when none is given
+PREVIOUS_SINGLE_ENDED_MODES = 3
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,9 @@ class SearchSettings:
         distance per point (chord, after the best symmetry element found) is at most this, >= 0.
       neighbours: each minimum is also paired with its nearest minima for the band, >= 0; a non-global
         minimum not connected to a lower one is paired with its max(1, neighbours) nearest lower ones.
-      single_ended_modes: softest modes followed per minimum when ``closure`` is False, >= 0.
+      single_ended_modes: softest modes followed per minimum when ``closure`` is False, >= 0 (None: the previous
+        search's 3). Under ``closure`` (which follows every mode) it is not used and is recorded as None (JSON
+        ``null``) whatever was given, so a result never suggests it limited the search.
       max_ts_rounds: transition-state rounds at most (>= 1): a closure that needs more is reported
         as not reached.
       max_minima: budget: exploration stops (closure not reached) once more minima than this are known.
@@ -82,7 +86,7 @@ class SearchSettings:
         then stated "modulo symmetry" with the group's evidence. False (default; the dense small-size reference
         and its stored networks): plain following. A reduction that does not apply falls back to plain following.
       multiplicities: compute each critical point's multiplicity (orbit–stabiliser by isomorphism tests;
-        minutes at N = 64); False records 0 and the result says "multiplicity not computed".
+        minutes at N = 64); False records None (JSON ``null``) and the result says "multiplicity not computed".
     """
 
     starts: int = 64
@@ -99,7 +103,7 @@ class SearchSettings:
     closure: bool = True
     pair_distance: float = 0.75
     neighbours: int = 1
-    single_ended_modes: int = 3
+    single_ended_modes: int | None = None
     max_ts_rounds: int = 60
     max_minima: int = 400
     max_searches: int = 40000
@@ -118,11 +122,13 @@ class SearchSettings:
 
     def __post_init__(self) -> None:
         ints = {"starts": 1, "seed": 0, "structured_starts": 0, "structured_excess": 0, "structured_copies": 1,
-                "hop_batch": 1, "max_hop_rounds": 0, "patience": 1, "neighbours": 0, "single_ended_modes": 0,
+                "hop_batch": 1, "max_hop_rounds": 0, "patience": 1, "neighbours": 0,
                 "max_ts_rounds": 1, "max_minima": 1, "max_searches": 0, "images": 5, "neb_iterations": 100, "chunk": 8,
                 "trap_modes": 0, "max_explored": 0}
         for name, lo in ints.items():
             check_int(name, getattr(self, name), lo, None)
+        if self.single_ended_modes is not None:
+            check_int("single_ended_modes", self.single_ended_modes, 0, None)
         for name in ("hop_step", "hop_temperature", "gradient_tol", "eigenvalue_tol", "gram_tol", "structured_noise"):
             check_real(name, getattr(self, name), 0.0, math.inf)
         check_real("pair_distance", self.pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True)
@@ -133,6 +139,10 @@ class SearchSettings:
             raise ValueError(f"structured_rule={self.structured_rule!r} must be one of {STRUCTURED_RULES}")
         if self.descent not in DESCENTS:
             raise ValueError(f"descent={self.descent!r} must be one of {DESCENTS}")
+        # closure follows every mode: the softest-mode count is not used, and recorded as such (None)
+        modes = None if self.closure else (PREVIOUS_SINGLE_ENDED_MODES if self.single_ended_modes is None
+                                           else self.single_ended_modes)
+        object.__setattr__(self, "single_ended_modes", modes)
 
     @classmethod
     def previous(cls, **overrides: Any) -> "SearchSettings":

@@ -159,7 +159,7 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_closed_modu
     assert res.curvature == "hessfree" and res.closed_form["found"] is not None
     assert res.analysis.v_min == pytest.approx(v_star, abs=1e-9) and res.closed_form["below"] == []
     trap = [m for m in res.minima if abs(m.energy - (1 / tau + np.log(62))) <= 1e-9]
-    assert len(trap) == 1 and trap[0].verified and trap[0].multiplicity == 0
+    assert len(trap) == 1 and trap[0].verified and trap[0].multiplicity is None
     (row,) = res.exploration["explored"]
     assert row["minimum"] == trap[0].id and row["modes"] == row["of"] == 1488 and row["per_trap_closed"]
     sym = row["modulo_symmetry"]

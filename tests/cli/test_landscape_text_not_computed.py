@@ -1,0 +1,37 @@
+"""The ``landscape`` text says what was not computed: a multiplicity the search skipped is "multiplicity not
+computed" (not a number), and Catoni's D of a network with no non-global minimum is "undefined" with the reason
+(not 0). The result printed is a saved search (tests/numerics/landscapes/network/data/saved) read back."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from rich.console import Console
+
+import contrastive_bounds.properties.cli.landscape as landscape_cli
+from contrastive_bounds.numerics.landscapes.network.graph import analyse_network
+from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
+
+SAVED = Path(__file__).parents[1] / "numerics" / "landscapes" / "network" / "data" / "saved" / "v2-infonce-n4-d2-tau0.1-done"
+
+
+def _text(res, monkeypatch) -> str:
+    out = Console(record=True, width=400)
+    monkeypatch.setattr(landscape_cli, "console", out)
+    landscape_cli._print(res)
+    return out.export_text()
+
+
+def test_the_text_names_what_was_not_computed(monkeypatch):
+    """A minimum without a multiplicity prints "multiplicity not computed"; one minimum alone gives Catoni's D
+    "undefined: every minimum is global ..." (no number); the saved search itself prints its D and multiplicities."""
+    res = load_saved_search(SAVED).result()
+    text = _text(res, monkeypatch)
+    assert "not computed" not in text and f"{res.catoni_difficulty:.10g}" in text
+    lone = [dataclasses.replace(res.minima[0], multiplicity=None)]
+    alone = dataclasses.replace(res, minima=lone, transition_states=[], analysis=analyse_network(lone, []))
+    text = _text(alone, monkeypatch)
+    assert "multiplicity not computed" in text
+    row = next(line for line in text.splitlines() if "Catoni's D" in line)
+    assert "undefined: every minimum is global" in row and not any(ch.isdigit() for ch in row.split("D", 1)[1])
