@@ -66,8 +66,8 @@ class NetworkResult:
         return self.analysis.critical_height
 
     @property
-    def catoni_difficulty(self) -> float:
-        """Catoni's D of the network."""
+    def catoni_difficulty(self) -> float | None:
+        """Catoni's D of the network (None where it is undefined: ``analysis.catoni_note`` says why)."""
         return self.analysis.catoni_difficulty
 
     @property
