@@ -1,9 +1,12 @@
 """Every Hessian mode of a symmetric minimum, modulo its stabiliser: one Krylov space per orbit representative (A9).
 
-The search is equivariant: an element ``g = (R, π)`` of the minimum's stabiliser (:mod:`.mode_orbits`) maps a
-tangent vector ``u`` to ``(g·u)_{π(i)} = R u_i``, commutes with the deflated Hessian ``H`` and with the search, so
-the saddle reached from ``g·v`` is ``g·`` (the saddle reached from ``v``). Following one direction per symmetry
-orbit is therefore exact up to symmetry. :func:`symmetric_directions` builds such a set:
+An element ``g = (R, π)`` of the minimum's stabiliser (:mod:`.mode_orbits`) maps a tangent vector ``u`` to
+``(g·u)_{π(i)} = R u_i`` and commutes with the deflated Hessian ``H``, so its eigenspaces are invariant and the images
+of a few eigenvectors span them. An exactly equivariant search would reach ``g·`` (the saddle reached from ``v``)
+from ``g·v``, and one direction per orbit would then stand for the whole orbit. The refiners are not equivariant in
+practice at a minimum with degenerate eigenspaces (see "What the reduction does not give" below), so the set built
+here is a smaller sample of starts than plain following's, not one exact modulo symmetry.
+:func:`symmetric_directions` builds it:
 
 1. localised spanning directions — for a representative ``(i, j)`` of each ordered-pair orbit, ``t`` at point
    ``i`` equal to the projection of ``z_j`` onto ``z_i``'s tangent space (zero at the other points), and, when
@@ -25,10 +28,17 @@ orbit is therefore exact up to symmetry. :func:`symmetric_directions` builds suc
    out 0.02402 instead of the reference 0.02014); with them the saddle classes and the barrier are those of plain
    following on the table's rows tested (tests/numerics/landscapes/network/test_symmetric_modes.py).
 
-"Every mode followed modulo the stabiliser" therefore means: a set of directions whose images under the stabiliser
-span every eigenspace off the symmetry, plus these combinations, each followed both ways: the standard of plain
-per-trap closure (a spanning set of each eigenspace and pair combinations), not a proof that no other direction of a
-degenerate eigenspace leads to another saddle.
+What the reduction does not give: the saddle a refiner reaches from a start inside a degenerate eigenspace is not a
+function of the start's orbit. At the N = 10, d = 5, τ = 0.05 cross-polytope trap (eigenvalues 5, 11, 40 with
+multiplicities 5, 15, 10; escape saddles at V = 22.17908 and 22.22981) the dense refiner takes one Ritz vector ``u``
+of the 11-eigenspace to the higher saddle, but only 4 of 24 images ``g·u`` and 1 of 12 random perturbations of ``u``
+of relative size 7e-4 (the mode it tracks is picked among nearly degenerate eigenvectors). The Hessian-free refiner
+follows the lowest mode at the kicked start, with random Lanczos noise: it reaches that saddle from 6 of the 26
+reduced starts, each with probability 0.06–0.19 over 16 PRNG keys, and from none of them for 10 of the 16 keys (the
+search then finds it only by a band), where plain following's 180 starts reach it 13–17 times for each of 8 keys.
+"Every mode modulo the stabiliser" therefore means: a set of directions whose images span every eigenspace off the
+symmetry, plus these combinations, each followed both ways once: fewer starts than plain per-trap closure, not
+equivalent to it, and no proof that no other start leads to another saddle.
 
 Hessian–vector products only (:func:`~..hessfree.spectrum.deflated_hessian`): no ``(N·d)²`` array.
 """
@@ -86,10 +96,12 @@ class SymmetricModes:
     stabilizer: StabilizerOrbits | None = field(default=None, repr=False)
 
     def describe(self) -> str:
-        """The evidence in words (for the ``Followed`` event and the exploration)."""
+        """The evidence in words (for the ``Followed`` event and the exploration), with what it does not give."""
         s = self.stabilizer.describe() if self.stabilizer is not None else "no stabiliser computed"
         return (f"{s}; {self.representatives} orbit representatives, {self.ritz} Ritz vectors (Lanczos, {self.krylov} "
-                f"vectors, every Krylov space invariant) and {len(self.directions) - self.ritz} combinations y ± g·y"
+                f"vectors, every Krylov space invariant) and {len(self.directions) - self.ritz} combinations y ± g·y, "
+                "each followed once per sign (a sample of starts: eigenvector following is not equivariant inside a "
+                "degenerate eigenspace, so other starts of the same orbits may reach other saddles)"
                 if self.exact else f"{s}; {self.reason}")
 
 
