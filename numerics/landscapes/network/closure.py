@@ -23,9 +23,12 @@ At scale two settings bound the closure and are reported: ``max_explored`` (at m
 explored, non-global ones first, lowest first: :func:`explore_order`) and ``trap_modes`` (the softest modes of
 each explored minimum only). A minimum followed along every one of its ``N·(d−1) − orbit_dim`` modes is
 *per-trap closed* (its barrier has the standard of a closed small network's, as far as single-ended
-exploration from it goes); fewer is *partial* (:func:`per_trap_text`); either bound keeps the network open. With
-``symmetric_modes`` a symmetric minimum's modes are covered modulo its stabiliser (:mod:`.symmetric_modes`), stated
-as "per-trap closed (modulo symmetry: ...)" with the group's evidence.
+exploration from it goes); fewer is *partial* (:func:`per_trap_text`); either bound keeps the network open. How
+each minimum's searches ended (at a verified saddle, joined to it, directions with none) is stated beside it. With
+``symmetric_modes`` a symmetric minimum is followed along one start per direction whose stabiliser images span its
+modes (:mod:`.symmetric_modes`): eigenvector following is not equivariant inside a degenerate eigenspace (equivalent
+starts reach different saddles), so that is a smaller sample than plain following, stated as "sampled modulo
+symmetry, not per-trap closed" with the group's evidence (:func:`sampled_traps`), and it keeps the network open.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
     from contrastive_bounds.numerics.landscapes.network.spec import LandscapeSpec
 
 __all__ = ["run_transition_states", "budget_left", "count_text", "explore_order", "partial_traps", "per_trap_text",
-           "trap_closed"]
+           "sampled_traps", "trap_closed"]
 
 Checkpoint = Callable[[str], None]
 
@@ -74,36 +77,30 @@ def explore_order(store: NetworkStore, todo: list[int]) -> list[int]:
 
 
 def trap_closed(store: NetworkStore, i: int) -> bool:
-    """Minimum ``i`` is per-trap closed: followed along all of its modes (or all modulo its stabiliser), both signs
-    — the standard of single-ended closure, every mode *attempted*. Searches that did not end at a verified saddle
-    are counted and stated (:func:`per_trap_text`), not held against it: a landscape can have no saddle in a
-    direction (on S² a height function has none at all), and the refinement is equivariant under the stabiliser,
-    so a representative direction's failed search is what plain following would do along its images. Modulo
-    symmetry at least one search must end at a verified saddle joined to the minimum (a reduction none of whose
-    searches found a way out transports nothing). A log without the outcomes (before state version 6) is judged
-    by its modes and, modulo symmetry, by the verified transition states joined to the minimum; a log before
-    version 4 (``-1``: every mode of a closure search) by its searches."""
+    """Minimum ``i`` is per-trap closed: followed plainly along all of its modes, both signs — the standard of
+    single-ended closure, every mode *attempted*. Searches that did not end at a verified saddle are counted and
+    stated (:func:`per_trap_text`), not held against it (a direction can have no saddle at all: on S² a height
+    function has none). A minimum followed modulo its stabiliser is never per-trap closed (:func:`sampled_traps`).
+    A log before state version 4 (``-1``: every mode of a closure search) is judged by its searches."""
     k, of, dirs = store.tally.followed[i]
+    if store.tally.modulo_symmetry.get(i, (0, ""))[0] > 0:
+        return False
     if k < 0 or of < 0:
         return bool(store.settings.closure and dirs > 0)
-    return k >= of and not _why_open(store, i)
-
-
-def _why_open(store: NetworkStore, i: int) -> str:
-    """Why minimum ``i``, followed along all its modes modulo its stabiliser, is still not per-trap closed ("" if
-    it is, or if it was followed plainly)."""
-    if store.tally.modulo_symmetry.get(i, (0, ""))[0] <= 0:
-        return ""
-    joined = store.tally.outcomes.get(i, (-1, -1, -1))[1]
-    if joined < 0:
-        joined = sum(1 for t in store.transition_states if t.verified and i in t.minima)
-    return "" if joined > 0 else f"no search ended at a verified saddle joined to m{i}"
+    return k >= of
 
 
 def partial_traps(store: NetworkStore) -> list[int]:
-    """Explored minima not per-trap closed (:func:`trap_closed`): fewer modes followed than off the symmetry, or
-    followed modulo symmetry without a verified saddle joined."""
-    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and not trap_closed(store, i))
+    """Explored minima followed along fewer than all of their modes (per-trap closure not reached)."""
+    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and k < of)
+
+
+def sampled_traps(store: NetworkStore) -> list[int]:
+    """Explored minima followed modulo their stabiliser (``symmetric_modes``): one start per direction whose
+    stabiliser images span the modes. The refiners are not equivariant inside a degenerate eigenspace (equivalent
+    starts reach different saddles: :mod:`.symmetric_modes`), so that is a smaller sample of starts than plain
+    following, not per-trap closure, and it keeps the network open."""
+    return sorted(i for i, (reps, _) in store.tally.modulo_symmetry.items() if reps > 0)
 
 
 def _ended_text(store: NetworkStore, i: int, dirs: int) -> str:
@@ -120,24 +117,20 @@ def _ended_text(store: NetworkStore, i: int, dirs: int) -> str:
 
 def per_trap_text(store: NetworkStore) -> str:
     """Which minima were explored and how far, in words: ``m3 along all 9 modes, both signs (18 searches: 12 ended
-    at a verified saddle, 12 joined to m3, 2 of 9 directions with none; per-trap closed)``, ``m5 along 8 of 1488``;
-    a minimum covered modulo its stabiliser is "per-trap closed (modulo symmetry: <the group's evidence>)", never
-    plainly "closed"; one followed along every mode but not per-trap closed says why (:func:`trap_closed`)."""
+    at a verified saddle, 12 joined to m3, 2 of 9 directions with none; per-trap closed)``, ``m5 along its 8 softest
+    of 1488``; a minimum followed modulo its stabiliser is "sampled modulo symmetry, not per-trap closed (<the
+    group's evidence>)" (:func:`sampled_traps`)."""
     parts, sym = [], store.tally.modulo_symmetry
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
         searches = _ended_text(store, i, dirs)
-        why = _why_open(store, i) if k >= 0 and of >= 0 else ""
-        how = "modulo its stabiliser, " if i in sym and sym[i][0] > 0 else ""
         if (k < 0 or of < 0) and not (store.settings.closure and dirs > 0):
             parts.append(f"m{i} not followed along its modes ({searches})")
         elif k < 0 or of < 0:  # a log before state version 4: a closure search followed every mode
             parts.append(f"m{i} along every mode ({searches})")
-        elif k >= of and why:
-            parts.append(f"m{i} along all {of} modes {how}both signs ({searches}; per-trap closure not reached: {why})")
-        elif how:
-            parts.append(f"m{i} along all {of} modes {how}both signs "
-                         f"({searches}; per-trap closed (modulo symmetry: {sym[i][1]}))")
+        elif i in sym and sym[i][0] > 0:
+            parts.append(f"m{i} along directions whose stabiliser images span its {of} modes, both signs ({searches}; "
+                         f"sampled modulo symmetry, not per-trap closed ({sym[i][1]}))")
         elif k >= of:
             parts.append(f"m{i} along all {of} modes, both signs ({searches}; per-trap closed)")
         else:
@@ -258,10 +251,11 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
                 f"{rounds}" + (f"; stopped: {why}" if why else "; nothing pending") + ")")
         store.log(ClosureReached(False, text),
                   PhaseEnded("ts", why or "nothing pending (every minimum explored, every pair tried)"))
-    elif why or partial_traps(store):
-        cut = [i for i in partial_traps(store) if store.tally.followed[i][0] < store.tally.followed[i][1]]
-        why = why or ("only the softest modes of the explored minima were followed (trap_modes)" if cut else
-                      "no search from a minimum followed modulo symmetry ended at a verified saddle joined to it")
+    elif why or partial_traps(store) or sampled_traps(store):
+        sampled = ", ".join(f"m{i}" for i in sampled_traps(store))
+        why = why or ("only the softest modes of the explored minima were followed (trap_modes)" if partial_traps(store)
+                      else f"{sampled} followed modulo their stabiliser only (symmetric_modes: a sample of starts, "
+                      "not every mode)")
         text = (f"not closed: {why} after {rounds}; {unexplored} of "
                 f"{count_text(len(store.minima), 'minimum', 'minima')} not yet followed along their modes; "
                 f"per-trap exploration: {per_trap_text(store)}")

@@ -73,13 +73,12 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     (they stay unexplored).
 
     With ``settings.symmetric_modes`` a minimum with a nontrivial stabiliser is followed along the Ritz vectors of
-    :func:`~.symmetric_modes.symmetric_directions` instead (every mode modulo the stabiliser: exact up to symmetry by
-    equivariance) when that reduction applies, needs fewer directions than the modes and fits the budget; its event
-    then records all ``of`` modes as covered, the representatives and the stabiliser's evidence (per-trap closure
-    then also needs a search ending at a verified saddle joined to the minimum: :func:`~.closure.trap_closed`). A
-    reduction that
-    not apply is recorded with its reason, and the minimum is followed plainly (``trap_modes`` then bounds
-    the modes as before)."""
+    :func:`~.symmetric_modes.symmetric_directions` instead (their stabiliser images span every mode) when that
+    reduction applies, needs fewer directions than the modes and fits the budget; its event then records the ``of``
+    modes as spanned, the representatives and the stabiliser's evidence. The refiners are not equivariant inside a
+    degenerate eigenspace, so this is a smaller sample of starts than plain following, never per-trap closure
+    (:func:`~.closure.sampled_traps`). A reduction that does not apply is recorded with its reason, and the minimum
+    is followed plainly (``trap_modes`` then bounds the modes as before)."""
     first = len(store.events)
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
     limit = settings.trap_modes or limit

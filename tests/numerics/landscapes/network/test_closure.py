@@ -128,34 +128,33 @@ def test_a_lone_unverified_minimum_is_open_never_barrier_free():
 
 
 def test_per_trap_closure_reads_how_the_searches_ended():
-    """The per-trap rule on Followed events alone (no search run): every mode followed is closed even where plain
+    """The per-trap rule on Followed events alone (no search run): every mode followed plainly is closed even where
     directions stalled or no saddle joined (single-ended closure counts attempts; the outcomes are stated in the
-    text); modulo symmetry a trap with no verified saddle joined is not closed and says why, one with stalled
-    directions but a saddle joined is closed with the stalls stated; a log without outcomes (before state version 6)
-    is judged by its modes; fewer modes than off the symmetry is partial."""
-    from contrastive_bounds.numerics.landscapes.network.closure import partial_traps, per_trap_text, trap_closed
+    text); a minimum followed modulo its stabiliser is a sample, never closed, and keeps the network open; a log
+    without outcomes (before state version 6) is judged by its modes; fewer modes than off the symmetry is partial."""
+    from contrastive_bounds.numerics.landscapes.network.closure import partial_traps, per_trap_text, sampled_traps, \
+        trap_closed
     from contrastive_bounds.numerics.landscapes.network.events import Followed
     from contrastive_bounds.numerics.landscapes.network.state import SearchSettings
     from contrastive_bounds.numerics.landscapes.network.store import NetworkStore
 
     store = NetworkStore({}, SearchSettings())
     store.log(Followed(0, 18, 9, 9, 0, "", 10, 10, 4), Followed(1, 18, 9, 9, 0, "", 0, 0, 9),
-              Followed(2, 6, 9, 9, 1, "8 automorphisms", 2, 0, 1), Followed(3, 6, 9, 9, 1, "8 automorphisms", 5, 4, 1),
-              Followed(4, 18, 9, 9), Followed(5, 8, 4, 9, 0, "", 8, 8, 0))
-    assert [trap_closed(store, i) for i in range(6)] == [True, True, False, True, True, False]
-    assert partial_traps(store) == [2, 5]
+              Followed(2, 6, 9, 9, 1, "8 automorphisms", 5, 4, 1), Followed(3, 18, 9, 9),
+              Followed(4, 8, 4, 9, 0, "", 8, 8, 0))
+    assert [trap_closed(store, i) for i in range(5)] == [True, True, False, True, False]
+    assert partial_traps(store) == [4] and sampled_traps(store) == [2]
     text = per_trap_text(store)
     assert "m0 along all 9 modes, both signs (18 searches: 10 ended at a verified saddle, 10 joined to m0, 4 of 9 " \
            "directions with none; per-trap closed)" in text
     assert "m1 along all 9 modes, both signs (18 searches: 0 ended at a verified saddle, 0 joined to m1, 9 of 9 " \
            "directions with none; per-trap closed)" in text
-    assert "m2 along all 9 modes modulo its stabiliser, both signs (6 searches: 2 ended at a verified saddle, 0 joined " \
-           "to m2, 1 of 3 directions with none; per-trap closure not reached: no search ended at a verified saddle " \
-           "joined to m2)" in text
-    assert "m3 along all 9 modes modulo its stabiliser, both signs (6 searches: 5 ended at a verified saddle, 4 joined " \
-           "to m3, 1 of 3 directions with none; per-trap closed (modulo symmetry: 8 automorphisms))" in text
-    assert "m4 along all 9 modes, both signs (18 searches; per-trap closed)" in text
-    assert "m5 along its 4 softest of 9 modes" in text
+    assert "m2 along directions whose stabiliser images span its 9 modes, both signs (6 searches: 5 ended at a " \
+           "verified saddle, 4 joined to m2, 1 of 3 directions with none; sampled modulo symmetry, not per-trap " \
+           "closed (8 automorphisms))" in text
+    assert "m3 along all 9 modes, both signs (18 searches; per-trap closed)" in text
+    assert "m4 along its 4 softest of 9 modes, both signs (8 searches: 8 ended at a verified saddle, 8 joined to m4; " \
+           "per-trap closure partial)" in text
 
 
 def test_max_searches_caps_the_eigenvector_following_it_starts():
