@@ -85,10 +85,15 @@ class StabilizerOrbits:
 
     def describe(self) -> str:
         """The evidence in words: automorphisms found, searches, orbits, unproven candidates."""
-        text = (f"{len(self.automorphisms)} automorphisms of the labelled Gram graph found by VF2 and verified "
-                f"({self.searches} searches); {len(self.point_orbits)} point orbits, {len(self.pair_orbits)} "
-                f"ordered-pair orbits")
-        return text + (f"; {self.unproven} candidate merges unproven and kept split" if self.unproven else "")
+        def count(k: int, one: str, many: str) -> str:
+            return f"{k} {one if k == 1 else many}"
+
+        text = (f"{count(len(self.automorphisms), 'automorphism', 'automorphisms')} of the labelled Gram graph found by "
+                f"VF2 and verified ({count(self.searches, 'search', 'searches')}); "
+                f"{count(len(self.point_orbits), 'point orbit', 'point orbits')}, "
+                f"{count(len(self.pair_orbits), 'ordered-pair orbit', 'ordered-pair orbits')}")
+        return text + (f"; {count(self.unproven, 'candidate merge', 'candidate merges')} unproven and kept split"
+                       if self.unproven else "")
 
     def to_dict(self) -> dict:
         """JSON-ready evidence (counts, not the permutations)."""

@@ -165,7 +165,7 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_sampled_mod
     assert row["minimum"] == trap[0].id and row["modes"] == row["of"] == 1488 and not row["per_trap_closed"]
     sym = row["modulo_symmetry"]
     assert sym["representatives"] == 1 and sym["directions"] == 13 and row["searches"] == 26
-    assert "32 automorphisms" in sym["stabilizer"] and "1 point orbits, 2 ordered-pair orbits" in sym["stabilizer"]
+    assert "32 automorphisms" in sym["stabilizer"] and "1 point orbit, 2 ordered-pair orbits" in sym["stabilizer"]
     assert row["barrier"] is not None and row["barrier"] > 0
     assert all(t.verified for t in res.transition_states) and res.transition_states
     assert res.status.startswith("open:") and "not per-trap closed (32 automorphisms" in res.status

@@ -195,3 +195,17 @@ def test_a_reduced_trap_whose_searches_all_fail_is_not_called_closed(monkeypatch
                         and r["stalled_directions"] == r["searches"] // 2 for r in rows)
     assert "sampled modulo symmetry, not per-trap closed" in res.exploration["per_trap"]
     assert res.status.startswith("open: closure not reached") and "followed modulo their stabiliser only" in res.status
+
+
+def test_the_stabiliser_evidence_counts_in_the_singular_and_plural():
+    """The evidence text names one of a thing in the singular ("1 automorphism", "1 point orbit") and more in the
+    plural ("2 ordered-pair orbits", "3 searches")."""
+    from contrastive_bounds.numerics.landscapes.network.mode_orbits import StabilizerOrbits
+
+    one = StabilizerOrbits(2, (np.array([1, 0]),), 1, 1, ((0, 1),), (((0, 1), (1, 0)),))
+    assert one.describe() == ("1 automorphism of the labelled Gram graph found by VF2 and verified (1 search); 1 point "
+                              "orbit, 1 ordered-pair orbit; 1 candidate merge unproven and kept split")
+    two = StabilizerOrbits(3, (np.array([1, 0, 2]), np.array([0, 2, 1])), 3, 0, ((0,), (1, 2)),
+                           (((0, 1),), ((1, 0),)))
+    assert two.describe().startswith("2 automorphisms") and "(3 searches); 2 point orbits, 2 ordered-pair orbits" \
+        in two.describe() and "unproven" not in two.describe()
