@@ -197,9 +197,19 @@ def _closure_text(settings: SearchSettings, store: NetworkStore) -> tuple[str, i
             f"{c['unconverged']} of the {count_text(c['refinements'], 'refinement', 'refinements')} did not converge "
             f"and {'is' if c['unconverged'] == 1 else 'are'} kept as rejected candidates), every saddle found descended "
             f"on both sides ({count_text(c['descents'], 'descent', 'descents')}), and "
-            f"{count_text(c['neb_runs'], 'band search', 'band searches')} (every pair of minima within aligned distance "
-            f"{s.pair_distance:g}: {count_text(within, 'pair', 'pairs')}; nearest neighbours; hop pairs); nothing was "
+            f"{count_text(c['neb_runs'], 'band search', 'band searches')} ({_band_kinds(s, within)}); nothing was "
             "left to explore"), within
+
+
+def _band_kinds(s: SearchSettings, within: int) -> str:
+    """Which pairs the bands were given (:func:`~.bands.pending_pairs`), in words, naming only the kinds in use."""
+    kinds = [f"every pair of minima within aligned distance {s.pair_distance:g}: {count_text(within, 'pair', 'pairs')}"
+             if s.pair_distance > 0 else "no distance rule (pair_distance = 0)"]
+    if s.neighbours > 0:
+        kinds.append(f"each minimum's {count_text(s.neighbours, 'nearest neighbour', 'nearest neighbours')}")
+    kinds.append("pairs joined by a basin hop")
+    kinds.append("each minimum without a path to a lower one and its nearest lower one")
+    return "; ".join(kinds)
 
 
 def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, *,
