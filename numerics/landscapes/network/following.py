@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.network.connect import connect_candidates
-from contrastive_bounds.numerics.landscapes.network.constants import DEGENERATE_EIGENSPACE_RTOL, MODE_KICK
+from contrastive_bounds.numerics.landscapes.network.constants import DEGENERATE_EIGENSPACE_RTOL, MODE_KICK, \
+    SEARCHES_PER_BLOCK
 from contrastive_bounds.numerics.landscapes.network.curvature import DENSE, Curvature
 from contrastive_bounds.numerics.landscapes.network.events import Event, Followed
 from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import modes_off_symmetry
@@ -120,9 +121,12 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
             followed.append((min(k, len(dirs)), total))
             reduced.append((0, f"modulo symmetry not applied: {sym.reason}" if sym is not None else ""))
     ends: list[int | None] = [None] * len(z)
-    if z:
-        connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following")
-                                                        for a, b in zip(z, modes)], curvature=curvature, outcomes=ends)
+    for lo in range(0, len(z), SEARCHES_PER_BLOCK):  # a minimum's thousands of searches enter the store in parts
+        part: list[int | None] = []
+        connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following") for a, b in
+                                                        zip(z[lo:lo + SEARCHES_PER_BLOCK], modes[lo:lo + SEARCHES_PER_BLOCK])],
+                           curvature=curvature, outcomes=part)
+        ends[lo:lo + len(part)] = part
     events, lo = [], 0
     for i, c, (k, of), (r, text) in zip(done, counts, followed, reduced):
         mine = ends[lo:lo + c]

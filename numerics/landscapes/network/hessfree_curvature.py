@@ -41,6 +41,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_he
 from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint, orbit_dimension_formula
 from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics._sphere import retract
+from contrastive_bounds.numerics.landscapes.network.optimize import padded_size
 
 __all__ = ["HessianFreeCurvature", "HESSFREE", "newton_cg_polisher", "CLASSIFY_MODES", "POLISH_CG_ITERATIONS",
            "modes_off_symmetry"]
@@ -51,6 +52,11 @@ CLASSIFY_MODES = 4
 POLISH_CG_ITERATIONS = 200
 #: largest Newton step (Frobenius norm over all N·d coordinates, radians), as the dense polish
 MAX_NEWTON_STEP = 0.1
+
+
+def _lanes() -> int:
+    """Lanes of the search queue: one on CPU (vmapped branches cost both sides there), 64 on an accelerator."""
+    return 1 if jax.default_backend() == "cpu" else 64
 
 
 def modes_off_symmetry(num_points: int, dim: int, orbit_dim: int) -> int:
@@ -172,7 +178,7 @@ class HessianFreeCurvature:
     def _searcher(self, spec: Any, max_iter: int) -> Callable:
         settings = HEFSettings(max_iter=int(max_iter))
         return spec.compiled(("hessfree-hef", int(max_iter)),
-                             lambda: queue_searcher(spec.potential, slots=1 if jax.default_backend() == "cpu" else 64,
+                             lambda: queue_searcher(spec.potential, slots=_lanes(),
                                                     orthogonal=spec.symmetry.orthogonal, settings=settings))
 
     # ------------------------------------------------------------------------------ the interface
@@ -212,8 +218,19 @@ class HessianFreeCurvature:
         fn = self._searcher(spec, max(int(max_iter), 400))
         b = z.shape[0]
         keys = jax.random.split(jax.random.key(self.seed + 7919), b)
-        out = fn(jnp.asarray(z), jnp.asarray(np.asarray(modes, dtype=np.float64)), keys, jnp.ones(b, dtype=bool))
-        return np.asarray(out.z, dtype=np.float64)
+        modes = np.asarray(modes, dtype=np.float64)
+        # queues of one padded length (one compilation; padding rows are inactive): a Ctrl-C waits for one queue of
+        # searches at most, not for the whole block
+        size = padded_size(b, max(int(chunk), _lanes()))
+        out = np.empty_like(z)
+        for lo in range(0, b, size):
+            n = min(size, b - lo)
+            pad = lambda a: np.concatenate([a[lo:lo + n], np.repeat(a[lo:lo + 1], size - n, axis=0)])  # noqa: E731
+            active = jnp.arange(size) < n
+            ks = jnp.concatenate([keys[lo:lo + n], jnp.repeat(keys[lo:lo + 1], size - n, axis=0)])
+            res = fn(jnp.asarray(pad(z)), jnp.asarray(pad(modes)), ks, active)
+            out[lo:lo + n] = np.asarray(res.z, dtype=np.float64)[:n]
+        return out
 
     def softest(self, spec: Any, z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` softest eigenpairs off the symmetry at one configuration ``(N, d)``: ``(eigenvalues (k',),
