@@ -13,7 +13,7 @@ Modules (the package imports them on first use, so reading a saved search starts
   defaults, JAX-free), :mod:`.rebuild` (a landscape again from its fingerprint), :mod:`.symmetry`
   (equivalence, multiplicity, alignment), :mod:`.orbits` (the O(d) orbit directions);
 * the one store — :mod:`.store` (:class:`NetworkStore`: records and the event log), :mod:`.events` (what the
-  steps return; the effort is their fold), :mod:`.records` (minima, transition states, candidates),
+  steps return), :mod:`.tally` (their fold: the effort and what each trap's searches covered), :mod:`.records` (minima, transition states, candidates),
   :mod:`.serial` (the one versioned serialiser and reader of ``network.json``), :mod:`.catalog`
   (identification up to symmetry), :mod:`.state` (settings), :mod:`.constants` (the search's constants);
 * the steps, each ``(spec, settings, store, rng) -> events`` — :mod:`.minima` (random starts, structured
