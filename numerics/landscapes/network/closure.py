@@ -152,7 +152,10 @@ def _explore(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore,
             count += 2 * (settings.trap_modes or max(1, spec.num_points * (spec.dim - 1)))
         used = store.tally.counts["single_ended"] + store.tally.counts["neb_runs"]
         follow_modes(spec, settings, store, rng, block, limit=limit, curvature=curvature,
-                     budget=settings.max_searches - used)
+                     budget=settings.max_searches - used,
+                     after_block=lambda: checkpoint(f"{len(store.minima)} minima, {len(store.explored)} explored, "
+                                                    f"{store.tally.counts['single_ended']} searches, "
+                                                    f"{store.tally.counts['verified_ts']} verified TSs"))
         checkpoint(f"{len(store.minima)} minima, {len(store.explored)} explored, "
                    f"{store.tally.counts['verified_ts']} verified TSs")
 

@@ -9,7 +9,8 @@ events it produced, and the store (:class:`~.store.NetworkStore`) logs them. Not
   :class:`MinimaHit` (minimisations or descents that ended in known minima);
 * what was done — :class:`Minimised` (local minimisations, by role), :class:`Refined` (saddle
   refinements and how many did not converge), :class:`Descended` (steepest-descent paths),
-  :class:`Followed` (eigenvector-following searches from one minimum), :class:`BandRun` (a band between
+  :class:`Followed` (eigenvector-following searches from one minimum; :class:`FollowedPart`: a block of them
+  before it), :class:`BandRun` (a band between
   two minima), :class:`HopRound` / :class:`HopJoined` (basin hopping), :class:`SaddleStop` /
   :class:`NonFinite` / :class:`DuplicateCandidate` (outcomes), :class:`StructuredPlan` (the structured
   starts), :class:`RoundEnded` / :class:`PhaseEnded` / :class:`ClosureReached` (how the phases ended);
@@ -25,7 +26,7 @@ from typing import Any, ClassVar
 
 
 __all__ = ["Event", "NewMinimum", "MinimaHit", "NewTransitionState", "Connection", "RejectedCandidate",
-           "DuplicateCandidate", "Minimised", "Refined", "Descended", "Followed", "BandRun", "HopRound", "HopJoined",
+           "DuplicateCandidate", "Minimised", "Refined", "Descended", "Followed", "FollowedPart", "BandRun", "HopRound", "HopJoined",
            "SaddleStop", "NonFinite", "StructuredPlan", "RoundEnded", "PhaseEnded", "ClosureReached", "Carried",
            "EVENT_TYPES", "event_from_dict", "PHASES"]
 
@@ -173,6 +174,20 @@ class Followed(Event):
 
 
 @dataclass(frozen=True)
+class FollowedPart(Event):
+    """A block of ``searches`` eigenvector-following searches from minimum ``minimum`` ended (``ended`` at a verified
+    transition state, ``joined`` of those to this minimum, ``stalled`` directions none of whose searches did) before
+    the minimum's :class:`Followed` event: a search stopped there resumes after them."""
+
+    kind: ClassVar[str] = "followed part"
+    minimum: int
+    searches: int
+    ended: int
+    joined: int
+    stalled: int
+
+
+@dataclass(frozen=True)
 class BandRun(Event):
     """A double-ended (band) search between minima ``pair``."""
 
@@ -263,7 +278,7 @@ class Carried(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {c.kind: c for c in (
     NewMinimum, MinimaHit, NewTransitionState, Connection, RejectedCandidate, DuplicateCandidate, Minimised, Refined,
-    Descended, Followed, BandRun, HopRound, HopJoined, SaddleStop, NonFinite, StructuredPlan, RoundEnded, PhaseEnded,
+    Descended, Followed, FollowedPart, BandRun, HopRound, HopJoined, SaddleStop, NonFinite, StructuredPlan, RoundEnded, PhaseEnded,
     ClosureReached, Carried)}
 
 

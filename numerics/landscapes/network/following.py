@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from contrastive_bounds.numerics.landscapes.network.connect import connect_candi
 from contrastive_bounds.numerics.landscapes.network.constants import DEGENERATE_EIGENSPACE_RTOL, MODE_KICK, \
     SEARCHES_PER_BLOCK
 from contrastive_bounds.numerics.landscapes.network.curvature import DENSE, Curvature
-from contrastive_bounds.numerics.landscapes.network.events import Event, Followed
+from contrastive_bounds.numerics.landscapes.network.events import Event, Followed, FollowedPart
 from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import modes_off_symmetry
 from contrastive_bounds.numerics.landscapes.network.minima import classify_with
 from contrastive_bounds.numerics.landscapes.network.records import Candidate
@@ -59,8 +59,18 @@ def directions(cp: Any, limit: int | None = None) -> list[np.ndarray]:
     return out
 
 
+def _part(store: NetworkStore, i: int, ends: list[int | None]) -> FollowedPart:
+    """The :class:`~.events.FollowedPart` of minimum ``i``'s searches in one block (``ends``: both signs of each
+    direction in turn; the verified transition state each reached, or None)."""
+    ended = [t for t in ends if t is not None]
+    joined = sum(1 for t in ended if i in store.transition_states[t].minima)
+    stalled = sum(1 for a in range(0, len(ends) - 1, 2) if ends[a] is None and ends[a + 1] is None)
+    return FollowedPart(i, len(ends), len(ended), joined, stalled)
+
+
 def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom, minima: Sequence[int],
-                 *, limit: int | None = None, curvature: Curvature = DENSE, budget: int | None = None) -> list[Event]:
+                 *, limit: int | None = None, curvature: Curvature = DENSE, budget: int | None = None,
+                 after_block: Callable[[], None] = lambda: None) -> list[Event]:
     """Eigenvector following from each minimum of ``minima`` along its :func:`directions` (all, or the softest
     ``limit`` modes when the closure is off, or the softest ``settings.trap_modes`` when that is set), both signs.
     A provider that classifies with the lowest eigenpairs only (``complete_spectrum`` False) is asked for the
@@ -68,6 +78,10 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     were followed of the ``N·(d−1) − orbit_dim`` off the symmetry and how its searches ended: how many at a
     verified transition state, how many of those joined to the minimum, and how many directions had no search
     ending at one (:func:`~.closure.trap_closed` reads per-trap closure from these).
+
+    The searches run in blocks of ``SEARCHES_PER_BLOCK``; after each, every minimum in it gets a
+    :class:`~.events.FollowedPart` event and ``after_block`` is called (the search saves), so a search stopped
+    inside a minimum's searches resumes after the pairs that ran (the directions are recomputed the same way).
 
     ``budget`` (searches left in ``max_searches``) caps the searches of the call: the minimum where it runs out
     is followed along its first directions only (recorded as partial), the minima after it are not followed
@@ -84,7 +98,7 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
     limit = settings.trap_modes or limit
     left = math.inf if budget is None else max(0, int(budget))
-    z, modes, counts, followed, reduced, done = [], [], [], [], [], []
+    z, modes, owner, counts, followed, reduced, done = [], [], [], [], [], [], []
     for i, cp in zip(minima, cps):
         if left < 2:
             break
@@ -105,12 +119,14 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
             dirs = directions(cp, None)
         else:
             dirs = directions(cp, limit)
-        dirs = dirs[:int(min(len(dirs), left // 2))]  # eigenvectors come first: a cut keeps the softest modes
-        left -= 2 * len(dirs)
-        for m in dirs:
+        skip = store.tally.progress.get(int(i), (0, 0, 0, 0))[0]  # searches that ran before a stop (whole pairs)
+        dirs = dirs[:int(min(len(dirs), (left + skip) // 2))]  # eigenvectors come first: a cut keeps the softest
+        left -= 2 * len(dirs) - skip
+        for m in dirs[skip // 2:]:
             for sgn in (1.0, -1.0):
                 z.append(retract(cp.z, sgn * MODE_KICK * m))
                 modes.append(sgn * m)
+                owner.append(int(i))
         counts.append(2 * len(dirs))
         done.append(int(i))
         if sym is not None and sym.exact:
@@ -120,20 +136,18 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
             k = min(len(cp.modes), limit) if limit else len(cp.modes)
             followed.append((min(k, len(dirs)), total))
             reduced.append((0, f"modulo symmetry not applied: {sym.reason}" if sym is not None else ""))
-    ends: list[int | None] = [None] * len(z)
-    for lo in range(0, len(z), SEARCHES_PER_BLOCK):  # a minimum's thousands of searches enter the store in parts
-        part: list[int | None] = []
+    for lo in range(0, len(z), SEARCHES_PER_BLOCK):  # a minimum's thousands of searches enter the log in parts
+        ends: list[int | None] = []
+        hi = min(lo + SEARCHES_PER_BLOCK, len(z))
         connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following") for a, b in
-                                                        zip(z[lo:lo + SEARCHES_PER_BLOCK], modes[lo:lo + SEARCHES_PER_BLOCK])],
-                           curvature=curvature, outcomes=part)
-        ends[lo:lo + len(part)] = part
-    events, lo = [], 0
+                                                        zip(z[lo:hi], modes[lo:hi])], curvature=curvature, outcomes=ends)
+        ends += [None] * (hi - lo - len(ends))
+        store.log(*(_part(store, i, [e for e, o in zip(ends, owner[lo:hi]) if o == i])
+                    for i in dict.fromkeys(owner[lo:hi])))
+        after_block()
+    events = []
     for i, c, (k, of), (r, text) in zip(done, counts, followed, reduced):
-        mine = ends[lo:lo + c]
-        lo += c
-        ended = [t for t in mine if t is not None]
-        joined = sum(1 for t in ended if i in store.transition_states[t].minima)
-        stalled = sum(1 for a in range(0, c, 2) if mine[a] is None and mine[a + 1] is None)
-        events.append(Followed(i, c, k, of, r, text, len(ended), joined, stalled))
+        _, ended, joined, stalled = store.tally.progress.get(i, (0, 0, 0, 0))
+        events.append(Followed(i, c, k, of, r, text, ended, joined, stalled))
     store.log(*events)
     return store.since(first)

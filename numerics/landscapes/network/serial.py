@@ -23,8 +23,8 @@ modes of how many off the symmetry were followed from each minimum; ``-1`` in a 
 Version 5 adds, compatibly, the setting ``symmetric_modes`` (an older file gets False, the plain following it ran)
 and, on ``followed`` events of minima covered modulo their stabiliser, ``representatives`` and ``stabilizer``
 (absent: plain following). Version 6 adds, compatibly, how the searches from each minimum ended (``ended``,
-``joined``, ``stalled`` on ``followed`` events; absent in an older log: not recorded, and no per-trap closure is
-then claimed from them).
+``joined``, ``stalled`` on ``followed`` events; absent in an older log: not recorded) and ``followed part`` events
+(a block of a minimum's searches, so a search stopped inside them resumes after it).
 
 :func:`read_state` is the only function that opens a state file (the search's resume and
 :mod:`.saved` both call it); it names what is wrong with a file it cannot read. JAX-free.

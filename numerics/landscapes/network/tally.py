@@ -19,6 +19,7 @@ from contrastive_bounds.numerics.landscapes.network.events import (
     DuplicateCandidate,
     Event,
     Followed,
+    FollowedPart,
     HopJoined,
     HopRound,
     MinimaHit,
@@ -51,7 +52,9 @@ class Tally:
         of its :class:`Followed` event; modulo_symmetry: per minimum covered modulo its stabiliser
         ``(representatives, stabilizer evidence)`` (``representatives = 0``: the reduction was tried and refused,
         with the reason); outcomes: per explored minimum ``(ended, joined, stalled)`` of its :class:`Followed`
-        event (``-1``: not recorded); tried: pairs given to the band; hop_pairs: pairs joined
+        event (``-1``: not recorded); progress: per minimum being followed, ``(searches, ended, joined, stalled)``
+        of its :class:`FollowedPart` events so far (cleared by its :class:`Followed` event, whose ``directions``
+        include them); tried: pairs given to the band; hop_pairs: pairs joined
         by a hop. rounds_without_new: trailing hop rounds without a new minimum.
       phase: the current phase (:data:`PHASES`); stopped_by, closed, closure, pairs_within_distance,
         structured: as in :class:`Effort`.
@@ -66,6 +69,7 @@ class Tally:
     followed: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     modulo_symmetry: dict[int, tuple[int, str]] = field(default_factory=dict)
     outcomes: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    progress: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
     tried: set[tuple[int, int]] = field(default_factory=set)
     hop_pairs: set[tuple[int, int]] = field(default_factory=set)
     rounds_without_new: int = 0
@@ -118,8 +122,13 @@ class Tally:
             c["unconverged"] += e.unconverged
         elif isinstance(e, Descended):
             c["descents"] += e.count
+        elif isinstance(e, FollowedPart):
+            c["single_ended"] += e.searches
+            done = self.progress.get(e.minimum, (0, 0, 0, 0))
+            self.progress[e.minimum] = (done[0] + e.searches, done[1] + e.ended, done[2] + e.joined,
+                                        done[3] + e.stalled)
         elif isinstance(e, Followed):
-            c["single_ended"] += e.directions
+            c["single_ended"] += e.directions - self.progress.pop(e.minimum, (0, 0, 0, 0))[0]
             self.explored.add(e.minimum)
             self.followed[e.minimum] = (e.modes, e.of, e.directions)
             self.outcomes[e.minimum] = (e.ended, e.joined, e.stalled)

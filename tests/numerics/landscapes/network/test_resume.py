@@ -82,3 +82,43 @@ def test_a_search_stopped_before_its_first_batch_resumes_by_starting_again(tmp_p
     assert res.critical_height == fresh.critical_height
     assert sorted(m.energy for m in res.minima) == sorted(m.energy for m in fresh.minima)
     assert json.loads((tmp_path / "network.json").read_text())["minima"]
+
+
+@pytest.mark.slow
+def test_a_search_stopped_inside_a_minimums_searches_resumes_after_the_blocks_that_ran(tmp_path, monkeypatch):
+    """N = 6 on S¹, τ = 0.1, searches in blocks of 4: Ctrl-C at the third block of eigenvector following leaves
+    FollowedPart events for the two blocks that ran; resuming follows only the searches left, so the finished
+    search has the uninterrupted one's search count, per-minimum outcome counts, saddle energies and H*."""
+    import contrastive_bounds.numerics.landscapes.network.following as following
+
+    monkeypatch.setattr(following, "SEARCHES_PER_BLOCK", 4)
+    spec = infonce_spec(6, 2, 0.1)
+    kw = dict(structured_starts=0, draw=False)
+    reference = landscape_network(spec, **kw)
+    real, calls = following.connect_candidates, []
+
+    def stop_at_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(following, "connect_candidates", stop_at_third)
+    with pytest.raises(KeyboardInterrupt):
+        landscape_network(spec, out=tmp_path, **kw)
+    saved = json.loads((tmp_path / "network.json").read_text())
+    parts = [e for e in saved["events"] if e["event"] == "followed part"]
+    assert [p["searches"] for p in parts] == [4, 4] and not any(e["event"] == "followed" for e in saved["events"])
+    monkeypatch.setattr(following, "connect_candidates", real)
+    resumed = landscape_network(spec, out=tmp_path, resume=True, **kw)
+    assert resumed.effort.single_ended == reference.effort.single_ended
+    events = json.loads((tmp_path / "network.json").read_text())["events"]
+    for e in (e for e in events if e["event"] == "followed"):  # every search ran once: the parts add up to it
+        assert sum(p["searches"] for p in events if p["event"] == "followed part" and p["minimum"] == e["minimum"]) \
+            == e["directions"]
+    strip = lambda rows: [{k: r[k] for k in ("minimum", "modes", "of", "searches", "ended_at_verified_saddle",  # noqa: E731
+                                             "joined", "stalled_directions")} for r in rows]
+    assert strip(resumed.exploration["explored"]) == strip(reference.exploration["explored"])
+    assert sorted(round(t.energy, 9) for t in resumed.transition_states) == \
+        sorted(round(t.energy, 9) for t in reference.transition_states)
+    assert resumed.analysis.critical_height == pytest.approx(reference.analysis.critical_height, abs=1e-12)
