@@ -28,6 +28,7 @@ twice the points run one by one there: ``hessfree.certify.verifier``).
 from __future__ import annotations
 
 import math
+import zlib
 from typing import Any, Callable
 
 import jax
@@ -206,7 +207,9 @@ class HessianFreeCurvature:
 
     def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
                max_iter: int) -> np.ndarray:
-        """Index 1: hybrid eigenvector following from ``z`` along ``modes`` (its end points); index 0: the polish."""
+        """Index 1: hybrid eigenvector following from ``z`` along ``modes`` (its end points; each search's PRNG key
+        is a function of its start and mode, so its end does not depend on the rest of the call); index 0: the
+        polish."""
         require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.HessianFreeCurvature.refine")
         z = np.asarray(z, dtype=np.float64)
         if index not in (0, 1):
@@ -217,8 +220,12 @@ class HessianFreeCurvature:
             return self.polish(spec, z, chunk=chunk, eigenvalue_tol=0.0, max_steps=max(4, max_iter // 10))
         fn = self._searcher(spec, max(int(max_iter), 400))
         b = z.shape[0]
-        keys = jax.random.split(jax.random.key(self.seed + 7919), b)
         modes = np.asarray(modes, dtype=np.float64)
+        # each search's key is a function of its start (not of its place in the call), so a start ends the same way
+        # in any block — a resumed search repeats an uninterrupted one
+        base = jax.random.key(self.seed + 7919)
+        keys = jnp.stack([jax.random.fold_in(base, zlib.crc32(z[k].tobytes() + modes[k].tobytes()) & 0x7FFFFFFF)
+                          for k in range(b)])
         # queues of one padded length (one compilation; padding rows are inactive): a Ctrl-C waits for one queue of
         # searches at most, not for the whole block
         size = padded_size(b, max(int(chunk), _lanes()))

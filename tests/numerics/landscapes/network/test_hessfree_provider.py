@@ -191,8 +191,8 @@ def test_the_provider_is_recorded_and_a_resumed_search_keeps_it(tmp_path):
 def test_refinement_in_padded_queues_gives_the_searches_of_one_queue():
     """The Hessian-free refinement runs its searches in queues of one padded length (so a Ctrl-C waits for one
     queue, not a whole block): 10 searches at N = 4, d = 3, τ = 0.1 in queues of 8 (8, then 2 padded to 8) end
-    where the same 10 searches end in one queue of 16 — each search keeps its start and its key (one lane on CPU:
-    bit for bit)."""
+    where the same 10 searches end in one queue of 16, and the fourth ends there when refined alone — each search's
+    key is a function of its start, not of its place (one lane on CPU: bit for bit)."""
     spec = infonce_spec(4, 3, 0.1)
     rng = np.random.default_rng(3)
     z = np.stack([np.asarray(uniform(jax.random.key(k), (4, 3), jnp.float64)) for k in range(10)])
@@ -200,9 +200,11 @@ def test_refinement_in_padded_queues_gives_the_searches_of_one_queue():
     modes -= np.sum(modes * z, axis=-1, keepdims=True) * z
     a = HESSFREE.refine(spec, z, modes, index=1, chunk=8, max_iter=60)
     b = HESSFREE.refine(spec, z, modes, index=1, chunk=16, max_iter=60)
+    alone = HESSFREE.refine(spec, z[3:4], modes[3:4], index=1, chunk=8, max_iter=60)
     assert a.shape == z.shape and np.all(np.isfinite(a))
     if jax.default_backend() == "cpu":
         np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a[3], alone[0])
     else:
         np.testing.assert_allclose(a, b, atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(a, axis=-1), 1.0, atol=1e-12)
