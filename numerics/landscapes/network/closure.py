@@ -87,12 +87,18 @@ def trap_closed(store: NetworkStore, i: int) -> bool:
         return False
     if k < 0 or of < 0:
         return bool(store.settings.closure and dirs > 0)
-    return k >= of
+    return k >= of and not _cut(store, i)
+
+
+def _cut(store: NetworkStore, i: int) -> int:
+    """Searches of minimum ``i``'s directions that ``max_searches`` left out (0: none, or not recorded)."""
+    return max(0, store.tally.planned.get(i, -1) - store.tally.followed[i][2])
 
 
 def partial_traps(store: NetworkStore) -> list[int]:
     """Explored minima followed along fewer than all of their modes (per-trap closure not reached)."""
-    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and k < of)
+    return sorted(i for i, (k, of, _) in store.tally.followed.items() if k >= 0 and of >= 0 and
+                  (k < of or _cut(store, i)))
 
 
 def sampled_traps(store: NetworkStore) -> list[int]:
@@ -131,6 +137,10 @@ def per_trap_text(store: NetworkStore) -> str:
         elif i in sym and sym[i][0] > 0:
             parts.append(f"m{i} along directions whose stabiliser images span its {of} modes, both signs ({searches}; "
                          f"sampled modulo symmetry, not per-trap closed ({sym[i][1]}))")
+        elif k >= of and _cut(store, i):
+            parts.append(f"m{i} along all {of} modes, both signs, but not their combinations inside degenerate "
+                         f"eigenspaces ({searches}; its directions call for {store.tally.planned[i]}: "
+                         "max_searches ran out; per-trap closure partial)")
         elif k >= of:
             parts.append(f"m{i} along all {of} modes, both signs ({searches}; per-trap closed)")
         else:

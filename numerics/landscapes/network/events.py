@@ -147,7 +147,8 @@ class Followed(Event):
     of the saved form when unused (logs of plain following read and write as before). How the searches ended:
     ``ended`` of them at a verified transition state, ``joined`` of those at one joined to this minimum, and
     ``stalled`` followed directions (a mode or combination, both signs) none of whose searches ended at one
-    (``-1``: not recorded, logs before state version 6; left out of the saved form then)."""
+    (``-1``: not recorded, logs before state version 6; left out of the saved form then); ``planned``: the searches
+    its directions called for (more than ``directions`` when ``max_searches`` ran out inside them)."""
 
     kind: ClassVar[str] = "followed"
     minimum: int
@@ -159,6 +160,7 @@ class Followed(Event):
     ended: int = -1
     joined: int = -1
     stalled: int = -1
+    planned: int = -1
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; the symmetry fields only when the modes were covered modulo symmetry, the outcome
@@ -167,7 +169,7 @@ class Followed(Event):
         if not self.representatives and not self.stabilizer:
             d.pop("representatives")
             d.pop("stabilizer")
-        for k in ("ended", "joined", "stalled"):
+        for k in ("ended", "joined", "stalled", "planned"):
             if d[k] < 0:
                 d.pop(k)
         return d

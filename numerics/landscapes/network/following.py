@@ -98,7 +98,7 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
     cps = classify_with(curvature, spec, settings, np.stack([store.minima[i].z for i in minima]), None)
     limit = settings.trap_modes or limit
     left = math.inf if budget is None else max(0, int(budget))
-    z, modes, owner, counts, followed, reduced, done = [], [], [], [], [], [], []
+    z, modes, owner, counts, followed, reduced, done, plans = [], [], [], [], [], [], [], []
     for i, cp in zip(minima, cps):
         if left < 2:
             break
@@ -120,6 +120,7 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
         else:
             dirs = directions(cp, limit)
         skip = store.tally.progress.get(int(i), (0, 0, 0, 0))[0]  # searches that ran before a stop (whole pairs)
+        planned = len(dirs)
         dirs = dirs[:int(min(len(dirs), (left + skip) // 2))]  # eigenvectors come first: a cut keeps the softest
         left -= 2 * len(dirs) - skip
         for m in dirs[skip // 2:]:
@@ -136,6 +137,7 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
             k = min(len(cp.modes), limit) if limit else len(cp.modes)
             followed.append((min(k, len(dirs)), total))
             reduced.append((0, f"modulo symmetry not applied: {sym.reason}" if sym is not None else ""))
+        plans.append(2 * planned)
     for lo in range(0, len(z), SEARCHES_PER_BLOCK):  # a minimum's thousands of searches enter the log in parts
         ends: list[int | None] = []
         hi = min(lo + SEARCHES_PER_BLOCK, len(z))
@@ -146,8 +148,8 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
                     for i in dict.fromkeys(owner[lo:hi])))
         after_block()
     events = []
-    for i, c, (k, of), (r, text) in zip(done, counts, followed, reduced):
+    for i, c, (k, of), (r, text), plan in zip(done, counts, followed, reduced, plans):
         _, ended, joined, stalled = store.tally.progress.get(i, (0, 0, 0, 0))
-        events.append(Followed(i, c, k, of, r, text, ended, joined, stalled))
+        events.append(Followed(i, c, k, of, r, text, ended, joined, stalled, plan))
     store.log(*events)
     return store.since(first)

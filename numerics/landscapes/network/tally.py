@@ -52,7 +52,8 @@ class Tally:
         of its :class:`Followed` event; modulo_symmetry: per minimum covered modulo its stabiliser
         ``(representatives, stabilizer evidence)`` (``representatives = 0``: the reduction was tried and refused,
         with the reason); outcomes: per explored minimum ``(ended, joined, stalled)`` of its :class:`Followed`
-        event (``-1``: not recorded); progress: per minimum being followed, ``(searches, ended, joined, stalled)``
+        event (``-1``: not recorded); planned: per explored minimum the searches its directions called for
+        (``-1``: not recorded); progress: per minimum being followed, ``(searches, ended, joined, stalled)``
         of its :class:`FollowedPart` events so far (cleared by its :class:`Followed` event, whose ``directions``
         include them); tried: pairs given to the band; hop_pairs: pairs joined
         by a hop. rounds_without_new: trailing hop rounds without a new minimum.
@@ -70,6 +71,7 @@ class Tally:
     modulo_symmetry: dict[int, tuple[int, str]] = field(default_factory=dict)
     outcomes: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     progress: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
+    planned: dict[int, int] = field(default_factory=dict)
     tried: set[tuple[int, int]] = field(default_factory=set)
     hop_pairs: set[tuple[int, int]] = field(default_factory=set)
     rounds_without_new: int = 0
@@ -132,6 +134,7 @@ class Tally:
             self.explored.add(e.minimum)
             self.followed[e.minimum] = (e.modes, e.of, e.directions)
             self.outcomes[e.minimum] = (e.ended, e.joined, e.stalled)
+            self.planned[e.minimum] = e.planned
             if e.representatives or e.stabilizer:
                 self.modulo_symmetry[e.minimum] = (e.representatives, e.stabilizer)
             else:
