@@ -374,9 +374,14 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
     h_star = float(p.analysis.critical_height)
     verdict = p.schedule.converges(h_star)
     converges = verdict.converges if p.known or verdict.converges is False else None
-    reason = (f"{verdict.reason} [H* = {h_star:.6g} of the saved search: {p.status}]" if p.known else
-              f"{verdict.reason} — but H* = {h_star:.6g} is only what this search shows ({p.status}): the true H* may be "
-              "larger")
+    if p.known:
+        reason = f"{verdict.reason} [H* = {h_star:.6g} of the saved search: {p.status}]"
+    elif converges is False:
+        reason = (f"{verdict.reason} — H* = {h_star:.6g} is only what this search shows ({p.status}); the true H* "
+                  "can only be larger, so the verdict stands")
+    else:
+        reason = (f"no verdict: H* is not known from this search ({p.status}); over the minima it connects H* = "
+                  f"{h_star:.6g}, a lower bound, so the schedule's constant exceeding it decides nothing")
     return NetworkAnnealResult(p, run, labels, pred, converges, verdict.regime, reason, notes,
                                time.perf_counter() - began)
 

@@ -146,7 +146,8 @@ def _print(res: Any) -> None:
     head.add_column("value")
     found = res.found_by_counts()
     structured = res.effort.structured.get("note") if res.effort.structured else None
-    rows = [("critical height H*", _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
+    rows = [("critical height H*", f"unknown ({res.critical_height_note})" if res.critical_height_note else
+             _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
             ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
             ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
             ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),

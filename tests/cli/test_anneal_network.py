@@ -331,3 +331,18 @@ def test_small_predicted_probabilities_are_not_printed_as_zero():
 
     assert probability_text(8.4e-24) == "8.4e-24" and float(probability_text(1.234e-5)) == 1.23e-5
     assert probability_text(0.5) == "0.5000" and probability_text(1.0) == "1.0000" and probability_text(0.0) == "0"
+
+
+def test_a_search_that_connects_no_trap_gives_no_convergence_verdict(tmp_path):
+    """A budgeted search (--max-searches 2) finds the trap m1 but no path from it: H* is not computed (JSON null,
+    with the reason), and annealing from m1 with c above the network's 0 gets no verdict ("converges": null, the
+    reason says H* is not known), never "converges in probability"."""
+    out = tmp_path / "cut"
+    res = runner.invoke(app, ["landscape", *LANDSCAPE, "--max-searches", "2", "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    land = json.loads(res.stdout)
+    assert land["critical_height"] is None and land["critical_height_note"].startswith("not computed")
+    got = _anneal({"out": out}, "--schedule", "temperature", "c=0.141", "t0=16.56", "--time", "1", "--chains", "4")
+    assert got["theory"]["converges"] is None
+    assert got["theory"]["reason"].startswith("no verdict: H* is not known from this search")
+    assert "converges in probability" not in got["theory"]["reason"]

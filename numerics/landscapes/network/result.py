@@ -66,6 +66,22 @@ class NetworkResult:
         return self.analysis.critical_height
 
     @property
+    def critical_height_note(self) -> str:
+        """Why H* was not computed ("" when it was: over at least one connected non-global minimum, or with none)."""
+        nonglobal = [m.id for m in self.minima if m.id not in self.global_minima]
+        if nonglobal and all(i in self.analysis.unconnected for i in nonglobal):
+            return (f"not computed: none of the {len(nonglobal)} non-global minima found has a verified path to a "
+                    "lower one" if len(nonglobal) > 1 else
+                    "not computed: the non-global minimum found has no verified path to a lower one")
+        return ""
+
+    @property
+    def critical_height_known(self) -> float | None:
+        """H* where the network computes it, None where it does not (:attr:`critical_height_note`): the JSON value.
+        :attr:`critical_height` keeps the network's fold (0.0 over an empty set of connected minima)."""
+        return None if self.critical_height_note else self.critical_height
+
+    @property
     def catoni_difficulty(self) -> float | None:
         """Catoni's D of the network (None where it is undefined: ``analysis.catoni_note`` says why)."""
         return self.analysis.catoni_difficulty
@@ -109,7 +125,8 @@ class NetworkResult:
         """JSON-ready dict (no inf/NaN); coordinates of critical points only if asked."""
         return {
             "landscape": self.landscape, "settings": self.settings, "status": self.status,
-            "critical_height": self.critical_height, "critical_height_complete": self.complete,
+            "critical_height": self.critical_height_known, "critical_height_complete": self.complete,
+            "critical_height_note": self.critical_height_note,
             "closed": self.closed, "closure": self.closure, "connected": self.analysis.complete,
             "found_by": self.found_by_counts(),
             "catoni_difficulty": self.catoni_difficulty, "v_min": self.analysis.v_min,

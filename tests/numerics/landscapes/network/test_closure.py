@@ -163,7 +163,8 @@ def test_per_trap_closure_reads_how_the_searches_ended():
 def test_max_searches_caps_the_eigenvector_following_it_starts():
     """max_searches = 6 on N = 4, d = 2 (3 modes off the symmetry per minimum, 6 searches each): at most 6
     single-ended searches run, the status says the budget ran out, and no minimum is claimed per-trap closed beyond
-    what ran (the outcomes of the searches that ran add up to them)."""
+    what ran (the outcomes of the searches that ran add up to them); the trap found but not connected leaves H*
+    not computed (JSON null with the reason)."""
     res = landscape_network(infonce_spec(4, 2, 0.1), max_searches=4, structured_starts=0, draw=False)
     assert res.effort.single_ended <= 4 and res.effort.single_ended + res.effort.neb_runs <= 4
     assert res.status.startswith("open: closure not reached") and "budget of 4 single-ended" in res.status
@@ -171,6 +172,10 @@ def test_max_searches_caps_the_eigenvector_following_it_starts():
     assert sum(r["searches"] for r in rows) == res.effort.single_ended
     assert all(not r["per_trap_closed"] and r["modes"] < r["of"] for r in rows)
     assert all(0 <= r["joined"] <= r["ended_at_verified_saddle"] <= r["searches"] for r in rows)
+    # the trap m1 is found but not connected: H* over no connected minimum is not computed, so null, never 0
+    out = res.to_dict()
+    assert res.analysis.unconnected == [1] and out["critical_height"] is None and res.critical_height == 0.0
+    assert out["critical_height_note"] == "not computed: the non-global minimum found has no verified path to a lower one"
 
 
 @pytest.mark.slow
