@@ -122,8 +122,11 @@ def check_out(out: Path) -> None:
     created, as ``anneal --checkpoint`` creates no folder: a typo in a parent is refused, not built).
 
     Raises:
-      CLIError: naming ``--out``: an existing file, or a missing parent folder.
+      CLIError: naming ``--out``: empty or blank, an existing file, or a missing parent folder.
     """
+    if not str(out).strip() or str(out) == ".":  # an empty --out arrives as '.'
+        raise CLIError(f"--out={str(out)!r} is empty or the working folder itself: give a folder of its own to save the "
+                       "search in (e.g. --out n4-search)")
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out={str(out)!r} is an existing file, not a folder")
     if not out.exists() and not out.parent.is_dir():
@@ -296,6 +299,8 @@ def landscape(
     check_dense_size(curvature, n, land.dim, yes)
     explicit = out is not None
     folder = out if explicit else default_out(land, settings)
+    if not explicit:  # the default folder's parent (contrastive-bounds-landscape/) is the command's own: create it
+        folder.parent.mkdir(exist_ok=True)
     saved = (folder / STATE_FILE).exists()
     if explicit and saved and not resume:
         raise CLIError(f"--out={str(folder)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "

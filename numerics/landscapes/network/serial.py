@@ -77,12 +77,21 @@ _LEGACY_PHASES = {1: ("starts", "hops", "ts", "done"), 2: PHASES}
 
 
 def prepare_folder(out: str | os.PathLike) -> Path:
-    """The output folder, created and probed for writability before a long search starts.
+    """The output folder, created and probed for writability before a long search starts. Only the folder itself is
+    created: its parent must exist (as the CLI's ``--out``), so a typo in a parent is refused, not built.
 
     Raises:
-      ValueError: naming ``out`` when the folder cannot be created or written.
+      ValueError: naming ``out`` when it is empty or blank (it would be the working folder), an existing file, its
+        parent folder is missing, or the folder cannot be created or written.
     """
+    if not str(out).strip():
+        raise ValueError(f"out={str(out)!r} is empty: give the folder to save the search in (e.g. out='n4-search')")
     folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"out={str(out)!r} is an existing file, not a folder")
+    if not folder.exists() and not folder.parent.is_dir():
+        raise ValueError(f"out={str(out)!r}: its parent folder {str(folder.parent)!r} does not exist (create it first; "
+                         "only the last folder of the path is created)")
     ensure_writable_parent(folder / STATE_FILE, "out")
     return folder
 

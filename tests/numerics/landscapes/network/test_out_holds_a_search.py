@@ -20,3 +20,22 @@ def test_an_out_holding_a_search_needs_resume(tmp_path, quadratic_spec):
         landscape_network(quadratic_spec, out=tmp_path, starts=4, draw=False,
                           progress=lambda *a: pytest.fail("the search started"))
     assert (tmp_path / STATE_FILE).read_bytes() == before
+
+
+@pytest.mark.parametrize("out", ["", "   "])
+def test_an_empty_out_is_refused_before_any_work(out, tmp_path, monkeypatch, quadratic_spec):
+    """``out=''`` (or blank) would save into the working folder: ValueError naming out, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"out='\s*' is empty"):
+        landscape_network(quadratic_spec, out=out, starts=4, draw=False,
+                          progress=lambda *a: pytest.fail("the search started"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_with_a_missing_parent_is_refused_as_on_the_command_line(tmp_path, quadratic_spec):
+    """Only the last folder of ``out`` is created (as ``--out``): a missing parent is a ValueError naming out and
+    the parent, and nothing is created."""
+    with pytest.raises(ValueError, match=r"out='.*b': its parent folder '.*a' does not exist"):
+        landscape_network(quadratic_spec, out=tmp_path / "missing" / "a" / "b", starts=4, draw=False,
+                          progress=lambda *a: pytest.fail("the search started"))
+    assert not (tmp_path / "missing").exists()
