@@ -207,8 +207,9 @@ def _closure_text(settings: SearchSettings, store: NetworkStore) -> tuple[str, i
             f"followed along every Hessian mode off the symmetry, both signs "
             f"({count_text(c['single_ended'], 'eigenvector-following search', 'eigenvector-following searches')}"
             f"{_ended_total(store)}; "
-            f"{c['unconverged']} of the {count_text(c['refinements'], 'refinement', 'refinements')} did not converge "
-            f"and {'is' if c['unconverged'] == 1 else 'are'} kept as rejected candidates), every saddle found descended "
+            f"{c['unconverged']} of the {count_text(c['refinements'], 'refinement', 'refinements')} did not converge; "
+            f"{count_text(c['unverified_ts'], 'rejected candidate', 'rejected candidates')} kept, each once up to "
+            f"symmetry), every saddle found descended "
             f"on both sides ({count_text(c['descents'], 'descent', 'descents')}), and "
             f"{count_text(c['neb_runs'], 'band search', 'band searches')} ({_band_kinds(s, within)}); nothing was "
             "left to explore"), within
@@ -275,13 +276,16 @@ def run_transition_states(spec: LandscapeSpec, settings: SearchSettings, store: 
         store.log(ClosureReached(False, text),
                   PhaseEnded("ts", why or "nothing pending (every minimum explored, every pair tried)"))
     elif why or partial_traps(store) or sampled_traps(store):
-        sampled = ", ".join(f"m{i}" for i in sampled_traps(store))
+        sampled = sampled_traps(store)
+        names = ", ".join(f"m{i}" for i in sampled)
         why = why or ("only the softest modes of the explored minima were followed (trap_modes)" if partial_traps(store)
-                      else f"{sampled} followed modulo their stabiliser only (symmetric_modes: a sample of starts, "
-                      "not every mode)")
-        text = (f"not closed: {why} after {rounds}; {unexplored} of "
-                f"{count_text(len(store.minima), 'minimum', 'minima')} not yet followed along their modes; "
-                f"per-trap exploration: {per_trap_text(store)}")
+                      else f"{names} followed modulo {'its' if len(sampled) == 1 else 'their'} stabiliser only "
+                      "(symmetric_modes: a sample of starts, not every mode)")
+        left = (f"{unexplored} of {count_text(len(store.minima), 'minimum', 'minima')} not yet followed along "
+                f"{'its' if unexplored == 1 else 'their'} modes" if unexplored else
+                ("the only minimum" if len(store.minima) == 1 else f"each of the {len(store.minima)} minima")
+                + " followed")
+        text = f"not closed: {why} after {rounds}; {left}; per-trap exploration: {per_trap_text(store)}"
         store.log(ClosureReached(False, text), PhaseEnded("ts", text))
     else:
         text, within = _closure_text(s, store)

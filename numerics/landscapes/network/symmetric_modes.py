@@ -98,7 +98,7 @@ class SymmetricModes:
     def describe(self) -> str:
         """The evidence in words (for the ``Followed`` event and the exploration), with what it does not give."""
         s = self.stabilizer.describe() if self.stabilizer is not None else "no stabiliser computed"
-        return (f"{s}; {self.representatives} orbit representatives, {self.ritz} Ritz vectors (Lanczos, {self.krylov} "
+        return (f"{s}; {self.representatives} orbit representative{'' if self.representatives == 1 else 's'}, {self.ritz} Ritz vectors (Lanczos, {self.krylov} "
                 f"vectors, every Krylov space invariant) and {len(self.directions) - self.ritz} combinations y ± g·y, "
                 "each followed once per sign (a sample of starts: eigenvector following is not equivariant inside a "
                 "degenerate eigenspace, so other starts of the same orbits may reach other saddles)"

@@ -166,7 +166,7 @@ def test_the_reduced_search_reaches_the_table_saddles_and_critical_height():
     ref = row["seeds"]["0"]
     res = landscape_network(infonce_spec(8, 4, 0.1), SearchSettings(symmetric_modes=True, pair_distance=0.0,
                                                                      neighbours=0), draw=False)
-    assert res.status.startswith("open: closure not reached") and "followed modulo their stabiliser only" in res.status
+    assert res.status.startswith("open: closure not reached") and "m1 followed modulo its stabiliser only" in res.status
     assert res.analysis.critical_height == pytest.approx(ref["critical_height"], abs=1e-9)
     plain = landscape_network(infonce_spec(8, 4, 0.1), SearchSettings(pair_distance=0.0, neighbours=0), draw=False)
     assert sorted({round(t.energy, 7) for t in res.transition_states}) == \
@@ -194,7 +194,7 @@ def test_a_reduced_trap_whose_searches_all_fail_is_not_called_closed(monkeypatch
     assert rows and all(not r["per_trap_closed"] and r["ended_at_verified_saddle"] == 0 and r["joined"] == 0
                         and r["stalled_directions"] == r["searches"] // 2 for r in rows)
     assert "sampled modulo symmetry, not per-trap closed" in res.exploration["per_trap"]
-    assert res.status.startswith("open: closure not reached") and "followed modulo their stabiliser only" in res.status
+    assert res.status.startswith("open: closure not reached") and "m1 followed modulo its stabiliser only" in res.status
 
 
 def test_the_stabiliser_evidence_counts_in_the_singular_and_plural():
