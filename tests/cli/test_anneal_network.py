@@ -333,6 +333,7 @@ def test_small_predicted_probabilities_are_not_printed_as_zero():
     assert probability_text(0.5) == "0.5000" and probability_text(1.0) == "1.0000" and probability_text(0.0) == "0"
 
 
+@pytest.mark.slow
 def test_a_search_that_connects_no_trap_gives_no_convergence_verdict(tmp_path):
     """A budgeted search (--max-searches 2) finds the trap m1 but no path from it: H* is not computed (JSON null,
     with the reason), and annealing from m1 with c above the network's 0 gets no verdict ("converges": null, the

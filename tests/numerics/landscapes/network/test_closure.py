@@ -160,6 +160,7 @@ def test_per_trap_closure_reads_how_the_searches_ended():
            "per-trap closure partial)" in text
 
 
+@pytest.mark.slow
 def test_max_searches_caps_the_eigenvector_following_it_starts():
     """max_searches = 6 on N = 4, d = 2 (3 modes off the symmetry per minimum, 6 searches each): at most 6
     single-ended searches run, the status says the budget ran out, and no minimum is claimed per-trap closed beyond
