@@ -37,7 +37,7 @@ import numpy as np
 from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics.landscapes.network.records import Settled
 from contrastive_bounds.numerics._sphere import project_tangent, retract
-from contrastive_bounds.numerics.landscapes.network.optimize import padded_size, run_in_padded_chunks
+from contrastive_bounds.numerics.landscapes.network.optimize import batch_size, run_in_padded_chunks
 
 __all__ = ["flow_single", "descend_batch", "settle", "FlowResult", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",
            "FLOW_NON_FINITE"]
@@ -130,14 +130,15 @@ def _flow_fn(spec: Any, batch: int, settings: tuple) -> Callable:
 
 
 def descend_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> FlowResult:
-    """Integrate the steepest-descent path from every start of ``z0`` (B, N, d), padded chunks (:class:`FlowResult`).
+    """Integrate the steepest-descent path from every start of ``z0`` (B, N, d), padded chunks (:class:`FlowResult`;
+    one start at a time on a CPU at large N·d: :func:`~.optimize.batch_size`).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
     require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.descent.descend_batch")
     z0 = np.asarray(z0, dtype=np.float64)
-    size = padded_size(z0.shape[0], chunk)
+    size = batch_size(spec, z0.shape[0], chunk)
     key = tuple(sorted((k, float(v) if isinstance(v, float) else v) for k, v in settings.items()))
     return FlowResult(*run_in_padded_chunks(_flow_fn(spec, size, key), (z0,), size))
 

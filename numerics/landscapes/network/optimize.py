@@ -3,7 +3,10 @@
 One start is minimised by :func:`lbfgs_single`, written with ``lax.while_loop`` (no Python loop
 over iterations); :func:`minimizer` vmaps it over a batch of starts and jits it once per
 landscape, batch size and settings. Batches are padded to a fixed size by :func:`minimize_batch`
-so a search compiles once per (N, d).
+so a search compiles once per (N, d). On a CPU from ``SERIAL_COORDINATES`` coordinates N·d up, the
+while-loop kernels (this one and the steepest-descent paths) run one start at a time
+(:func:`batch_size`): the vmapped lanes of a while loop each run as many iterations as the slowest
+lane, and at that size one lane's arithmetic already fills the cores (benchmarks/landscape_lanes.py).
 
 Algorithm (Huang, Gallivan & Absil, SIAM J. Optim. 25 (2015); Absil–Mahony–Sepulchre 2008, Ch. 4):
 the two-loop recursion on the last ``memory`` pairs ``(s_k, y_k)``, all kept in the current tangent
@@ -29,11 +32,14 @@ import numpy as np
 from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics._sphere import project_tangent, retract
 
-__all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size", "run_in_padded_chunks",
+__all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size", "batch_size",
+           "run_in_padded_chunks", "SERIAL_COORDINATES",
            "CONVERGED", "MAX_ITER", "LINE_SEARCH_FAILED", "NON_FINITE", "STALLED"]
 
 RUNNING, CONVERGED, MAX_ITER, LINE_SEARCH_FAILED, NON_FINITE, STALLED = 0, 1, 2, 3, 4, 5
 _STALL_LIMIT = 10  # accepted steps in a row without a strict decrease of V: the rounding floor
+#: N·d from which a CPU runs the while-loop kernels one start at a time (module docstring)
+SERIAL_COORDINATES = 256
 
 
 class LBFGSResult(NamedTuple):
@@ -183,6 +189,14 @@ def padded_size(n: int, chunk: int) -> int:
     return 8 if n <= 8 else max(int(chunk), 8)
 
 
+def batch_size(spec: Any, n: int, chunk: int) -> int:
+    """Rows per call of a vmapped while-loop kernel for ``n`` starts on ``spec``'s landscape: 1 on a CPU
+    from ``SERIAL_COORDINATES`` coordinates N·d up (module docstring), else :func:`padded_size`."""
+    if jax.default_backend() == "cpu" and int(spec.num_points) * int(spec.dim) >= SERIAL_COORDINATES:
+        return 1
+    return padded_size(n, chunk)
+
+
 def run_in_padded_chunks(fn: Any, arrays: tuple[np.ndarray, ...], size: int) -> tuple[np.ndarray, ...]:
     """``fn(*chunk)`` over the leading axis of ``arrays`` in chunks of exactly ``size`` rows.
 
@@ -212,5 +226,5 @@ def minimize_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> L
     """
     require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.optimize.minimize_batch")
     z0 = np.asarray(z0, dtype=np.float64)
-    size = padded_size(z0.shape[0], chunk)
+    size = batch_size(spec, z0.shape[0], chunk)
     return LBFGSResult(*run_in_padded_chunks(minimizer(spec, size, **settings), (z0,), size))

@@ -128,3 +128,30 @@ def test_settle_refuses_a_path_that_ends_on_a_saddle(saddle):
     (st,) = settle(spec, cp.z[None], eigenvalue_tol=1e-8, gradient_tol=1e-8)
     assert st.point.index == 1 and st.end.index == 1 and "not a minimum" in st.reason
     assert math.isfinite(st.point.energy)
+
+
+def test_one_start_at_a_time_reaches_what_the_vmapped_lanes_reach():
+    """Guards the CPU rule of ``optimize.batch_size``: from N·d = SERIAL_COORDINATES up the while-loop kernels run one
+    start at a time, below it in padded vmapped batches; at N = 16, d = 16 (N·d = 256) the serial steepest-descent
+    paths and L-BFGS runs end at the same minima as the 8-row vmapped kernels (energies to 1e-9, same status)."""
+    import jax
+
+    from contrastive_bounds.numerics.landscapes.network.descent import _flow_fn
+    from contrastive_bounds.numerics.landscapes.network.optimize import SERIAL_COORDINATES, batch_size, minimizer, \
+        padded_size
+
+    big, small = infonce_spec(16, 16, 0.1), infonce_spec(6, 3, 0.1)
+    assert 16 * 16 >= SERIAL_COORDINATES > 6 * 3
+    cpu = jax.default_backend() == "cpu"
+    assert batch_size(big, 20, 8) == (1 if cpu else padded_size(20, 8))
+    assert batch_size(small, 20, 8) == padded_size(20, 8) == 8
+    z = np.random.default_rng(3).normal(size=(4, 16, 16))
+    z /= np.linalg.norm(z, axis=-1, keepdims=True)
+    flow = descend_batch(big, z, chunk=8)
+    lanes = _flow_fn(big, 8, ())(np.concatenate([z, z]))
+    assert np.all(np.asarray(flow.status) == 1) and np.array_equal(np.asarray(flow.status), np.asarray(lanes[4])[:4])
+    assert np.allclose(np.asarray(flow.energy), np.asarray(lanes[1])[:4], rtol=0, atol=1e-9)
+    res = minimize_batch(big, z, chunk=8)
+    ref = minimizer(big, 8)(np.concatenate([z, z]))
+    assert np.array_equal(np.asarray(res.status), np.asarray(ref[4])[:4])
+    assert np.allclose(np.asarray(res.energy), np.asarray(ref[1])[:4], rtol=0, atol=1e-9)
