@@ -97,48 +97,51 @@ def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: Net
         cps = [retried.get(id(cp), cp) if retried.get(id(cp), cp).index == 1 else cp for cp in cps]
     unconverged = sum(1 for cp in cps if not cp.gradient_norm <= settings.gradient_tol)
     store.log(Refined(found_by, len(z) + len(high), unconverged))
-    connect(spec, settings, store, cps, found_by, curvature=curvature)
+    ended = connect(spec, settings, store, cps, found_by, curvature=curvature)
     if outcomes is not None:
-        outcomes[:] = [_ended_at(spec, settings, store, cp) for cp in cps]
+        outcomes[:] = [t if cp.gradient_norm <= settings.gradient_tol else None for cp, t in zip(cps, ended)]
     return store.since(first)
 
 
-def _ended_at(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cp: Any) -> int | None:
-    """The verified transition state a refined candidate ``cp`` is (up to symmetry), or None."""
-    if not cp.gradient_norm <= settings.gradient_tol:
-        return None
-    known = match_transition_state(store, spec.symmetry, cp.z, cp.energy)
-    return known if known is not None and store.transition_states[known].verified else None
-
-
-def _fresh(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str) -> list[Any]:
-    """Candidates not yet in the store and not repeated within the batch (duplicates are logged)."""
-    uniq = []
+def _fresh(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any],
+           found_by: str) -> tuple[list[Any], list[tuple[str, int | None]]]:
+    """Candidates not yet in the store and not repeated within the batch (duplicates are logged), and where each
+    candidate went: ``("known", id)`` (a record of the store), ``("batch", j)`` (the ``j``-th of those returned)."""
+    uniq: list[Any] = []
+    where: list[tuple[str, int | None]] = []
     for cp in cps:
         known = match_transition_state(store, spec.symmetry, cp.z, cp.energy)
-        if known is not None or any(same_energy(u.energy, cp.energy, STRICT_ENERGY_RTOL)
-                                    and equivalent(u.z, cp.z, spec.symmetry, tol=settings.gram_tol) for u in uniq):
+        same = None if known is not None else next(
+            (j for j, u in enumerate(uniq) if same_energy(u.energy, cp.energy, STRICT_ENERGY_RTOL)
+             and equivalent(u.z, cp.z, spec.symmetry, tol=settings.gram_tol)), None)
+        if known is not None or same is not None:
             store.log(DuplicateCandidate(found_by, known))
+            where.append(("known", known) if known is not None else ("batch", same))
         else:
+            where.append(("batch", len(uniq)))
             uniq.append(cp)
-    return uniq
+    return uniq, where
 
 
 def connect(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any], found_by: str, *,
-            curvature: Curvature = DENSE, depth: int = 0) -> None:
-    """Record each new classified candidate; connect the verified ones by their two descents (module docstring)."""
-    uniq = _fresh(spec, settings, store, cps, found_by)
+            curvature: Curvature = DENSE, depth: int = 0) -> list[int | None]:
+    """Record each new classified candidate; connect the verified ones by their two descents (module docstring).
+
+    Returns, per candidate of ``cps``, the id of the verified transition state it is (recorded now, or the known
+    record it duplicates up to symmetry), or None (rejected, or a duplicate of an unverified record)."""
+    uniq, where = _fresh(spec, settings, store, cps, found_by)
     tol = settings.gradient_tol
+    ids: list[int | None] = [None] * len(uniq)
     for cp in uniq:
         if not cp.verified and not degenerate_saddle(cp, tol):
             store.reject(transition_state_record(store, spec, cp, [], False, cp.reason), found_by)
-    good = [cp for cp in uniq if cp.verified or degenerate_saddle(cp, tol)]
-    if not good:
-        return
-    if settings.descent == "quasi-newton":
-        _connect_quasi_newton(spec, settings, store, good, found_by, curvature)
-    else:
-        _connect_paths(spec, settings, store, good, found_by, curvature, depth)
+    good = [j for j, cp in enumerate(uniq) if cp.verified or degenerate_saddle(cp, tol)]
+    if good:
+        run = _connect_quasi_newton if settings.descent == "quasi-newton" else _connect_paths
+        for j, t in zip(good, run(spec, settings, store, [uniq[j] for j in good], found_by, curvature, depth)):
+            ids[j] = t
+    return [(t if t is not None and store.transition_states[t].verified else None) if kind == "known" else ids[t]
+            for kind, t in where]
 
 
 def _descend(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, z: np.ndarray, modes: np.ndarray,
@@ -183,7 +186,7 @@ def _continued(first: Side, nxt: Side, via: float) -> Side:
 
 
 def _connect_paths(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, good: list[Any], found_by: str,
-                   curvature: Curvature, depth: int) -> None:
+                   curvature: Curvature, depth: int) -> list[int | None]:
     s = settings
     sides = _descend(spec, s, store, np.stack([cp.z for cp in good]), np.stack([cp.mode for cp in good]), curvature)
     for _ in range(LOWER_SADDLE_CONTINUATIONS):  # sides that ran into a lower saddle: continue along ± its lowest mode
@@ -205,42 +208,50 @@ def _connect_paths(spec: LandscapeSpec, settings: SearchSettings, store: Network
         if lower_ts and depth < LOWER_SADDLE_DEPTH:
             connect(spec, s, store, lower_ts, found_by, curvature=curvature, depth=depth + 1)
     n = len(good)
+    ids: list[int | None] = []
     for k, cp in enumerate(good):
         plus, minus = sides[k], sides[k + n]
         if plus.minimum is None or minus.minimum is None:
             why = "; ".join(f"{name} side: {side.reason}" for name, side in (("+v", plus), ("-v", minus)) if side.reason)
             store.reject(transition_state_record(store, spec, cp, [], False, why or "a descent did not end at a minimum"),
                          found_by)
+            ids.append(None)
             continue
         detail = f"descent from the saddle at V = {cp.energy:.10g}"
         a, _ = record_minimum(store, spec, plus.minimum, found_by, detail)
         b, _ = record_minimum(store, spec, minus.minimum, found_by, detail)
-        _record(spec, store, cp, a, b, found_by, [plus.to_dict(a), minus.to_dict(b)])
+        ids.append(_record(spec, store, cp, a, b, found_by, [plus.to_dict(a), minus.to_dict(b)]))
+    return ids
 
 
-def _record(spec: LandscapeSpec, store: NetworkStore, cp: Any, a: int, b: int, found_by: str, descents: list[dict]) -> None:
-    """Add the saddle joined to minima ``a`` and ``b``: verified only when both lie below it."""
+def _record(spec: LandscapeSpec, store: NetworkStore, cp: Any, a: int, b: int, found_by: str,
+            descents: list[dict]) -> int | None:
+    """Add the saddle joined to minima ``a`` and ``b``: verified only when both lie below it (its id; None when
+    rejected)."""
     if max(store.minima[a].energy, store.minima[b].energy) >= cp.energy:
         store.reject(transition_state_record(store, spec, cp, [a, b], False,
                                              "a descent ended at a minimum not below the saddle", descents), found_by)
-        return
-    store.add_transition_state(transition_state_record(store, spec, cp, sorted([a, b]), True,
-                                                       cp.reason if cp.zero_modes else "", descents,
-                                                       degenerate=bool(cp.zero_modes)), found_by)
+        return None
+    return store.add_transition_state(transition_state_record(store, spec, cp, sorted([a, b]), True,
+                                                              cp.reason if cp.zero_modes else "", descents,
+                                                              degenerate=bool(cp.zero_modes)), found_by)
 
 
 def _connect_quasi_newton(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, good: list[Any], found_by: str,
-                          curvature: Curvature) -> None:
+                          curvature: Curvature, depth: int = 0) -> list[int | None]:
     z, modes = np.stack([cp.z for cp in good]), np.stack([cp.mode for cp in good])
     starts = np.concatenate([retract(z, sgn * QUASI_NEWTON_STEP * modes) for sgn in (1, -1)])
     res = minimize_batch(spec, starts, chunk=settings.chunk)
     store.log(Minimised("quasi-newton descent", len(starts)))
     ids = absorb_minimisations(spec, settings, store, res.z, res.energy, res.status, found_by, curvature=curvature)
+    out: list[int | None] = []
     for k, cp in enumerate(good):
         a, b = ids[k], ids[k + len(good)]
         if a is None or b is None:
             store.reject(transition_state_record(store, spec, cp, [], False, "a descent along ± the negative "
                                                  "eigenvector did not end at a minimum"), found_by)
+            out.append(None)
             continue
         sides = [Side(None, "", "quasi-newton").to_dict(m) for m in (a, b)]
-        _record(spec, store, cp, a, b, found_by, sides)
+        out.append(_record(spec, store, cp, a, b, found_by, sides))
+    return out
