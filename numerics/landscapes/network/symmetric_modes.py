@@ -281,7 +281,8 @@ def symmetric_directions(spec: Any, z: np.ndarray, *, tol: float, plain: int | N
                     vecs.append(w)
                     flags.append(w is y)
     if plain is not None and len(vecs) >= plain:
-        return refuse(f"no saving ({len(vecs)} directions for {plain} modes)", stabilizer=orbits,
+        return refuse(f"no saving ({len(vecs)} directions for {plain} modes; plain following takes one per mode "
+                      "and pairs inside degenerate eigenspaces)", stabilizer=orbits,
                       representatives=len(reps), krylov=used)
     order = np.argsort(thetas, kind="stable")
     return SymmetricModes(True, "", np.stack(vecs)[order] if vecs else empty, np.asarray(thetas)[order], len(reps),
