@@ -224,8 +224,8 @@ class HessianFreeCurvature:
         # each search's key is a function of its start (not of its place in the call), so a start ends the same way
         # in any block — a resumed search repeats an uninterrupted one
         base = jax.random.key(self.seed + 7919)
-        keys = jnp.stack([jax.random.fold_in(base, zlib.crc32(z[k].tobytes() + modes[k].tobytes()) & 0x7FFFFFFF)
-                          for k in range(b)])
+        data = jnp.asarray([zlib.crc32(z[k].tobytes() + modes[k].tobytes()) & 0x7FFFFFFF for k in range(b)], jnp.uint32)
+        keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(base, data)
         # queues of one padded length (one compilation; padding rows are inactive): a Ctrl-C waits for one queue of
         # searches at most, not for the whole block
         size = padded_size(b, max(int(chunk), _lanes()))
