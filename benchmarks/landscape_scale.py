@@ -1,6 +1,6 @@
 """Landscape networks at scale (issue 28): the default command at N = 64, d = 32, and the dense path beside it.
 
-Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--out FOLDER]``
+Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--closure] [--out FOLDER]``
 
 (a) The default command ``contrastive-bounds landscape infonce --points 64 --dim 32 --tau 0.1`` (N·d = 2 048,
     above ``HESSFREE_THRESHOLD``: the Hessian-free provider and the budgeted settings of
@@ -14,6 +14,10 @@ Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--o
     cross-polytope; a minimum at N = 64, d = 32 only for τ <= ~0.01: index 8 at τ = 0.02 and 0.1) exists.
 (c) ``--points 128 --dim 32 --tau 0.1`` (N/2 > d + 1: no closed form; the families on the cross-polytope) with the
     same stated budget.
+(e) With ``--closure``: per-trap closure at N·d = 512, ``--points 32 --dim 16 --tau 0.01 --starts 1 --hop-rounds 0
+    --max-explored 1 --trap-modes 0`` (the cross-polytope trap followed along every mode and every pair inside its
+    degenerate eigenspaces, both signs, Hessian-free): the size where a plain per-trap-closed barrier fits the
+    15-minute budget on 2 cores.
 (d) The dense path where it still runs: one classification (Hessian, eigendecomposition, the dense reference)
     of the N = 64, d = 32 simplex minimum, dense against Hessian-free (both compiled first, medians of 3), and
     the budgeted search at N = 16, d = 8 (N·d = 128) with either provider.
@@ -39,11 +43,11 @@ def _load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def run_command(points: int, dim: int, tau: float, out: Path) -> tuple[float, dict, str, str]:
-    """The default command with ``--json``; (seconds, its JSON, load before, load after)."""
+def run_command(points: int, dim: int, tau: float, out: Path, *extra: str) -> tuple[float, dict, str, str]:
+    """The default command (plus ``extra`` options) with ``--json``; (seconds, its JSON, load before, load after)."""
     exe = shutil.which("contrastive-bounds") or str(Path(sys.executable).parent / "contrastive-bounds")
     cmd = [exe, "landscape", "infonce", "--points", str(points), "--dim", str(dim), "--tau", str(tau), "--out",
-           str(out), "--json"]
+           str(out), "--json", *extra]
     before = _load()
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "JAX_PLATFORMS": "cpu"})
@@ -72,7 +76,8 @@ def report(name: str, seconds: float, res: dict, before: str, after: str) -> Non
           f"{all(t['verified'] for t in tss)}), {len(res['unverified_saddles'])} rejected candidates"
           + (": " + "; ".join(sorted({u['reason'][:90] for u in res['unverified_saddles']}))[:400]
              if res["unverified_saddles"] else ""))
-    print(f"   H* = {res['critical_height']:.10g}; status: {res['status'][:300]}")
+    h = res["critical_height"]
+    print(f"   H* = {'unknown' if h is None else format(h, '.10g')}; status: {res['status'][:300]}")
     print(f"   {ex['critical_height_over']}")
     print(f"   effort: {res['effort_text']}")
 
@@ -119,18 +124,23 @@ def main() -> None:
     ap.add_argument("--skip-128", action="store_true")
     ap.add_argument("--trap", action="store_true", help="also the τ = 0.01 run (its steepest-descent paths are stiff: "
                     "slow)")
+    ap.add_argument("--closure", action="store_true", help="also per-trap closure at N = 32, d = 16, tau = 0.01 "
+                    "(every mode of the cross-polytope trap, ~10 min)")
     ap.add_argument("--out", type=Path, default=None, help="keep the searches' folders here (default: a temp folder)")
     args = ap.parse_args()
     root = args.out or Path(tempfile.mkdtemp(prefix="landscape-scale-"))
     print(f"machine: {os.cpu_count()} CPUs, load average {_load()}; python {sys.version.split()[0]}")
-    runs = [("default command, N = 64, d = 32, tau = 0.1", 64, 32, 0.1)]
+    runs = [("default command, N = 64, d = 32, tau = 0.1", 64, 32, 0.1, ())]
     if args.trap:
-        runs.append(("default command, N = 64, d = 32, tau = 0.01", 64, 32, 0.01))
+        runs.append(("default command, N = 64, d = 32, tau = 0.01", 64, 32, 0.01, ()))
     if not args.skip_128:
-        runs.append(("default command, N = 128, d = 32, tau = 0.1", 128, 32, 0.1))
+        runs.append(("default command, N = 128, d = 32, tau = 0.1", 128, 32, 0.1, ()))
+    closure = ("--starts", "1", "--hop-rounds", "0", "--max-explored", "1", "--trap-modes", "0")
+    if args.closure:
+        runs.append(("per-trap closure, N = 32, d = 16, tau = 0.01", 32, 16, 0.01, closure))
     times = {}
-    for name, n, d, tau in runs:
-        seconds, res, before, after = run_command(n, d, tau, root / f"N{n}-d{d}-tau{tau}")
+    for name, n, d, tau, extra in runs:
+        seconds, res, before, after = run_command(n, d, tau, root / f"N{n}-d{d}-tau{tau}", *extra)
         report(name, seconds, res, before, after)
         times[(n, d, tau)] = seconds
     print("\n== the dense path beside it")
@@ -140,6 +150,9 @@ def main() -> None:
     print("\n== ratios")
     print(f"   N = 64, d = 32, tau = 0.1 default command: {times[(64, 32, 0.1)] / 60:.1f} min against the 15 min goal "
           f"(ratio {times[(64, 32, 0.1)] / 900:.2f})")
+    if args.closure:
+        print(f"   N = 32, d = 16, tau = 0.01 per-trap closure: {times[(32, 16, 0.01)] / 60:.1f} min against the 15 min "
+              f"goal (ratio {times[(32, 16, 0.01)] / 900:.2f})")
     print(f"   classification at N·d = 2048, dense / Hessian-free: {dense / hf:.2f}")
     print(f"   budgeted search at N·d = 128, dense / Hessian-free: {s_dense / s_hf:.2f}")
 
