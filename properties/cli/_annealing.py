@@ -117,7 +117,8 @@ def schedule(
                                 "converges": main.converges}]:
         table.add_row(row["form"], row["describe"] or f"— ({row['note']})", _fmt(row["hks_constant"]), str(row["converges"]))
     console.print(table)
-    console.print(f"verdict: {main.converges} ({main.regime}): {main.reason}")
+    console.print(f"verdict: {main.converges}, {main.regime_text}", highlight=False)
+    console.print(main.reason, markup=False, highlight=False)
     console.print(f"T(t) finite and > 0 on [{a:g}, {b:g}]")
 
 
