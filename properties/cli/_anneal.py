@@ -299,7 +299,7 @@ def _output(report: Any, land: Any, cost: Any, notes: list[str], started: float)
             "kramers_trap_probability": None if band is None else band.predicted,
             "kramers_trap_band": None if band is None else [band.lo, band.hi],
         },
-        "wall_time_s": run.wall_time,
+        "simulation_time_s": run.wall_time,
         "total_time_s": time.perf_counter() - started,
         "warnings": notes,
     }

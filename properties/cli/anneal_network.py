@@ -6,7 +6,8 @@ runs the library's experiment on a saved network
 decides the start minimum, the global set, the step size and the trap, re-verifying every saved energy;
 :func:`~contrastive_bounds.numerics.network_experiment.run_anneal` runs the chains and puts the theory beside
 them) and prints its result (``to_dict()``, plus the command-line form of the landscape, the run's cost and the
-command's own wall time). What is refused is refused by the library; this module renames its arguments to the
+command's own wall time ``total_time_s``, which holds the library's ``run_time_s``, which holds
+``simulation_time_s`` and ``quench_time_s``). What is refused is refused by the library; this module renames its arguments to the
 options (``start`` -> ``--start``, ``t_end`` -> ``--time``, ...) and checks what it can before JAX is imported:
 the folder, the start label, ``--delta``, ``--step-size`` against ``--time``, and landscape options that differ
 from the saved search's.
@@ -247,4 +248,5 @@ def _table(out: dict[str, Any]) -> None:
     console.print(th["reason"], highlight=False)
     if k is not None and k["reason"]:
         console.print(f"Eyring-Kramers: {k['reason']}", highlight=False, markup=False)
-    console.print(f"simulation {out['wall_time_s']:.1f} s, whole command {out['total_time_s']:.1f} s", highlight=False)
+    console.print(f"simulation {out['simulation_time_s']:.1f} s, quench {out['quench_time_s']:.1f} s, whole command "
+                  f"{out['total_time_s']:.1f} s", highlight=False)

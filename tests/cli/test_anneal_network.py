@@ -322,6 +322,8 @@ def test_a_prime_step_count_does_not_record_every_step_and_the_checkpoint_size_i
     fixed = _anneal(search, "--schedule", "fixed", "c=0.02", "--chains", "8", "--time", time, "--step-size", given,
                     "--no-quench")
     assert fixed["num_steps"] == prime and any("trace holds only the end" in w for w in fixed["warnings"])
+    # without the quench its time is 0, and the simulation is part of the library's run, itself part of the command
+    assert fixed["quench_time_s"] == 0.0 and 0 < fixed["simulation_time_s"] <= fixed["run_time_s"] <= fixed["total_time_s"]
 
 
 def test_small_predicted_probabilities_are_not_printed_as_zero():
