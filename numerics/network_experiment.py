@@ -249,7 +249,10 @@ class NetworkAnnealResult:
     the final basins (``labels``: a network minimum's id, :data:`~contrastive_bounds.numerics.langevin.network_anneal.UNKNOWN_MINIMUM` or
     :data:`~contrastive_bounds.numerics.langevin.network_anneal.NOT_CONVERGED` per chain; None without the quench), the Eyring–Kramers prediction
     of the start minimum (None for a global or unconnected start), the HKS verdict (``converges``: None when H*
-    is not the closed network's and the verdict would need it), notes, and the call's wall time."""
+    is not the closed network's and the verdict would need it), notes, and the call's wall times: ``seconds`` (all of
+    :func:`run_anneal`: ``to_dict()``'s ``run_time_s``), of which the chains' simulation (compile and steps of this
+    call: ``run.wall_time``, ``simulation_time_s``) and ``quench_seconds`` (minimising the final states, 0 without
+    the quench: ``quench_time_s``); the rest is the Eyring–Kramers prediction and the verdict."""
 
     plan: AnnealPlan
     run: Any
@@ -260,6 +263,7 @@ class NetworkAnnealResult:
     reason: str
     notes: list[str]
     seconds: float = 0.0
+    quench_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the report of ``anneal --search``)."""
@@ -322,7 +326,8 @@ class NetworkAnnealResult:
                        "kramers_trap_probability": None if pred is None else pred.predicted,
                        "kramers_trap_band": None if pred is None or pred.lo is None else [pred.lo, pred.hi],
                        "kramers": kramers},
-            "wall_time_s": run.wall_time, "library_time_s": self.seconds, "warnings": list(self.notes),
+            "simulation_time_s": float(run.wall_time), "quench_time_s": self.quench_seconds,
+            "run_time_s": self.seconds, "warnings": list(self.notes),
         }
 
 
@@ -357,7 +362,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
     for w in caught:
         if not issubclass(w.category, StepSizeWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    labels = None
+    labels, quench_began = None, time.perf_counter()
     if quench:
         labels, _ = final_basins(p.spec, run.positions, p.saved.minima, should_stop=should_stop)
         from contrastive_bounds.numerics.langevin.network_anneal import UNKNOWN_MINIMUM
@@ -366,6 +371,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
         if missed:
             notes.append(f"{missed} chain(s) ended in a minimum the search did not find: the saved network is not "
                          "complete")
+    quench_seconds = time.perf_counter() - quench_began if quench else 0.0
     pred = None
     if p.trap is not None:
         pred = trap_prediction(p.trap, p.schedule, t_end=run.t_end, step_size=p.step_size, radius=p.spec.radius, spec=p.spec,
@@ -383,7 +389,7 @@ def run_anneal(plan: AnnealPlan, *, quench: bool = True, progress: bool = False,
         reason = (f"no verdict: H* is not known from this search ({p.status}); over the minima it connects H* = "
                   f"{h_star:.6g}, a lower bound, so the schedule's constant exceeding it decides nothing")
     return NetworkAnnealResult(p, run, labels, pred, converges, verdict.regime, reason, notes,
-                               time.perf_counter() - began)
+                               time.perf_counter() - began, quench_seconds)
 
 
 def anneal_saved_network(saved: Any, schedule: Any, *, quench: bool = True, progress: bool = False,

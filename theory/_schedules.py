@@ -77,13 +77,34 @@ class ConvergenceVerdict:
         (it does not, or trapping in a non-global basin has positive probability), or ``None``
         (the classical results do not decide; ``reason`` says why).
       reason: one or two sentences with the inequality that decided and its source.
-      regime: ``"fixed"``, ``"slow-enough"``, ``"boundary"``, ``"too-fast"``, ``"finite-horizon"``
-        or ``"no-barrier"``.
+      regime: which rule decided, a stable value for ``--json`` (:attr:`regime_text` says it in words):
+        ``"fixed"``; logarithmic ``"slow-enough"`` (``c_T > H*``), ``"boundary"`` (``c_T = H*``) or
+        ``"log-below-critical"`` (``c_T < H*``: not faster than logarithmic, but no convergence guarantee: a
+        chain can stay trapped, docs/theorems.md A4); ``"too-fast"`` (exponential, polynomial, sqrt:
+        ``liminf beta(t)/log t = inf``, A2); ``"finite-horizon"`` (linear); ``"no-barrier"`` (``H* = 0``).
     """
 
     converges: bool | None
     reason: str
     regime: str
+
+    @property
+    def regime_text(self) -> str:
+        """:attr:`regime` in words for a human reader, e.g. ``"logarithmic, c_T below H* (no convergence
+        guarantee)"`` for ``"log-below-critical"``."""
+        return _REGIME_TEXT.get(self.regime, self.regime)
+
+
+#: :attr:`ConvergenceVerdict.regime` in words (what the command line prints beside the verdict).
+_REGIME_TEXT = {
+    "fixed": "fixed temperature (no convergence)",
+    "slow-enough": "logarithmic, c_T above H* (converges in probability)",
+    "boundary": "logarithmic, c_T equal to H* (not decided)",
+    "log-below-critical": "logarithmic, c_T below H* (no convergence guarantee)",
+    "too-fast": "faster than logarithmic (can stay trapped)",
+    "finite-horizon": "reaches T = 0 at a finite time (can stay trapped)",
+    "no-barrier": "no barrier, H* = 0 (not decided)",
+}
 
 
 def _fmt(x: float) -> str:
@@ -212,13 +233,15 @@ class Schedule:
 
         * fixed ``T = c``: never (the law tends to the Gibbs measure ``∝ exp(−V/c)``, which gives
           positive mass to ``{V > V_min + delta}``).
-        * logarithmic, HKS constant ``c_T``: converges iff ``c_T > H*``; ``c_T < H*`` traps with
-          positive probability; ``c_T = H*`` (to 1e-12 relative) returns ``None``: the classical
+        * logarithmic, HKS constant ``c_T``: converges iff ``c_T > H*`` (regime ``"slow-enough"``); ``c_T < H*``
+          traps with positive probability (``"log-below-critical"``: no faster than logarithmic, the constant is
+          too small); ``c_T = H*`` (to 1e-12 relative) returns ``None``: the classical
           diffusion results do not cover the boundary in general (Hajek's ``c >= d*`` is for finite
           chains).
         * fast forms (exponential, polynomial, sqrt: ``liminf beta(t)/log t = inf > 1/H*``; linear:
           ``T = 0`` at a finite time): ``False`` when ``H* > 0`` (positive probability of never
-          leaving a non-global basin); ``None`` when ``H* = 0`` (no barrier; not covered).
+          leaving a non-global basin; regime ``"too-fast"``, or ``"finite-horizon"`` for linear); ``None`` when
+          ``H* = 0`` (no barrier; not covered).
 
         Args:
           critical_height: ``H* >= 0``, finite, in the units of ``V``.
@@ -254,7 +277,7 @@ class Schedule:
                 False,
                 f"HKS constant c = {_fmt(ct)} < H* = {_fmt(h)}: positive probability of staying in a non-global "
                 f"basin of depth H* ({src})",
-                "too-fast",
+                "log-below-critical",
             )
         # fast forms
         if h == 0.0:

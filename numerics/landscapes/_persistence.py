@@ -57,7 +57,8 @@ def tie_tolerance(values: np.ndarray) -> float:
     """Values closer than this are ties: ``1e-12·(max V − min V) + 16·eps·max|V|``.
 
     Relative to the landscape's own range (heights of ``c·V + const`` scale by ``c``), plus the
-    rounding of float64 values of size ``max|V|``.
+    rounding of float64 values of size ``max|V|``. (Whether an energy ties with ``V_min`` in a run's global set
+    is :func:`contrastive_bounds.numerics.langevin.global_tie_tolerance`, a different rule.)
 
     Args:
       values: array of any shape (float64 after conversion); empty gives 0.0.

@@ -6,7 +6,7 @@ density and, on request, the stiffest eigenvalue at a minimum or an index-1 sadd
 orbit density by :func:`orbit_volume_density`, the SVD of the generator fields) up to
 ``N·d = HESSIAN_FREE_ABOVE``, the Hessian-free tools above (:func:`~.hessfree.verify_batch` certificates,
 :func:`~.hessfree.logdet.log_determinant`, :func:`~.hessfree.logdet.log_orbit_volume_density`,
-:func:`~.hessfree.logdet.stiffest_eigenvalue`: no ``(N·d)²`` array). :mod:`.network_kramers` assembles the
+:func:`~.hessfree.logdet.stiffest_eigenvalue_bound`: no ``(N·d)²`` array). :mod:`.network_kramers` assembles the
 prefactor from these.
 """
 
@@ -128,7 +128,7 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
                               rank, odim, path)
     from contrastive_bounds.numerics.landscapes.hessfree import verify_batch
     from contrastive_bounds.numerics.landscapes.hessfree.logdet import log_determinant, log_orbit_volume_density
-    from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue as hf_stiffest
+    from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue_bound
 
     orth = bool(getattr(spec.symmetry, "orthogonal", False))
     (cert,) = verify_batch(spec.potential, a[None], expect=None, orthogonal=orth, seed=seed,
@@ -138,7 +138,7 @@ def point_curvature(spec: Any, z: Any, *, expect: int, curvature: str | None = N
     ld = log_determinant(spec.potential, a, lock=4, orthogonal=orth, seed=seed, method=method,
                          probes=RADEMACHER_PROBES) if ok else None
     log_omega, rank, odim = log_orbit_volume_density(a) if orth else (0.0, d, 0)
-    stiff = hf_stiffest(spec.potential, a, orthogonal=orth, seed=seed) if stiffest else math.nan
+    stiff = stiffest_eigenvalue_bound(spec.potential, a, orthogonal=orth, seed=seed) if stiffest else math.nan
     return PointCurvature(ok, int(cert.index), cert.reason, tuple(float(x) for x in cert.eigenvalues),
                           ld.log_abs_det if ld else math.nan, ld.trace if ld else math.nan, ld.error if ld else 0.0,
                           stiff, log_omega, rank, odim, path, ld)

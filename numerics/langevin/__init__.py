@@ -65,6 +65,8 @@ modules):
 
 from __future__ import annotations
 
+from typing import Any
+
 from contrastive_bounds._faces import lazy_face
 
 #: public name -> the private module of this package that defines it
@@ -114,7 +116,7 @@ _HOME = {
     "DEFAULT_MARGIN": "_global_set",
     "global_set_margin": "_global_set",
     "global_set_level": "_global_set",
-    "tie_tolerance": "_global_set",
+    "global_tie_tolerance": "_global_set",
     "independence_tests": "_noise_validation",
     "initial_carry": "_observables",
     "initial_step_cost": "_cost",
@@ -182,7 +184,7 @@ __all__ = ["ad_asymptotic_cdf", "anderson_darling_normal", "anneal", "AnnealConf
            "CircleTrap", "COMPILED_FORMS", "compiler_options", "default_delta", "default_prng_impl",
            "default_record_every", "default_shards", "default_step_path", "DEFAULT_STEP_SIZE",
            "DEFAULT_MARGIN", "deferred_interrupts", "DriverOptions", "EnergyBelow", "estimate_run_cost",
-           "global_set_level", "global_set_margin", "tie_tolerance",
+           "global_set_level", "global_set_margin", "global_tie_tolerance",
            "euler_maruyama_increment", "final_labels", "FUSED", "fused_normal_pairs", "fused_normals",
            "fused_sample", "FUSED_VALIDATED_DTYPES", "independence_tests", "initial_carry",
            "initial_step_cost", "INTEGRATORS", "kernel_temperature", "KernelTemperature",
@@ -199,4 +201,17 @@ __all__ = ["ad_asymptotic_cdf", "anderson_darling_normal", "anneal", "AnnealConf
            "network_runs", "steps"]
 
 
-__getattr__, __dir__ = lazy_face(__name__, _HOME, _SUBMODULES, __all__)
+_face_getattr, __dir__ = lazy_face(__name__, _HOME, _SUBMODULES, __all__)
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the face, loaded on first use; ``tie_tolerance``, the former name of
+    :func:`global_tie_tolerance`, with a DeprecationWarning."""
+    if name == "tie_tolerance":
+        import warnings
+
+        warnings.warn("contrastive_bounds.numerics.langevin.tie_tolerance is deprecated: it is global_tie_tolerance "
+                      "(ties with V_min), not numerics.landscapes.tie_tolerance (the persistence sweep's)",
+                      DeprecationWarning, stacklevel=2)
+        return _face_getattr("global_tie_tolerance")
+    return _face_getattr(name)

@@ -17,20 +17,26 @@ from typing import Iterable
 
 from contrastive_bounds.theory._domains import check_real
 
-__all__ = ["DEFAULT_MARGIN", "global_set_margin", "global_set_level", "tie_tolerance"]
+__all__ = ["DEFAULT_MARGIN", "global_set_margin", "global_set_level", "global_tie_tolerance"]
 
 #: δ when no energy must stay outside the set (every minimum given is global): units of V.
 DEFAULT_MARGIN = 0.1
 
 
-def tie_tolerance(v_min: float) -> float:
-    """``1e-10·max(1, |v_min|)``: energies within this of ``v_min`` count as global (the networks' tie rule)."""
+def global_tie_tolerance(v_min: float) -> float:
+    """``1e-10·max(1, |v_min|)`` (units of V): an energy within this of ``v_min`` is a global minimum, not a wall of
+    the global set (the transition networks' tie rule for refined energies, which carry ~1e-14 relative error).
+
+    Not :func:`contrastive_bounds.numerics.landscapes.tie_tolerance`, the persistence sweep's tolerance for equal
+    values on a grid (relative to the landscape's range). Named ``tie_tolerance`` in ``numerics.langevin`` before
+    (a deprecated alias until the next release).
+    """
     return 1e-10 * max(1.0, abs(float(v_min)))
 
 
 def global_set_margin(v_min: float, outside: Iterable[float], *, fallback: float = DEFAULT_MARGIN) -> float:
     """δ of the global set ``{V < v_min + δ}``: half the gap between ``v_min`` and the lowest energy of
-    ``outside`` above it (ties within :func:`tie_tolerance` count as global and are ignored); ``fallback``
+    ``outside`` above it (ties within :func:`global_tie_tolerance` count as global and are ignored); ``fallback``
     when none is above.
 
     Args:
@@ -57,7 +63,7 @@ def global_set_margin(v_min: float, outside: Iterable[float], *, fallback: float
     values = [float(e) for e in outside]
     if not all(math.isfinite(e) for e in values):
         raise ValueError(f"outside={values!r} must hold finite energies")
-    tie = tie_tolerance(vm)
+    tie = global_tie_tolerance(vm)
     above = [e for e in values if e > vm + tie]
     return 0.5 * (min(above) - vm) if above else fb
 

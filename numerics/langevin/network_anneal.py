@@ -124,7 +124,8 @@ def stiffest_eigenvalue(spec: Any, z: Any, curvature: str | None = None) -> floa
 
     Dense (every eigenvalue, :func:`~contrastive_bounds.numerics.landscapes.network.verify.classify`) up to
     ``N·d = HESSIAN_FREE_ABOVE``, Hessian-free above (Lanczos at both ends of the spectrum plus its residual,
-    :func:`~contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue`: no ``(N·d)²`` array);
+    :func:`~contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue_bound`, an upper bound within
+    about 1e-6 relative: no ``(N·d)²`` array);
     ``curvature`` ``"dense"``/``"hessfree"`` forces one (:func:`~contrastive_bounds.numerics.landscapes.kramers_curvature.curvature_path`).
 
     Raises:
@@ -132,10 +133,10 @@ def stiffest_eigenvalue(spec: Any, z: Any, curvature: str | None = None) -> floa
     """
     a = np.asarray(z, dtype=np.float64)
     if curvature_path(a.shape[0], a.shape[1], curvature) == "hessfree":
-        from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue as hessian_free
+        from contrastive_bounds.numerics.landscapes.hessfree.logdet import stiffest_eigenvalue_bound
 
         require_x64(np.float64, what="contrastive_bounds.numerics.langevin.network_anneal.stiffest_eigenvalue")
-        return hessian_free(spec.potential, a, orthogonal=bool(getattr(spec.symmetry, "orthogonal", False)))
+        return stiffest_eigenvalue_bound(spec.potential, a, orthogonal=bool(getattr(spec.symmetry, "orthogonal", False)))
     lam = np.asarray(classify(spec, a).eigenvalues, dtype=np.float64)
     return float(np.max(np.abs(lam))) if lam.size else 0.0
 

@@ -27,6 +27,8 @@ modules):
   docs/theorems.md A2–A5).
 * :mod:`._app` — The ``contrastive-bounds`` command line (typer + rich), loaded lazily.
 * :mod:`._check` — ``contrastive-bounds check``: every theorem's checks on built-in scenarios and real data.
+* :mod:`._cli_docs` — docs/cli.md, the command-line reference: typer's generator, written as Markdown that reads
+  the same as text.
 * :mod:`._common` — Shared plumbing for the command line: error handling, JSON output, key=value parsing.
 * :mod:`._self_test` — ``contrastive-bounds check --self-test``: the self-test run from the command line.
 * :mod:`._sweep` — Command ``sweep``: run a grid of tasks (a spec) on dask.distributed, one Parquet row per
@@ -47,16 +49,19 @@ from contrastive_bounds._faces import lazy_face
 #: public name -> the private module of this package that defines it
 _HOME = {
     "app": "_app",
+    "cli_reference_markdown": "_cli_docs",
     "command_names": "_app",
     "COMMANDS": "_app",
     "load_command": "_app",
     "main": "_app",
+    "markdown_safe": "_cli_docs",
 }
 
 #: public submodules and subpackages (imported as modules on first use)
 _SUBMODULES = ('anneal_network', 'landscape', 'landscape_options')
 
-__all__ = ["app", "command_names", "COMMANDS", "load_command", "main", "anneal_network", "landscape", "landscape_options"]
+__all__ = ["app", "cli_reference_markdown", "command_names", "COMMANDS", "load_command", "main", "markdown_safe",
+           "anneal_network", "landscape", "landscape_options"]
 
 
 __getattr__, __dir__ = lazy_face(__name__, _HOME, _SUBMODULES, __all__)

@@ -299,7 +299,7 @@ def _output(report: Any, land: Any, cost: Any, notes: list[str], started: float)
             "kramers_trap_probability": None if band is None else band.predicted,
             "kramers_trap_band": None if band is None else [band.lo, band.hi],
         },
-        "wall_time_s": run.wall_time,
+        "simulation_time_s": run.wall_time,
         "total_time_s": time.perf_counter() - started,
         "warnings": notes,
     }
@@ -316,7 +316,7 @@ def _table(report: Any, land: Any, started: float) -> None:
     table.add_column("quantity")
     table.add_column("simulation (95% CI)")
     table.add_column("theory")
-    conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges} ({verdict.regime})"
+    conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges}, {verdict.regime_text}"
     table.add_row("H*", "", "unknown" if h_star is None else f"{h_star:.6g}")
     table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]",
                   f"converges: {conv}")

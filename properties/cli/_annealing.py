@@ -68,7 +68,7 @@ def barrier(
 
 def schedule(
     form: str = typer.Argument(..., metavar="FORM", help="fixed, temperature, inverse-temperature, author, noise, generator, linear, exponential, polynomial, sqrt"),
-    params: Optional[list[str]] = typer.Argument(None, metavar="KEY=VALUE", help="c=VALUE [t0=VALUE] and other parameters"),
+    params: Optional[list[str]] = typer.Argument(None, metavar="KEY=VALUE", help="c=VALUE, optionally t0=VALUE, and the form's other parameters"),
     critical_height: float = typer.Option(..., "--critical-height", help="H* of the landscape (>= 0)"),
     t_start: float = typer.Option(0.0, "--t-start", help="T(t) must be finite and > 0 from here to --t-end, else exit 2 (C12)"),
     t_end: Optional[float] = typer.Option(None, "--t-end", help="end of that range (default: t-start)"),
@@ -117,7 +117,8 @@ def schedule(
                                 "converges": main.converges}]:
         table.add_row(row["form"], row["describe"] or f"— ({row['note']})", _fmt(row["hks_constant"]), str(row["converges"]))
     console.print(table)
-    console.print(f"verdict: {main.converges} ({main.regime}): {main.reason}")
+    console.print(f"verdict: {main.converges}, {main.regime_text}", highlight=False)
+    console.print(main.reason, markup=False, highlight=False)
     console.print(f"T(t) finite and > 0 on [{a:g}, {b:g}]")
 
 

@@ -77,8 +77,8 @@ class LazyGroup(TyperGroup):
     """A typer group whose commands are imported when invoked (or documented), not at start-up.
 
     While the top-level help is printed, commands are placeholders carrying the one-line help of
-    :data:`COMMANDS`; everything else (running a command, ``COMMAND --help``, ``typer ... utils docs``)
-    gets the real command.
+    :data:`COMMANDS`; everything else (running a command, ``COMMAND --help``, docs/cli.md's generator
+    :mod:`._cli_docs`) gets the real command.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -6,7 +6,8 @@ runs the library's experiment on a saved network
 decides the start minimum, the global set, the step size and the trap, re-verifying every saved energy;
 :func:`~contrastive_bounds.numerics.network_experiment.run_anneal` runs the chains and puts the theory beside
 them) and prints its result (``to_dict()``, plus the command-line form of the landscape, the run's cost and the
-command's own wall time). What is refused is refused by the library; this module renames its arguments to the
+command's own wall time ``total_time_s``, which holds the library's ``run_time_s``, which holds
+``simulation_time_s`` and ``quench_time_s``). What is refused is refused by the library; this module renames its arguments to the
 options (``start`` -> ``--start``, ``t_end`` -> ``--time``, ...) and checks what it can before JAX is imported:
 the folder, the start label, ``--delta``, ``--step-size`` against ``--time``, and landscape options that differ
 from the saved search's.
@@ -38,7 +39,7 @@ from contrastive_bounds.properties.cli._common import CLIError, console, emit_js
 from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, option_for_field, \
     options_from_fingerprint
 
-__all__ = ["anneal_network", "command_seconds"]
+__all__ = ["anneal_network", "command_seconds", "verdict_text"]
 
 #: the library's argument names as ``anneal`` spells them
 OPTIONS = {"start": "--start", "delta": "--delta", "step_size": "--step-size", "t_end": "--time", "chains": "--chains",
@@ -195,6 +196,18 @@ def probability_text(p: float) -> str:
     return "0" if p == 0 else (f"{p:.4f}" if p >= 1e-3 else f"{p:.3g}")
 
 
+def verdict_text(theory: dict[str, Any], known: bool = True) -> str:
+    """The HKS verdict of ``anneal --search``'s ``theory`` object in words: the verdict and its regime
+    (:attr:`~contrastive_bounds.theory.ConvergenceVerdict.regime_text`); with ``known`` False (H* is only what the
+    search shows, a lower bound) a schedule at or above it is "unknown", with why."""
+    from contrastive_bounds.theory import ConvergenceVerdict
+
+    verdict = ConvergenceVerdict(theory["converges"], theory["reason"], theory["regime"])
+    if not known and verdict.regime in ("slow-enough", "boundary"):
+        return "unknown (c_T at or above the H* found, which is only a lower bound)"
+    return f"{'unknown' if verdict.converges is None else verdict.converges}, {verdict.regime_text}"
+
+
 def _table(out: dict[str, Any]) -> None:
     """The human-readable report of :func:`anneal_network`."""
     s, th, k = out["search"], out["theory"], out["theory"]["kramers"]
@@ -206,8 +219,8 @@ def _table(out: dict[str, Any]) -> None:
     table = Table(title=title)
     for col in ("quantity", "simulation (95% CI)", "theory"):
         table.add_column(col)
-    conv = "unknown" if th["converges"] is None else str(th["converges"])
-    table.add_row("H* (network)", f"{s['critical_height']:.6g}: {s['status']}", f"converges: {conv} ({th['regime']})")
+    table.add_row("H* (network)", f"{s['critical_height']:.6g}: {s['status']}",
+                  f"converges: {verdict_text(th, s['critical_height_complete'])}")
     table.add_row("global set", f"V < V_min + {out['delta']:.4g} = {out['level']:.6g}", f"V_min = {out['v_min']:.10g}")
     table.add_row("success (in it at T_END)", _ci(out["success"]), "")
     table.add_row("reached it by T_END", _ci(out["reached"]), "")
@@ -235,4 +248,5 @@ def _table(out: dict[str, Any]) -> None:
     console.print(th["reason"], highlight=False)
     if k is not None and k["reason"]:
         console.print(f"Eyring-Kramers: {k['reason']}", highlight=False, markup=False)
-    console.print(f"simulation {out['wall_time_s']:.1f} s, whole command {out['total_time_s']:.1f} s", highlight=False)
+    console.print(f"simulation {out['simulation_time_s']:.1f} s, quench {out['quench_time_s']:.1f} s, whole command "
+                  f"{out['total_time_s']:.1f} s", highlight=False)

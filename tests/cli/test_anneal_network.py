@@ -111,7 +111,7 @@ def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_tra
     command's prediction equals the closed form of the escape integral (1e-6), and the trapped fraction is
     clearly positive and its interval meets the band."""
     hot = _anneal(search, "--schedule", "temperature", f"c={1.5 * H_STAR!r}", "t0=2", "--chains", "256", "--time", "20")
-    assert hot["theory"]["converges"] is True
+    assert hot["theory"]["converges"] is True and hot["theory"]["regime"] == "slow-enough"
     assert clopper_pearson(hot["success"]["count"], 256, 0.999).lo > 0.95
     assert hot["in_start_basin"]["count"] == 0 and hot["final_basins"] == {"m0": 256}
     c = 0.5 * H_STAR
@@ -121,7 +121,7 @@ def test_above_h_star_the_log_schedule_reaches_the_global_set_and_below_it_a_tra
     t_end = round(2 * t0 / 0.002) * 0.002
     cool = _anneal(search, "--schedule", "temperature", f"c={c!r}", f"t0={t0!r}", "--chains", "256",
                    "--time", repr(t_end), "--step-size", "0.002")
-    assert cool["theory"]["converges"] is False
+    assert cool["theory"]["converges"] is False and cool["theory"]["regime"] == "log-below-critical"
     n_esc = math.exp(log_k) * ((t_end + t0) ** (1 - a) - t0 ** (1 - a)) / (1 - a)
     assert cool["theory"]["kramers_trap_probability"] == pytest.approx(math.exp(-n_esc), rel=1e-6)
     lo, hi = _band(search, n_esc, c / math.log(t0), 0.002)
@@ -322,6 +322,8 @@ def test_a_prime_step_count_does_not_record_every_step_and_the_checkpoint_size_i
     fixed = _anneal(search, "--schedule", "fixed", "c=0.02", "--chains", "8", "--time", time, "--step-size", given,
                     "--no-quench")
     assert fixed["num_steps"] == prime and any("trace holds only the end" in w for w in fixed["warnings"])
+    # without the quench its time is 0, and the simulation is part of the library's run, itself part of the command
+    assert fixed["quench_time_s"] == 0.0 and 0 < fixed["simulation_time_s"] <= fixed["run_time_s"] <= fixed["total_time_s"]
 
 
 def test_small_predicted_probabilities_are_not_printed_as_zero():
@@ -331,6 +333,28 @@ def test_small_predicted_probabilities_are_not_printed_as_zero():
 
     assert probability_text(8.4e-24) == "8.4e-24" and float(probability_text(1.234e-5)) == 1.23e-5
     assert probability_text(0.5) == "0.5000" and probability_text(1.0) == "1.0000" and probability_text(0.0) == "0"
+
+
+def test_the_table_says_a_log_constant_below_h_star_in_words_and_no_verdict_from_a_lower_bound():
+    """The table's verdict cell: a log schedule with c_T < H* reads "False, logarithmic, c_T below H* (no convergence
+    guarantee)" (never "too-fast", which is for schedules faster than logarithmic); where H* is only the lower bound
+    a search shows, a constant at or above it is "unknown", whatever the regime value of the verdict against it."""
+    from contrastive_bounds.properties.cli.anneal_network import verdict_text
+    from contrastive_bounds.theory import make_schedule
+
+    def theory(c, h):
+        v = make_schedule("temperature", c=c, t0=2.0).converges(h)
+        return {"converges": v.converges, "reason": v.reason, "regime": v.regime}
+
+    assert verdict_text(theory(0.5 * H_STAR, H_STAR)) == "False, logarithmic, c_T below H* (no convergence guarantee)"
+    assert verdict_text(theory(1.5 * H_STAR, H_STAR)) == "True, logarithmic, c_T above H* (converges in probability)"
+    assert verdict_text(theory(H_STAR, H_STAR)) == "unknown, logarithmic, c_T equal to H* (not decided)"
+    lower = {**theory(1.5 * H_STAR, H_STAR), "converges": None}  # as run_anneal reports it when H* is not known
+    assert verdict_text(lower, known=False) == "unknown (c_T at or above the H* found, which is only a lower bound)"
+    assert verdict_text(theory(0.5 * H_STAR, H_STAR), known=False).startswith("False, logarithmic, c_T below H*")
+    fast = make_schedule("sqrt", c=1.0).converges(H_STAR)
+    assert verdict_text({"converges": fast.converges, "reason": fast.reason, "regime": fast.regime}) == \
+        "False, faster than logarithmic (can stay trapped)"
 
 
 @pytest.mark.slow

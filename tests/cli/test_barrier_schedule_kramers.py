@@ -52,6 +52,19 @@ def test_schedule_consistent_across_conventions():
     assert out["converges"] is False and out["regime"] == "too-fast"
 
 
+def test_schedule_log_constant_below_critical_height():
+    """A log schedule with c < H* is reported as such, not as "too-fast": regime "log-below-critical" in --json for
+    every convention, and the text verdict says "c_T below H* (no convergence guarantee)"."""
+    out = _json(["schedule", "author", "c=1", "--critical-height", "1.53125", "--t-start", "1", "--json"])
+    assert out["hks_constant"] == 1.0 and out["converges"] is False and out["regime"] == "log-below-critical"
+    assert {row["regime"] for row in out["conventions"]} == {"log-below-critical"}
+    res = runner.invoke(app, ["schedule", "temperature", "c=1", "--critical-height", "1.53125"])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "verdict: False, logarithmic, c_T below H* (no convergence guarantee) HKS constant c = 1 < H* = 1.53125" in text
+    assert "too-fast" not in text
+
+
 def test_kramers_double_well():
     """kramers at T = 0.1 gives the double well's exact mean first-passage time to 10 digits and an
     exact/Kramers ratio within 5 % of 1."""

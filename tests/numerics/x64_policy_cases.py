@@ -291,8 +291,8 @@ CASES: dict[str, Callable[[], Any]] = {
         lambda v: v, lambda v: v, Z3, 4),
     "landscapes.hessfree.logdet.log_determinant": lambda: _m("landscapes.hessfree.logdet", "log_determinant")(
         _spec().potential, Z3),
-    "landscapes.hessfree.logdet.stiffest_eigenvalue": lambda: _m("landscapes.hessfree.logdet", "stiffest_eigenvalue")(
-        _spec().potential, Z3),
+    "landscapes.hessfree.logdet.stiffest_eigenvalue_bound": lambda: _m(
+        "landscapes.hessfree.logdet", "stiffest_eigenvalue_bound")(_spec().potential, Z3),
     "landscapes.kramers_curvature.harmonic_departure": lambda: _m("landscapes.kramers_curvature", "harmonic_departure")(
         _spec(), Z3, 0.1),
     "landscapes.kramers_curvature.point_curvature": lambda: _m("landscapes.kramers_curvature", "point_curvature")(
@@ -329,7 +329,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.structured.pair_units": "integer bookkeeping of pairs",
     "langevin._global_set.global_set_level": "scalar arithmetic on given energies (Python floats)",
     "langevin._global_set.global_set_margin": "scalar arithmetic on given energies (Python floats)",
-    "langevin._global_set.tie_tolerance": "scalar arithmetic (Python floats)",
+    "langevin._global_set.global_tie_tolerance": "scalar arithmetic (Python floats)",
     "landscapes.hessfree.lanczos.lanczos_matvecs": "integer arithmetic",
     "landscapes.hessfree.transition_states.default_slots": "integer choice from the backend's name",
     "landscapes.hessfree.certify.certify_spectrum": "numpy float64 bounds on given Ritz values (no JAX)",

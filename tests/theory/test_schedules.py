@@ -116,12 +116,12 @@ H = 1.53125
     "form,params,expected,regime",
     [
         ("temperature", dict(c=2.0), True, "slow-enough"),
-        ("temperature", dict(c=1.0), False, "too-fast"),
+        ("temperature", dict(c=1.0), False, "log-below-critical"),
         ("temperature", dict(c=H), None, "boundary"),
         ("author", dict(c=1 / 2.0), True, "slow-enough"),
-        ("author", dict(c=1.0), False, "too-fast"),  # c_T = 1 < H*
+        ("author", dict(c=1.0), False, "log-below-critical"),  # c_T = 1 < H*
         ("noise", dict(c=2 * H), None, "boundary"),
-        ("noise", dict(c=2.0), False, "too-fast"),  # c_T = 1
+        ("noise", dict(c=2.0), False, "log-below-critical"),  # c_T = 1
         ("generator", dict(c=1.6), True, "slow-enough"),
         ("fixed", dict(c=0.1), False, "fixed"),
         ("exponential", dict(c=10.0, gamma=0.999), False, "too-fast"),
@@ -131,10 +131,30 @@ H = 1.53125
     ],
 )
 def test_converges(form, params, expected, regime):
-    """The HKS verdict and regime of each form against H* = 1.53125 (slow enough, too fast, boundary, fixed,
-    finite horizon), always with a reason."""
+    """The HKS verdict and regime of each form against H* = 1.53125 (slow enough, a log constant below H*, boundary,
+    fixed, faster than logarithmic, finite horizon), always with a reason."""
     v = make_schedule(form, **params).converges(H)
     assert v.converges is expected and v.regime == regime and v.reason
+
+
+def test_log_constant_below_critical_height_is_not_called_too_fast():
+    """A log schedule T = c/log t with c < H* is no faster than logarithmic: its regime is "log-below-critical"
+    (trapped with positive probability, docs/theorems.md A4), in words "c_T below H* (no convergence guarantee)",
+    and only forms faster than any log schedule are "too-fast"; every regime has its own words."""
+    below = make_schedule("temperature", c=1.0).converges(H)
+    assert below.regime == "log-below-critical" and below.converges is False
+    assert below.regime_text == "logarithmic, c_T below H* (no convergence guarantee)"
+    assert "too fast" not in below.reason and "faster" not in below.regime_text
+    # the same c_T just above H* converges: the regime turns on c_T vs H*, not on the form
+    assert make_schedule("temperature", c=H * (1 + 1e-9)).converges(H).regime == "slow-enough"
+    fast = make_schedule("exponential", c=10.0, gamma=0.999).converges(H)
+    assert fast.regime == "too-fast" and fast.regime_text == "faster than logarithmic (can stay trapped)"
+    cases = [("fixed", dict(c=0.1), H), ("temperature", dict(c=2.0), H), ("temperature", dict(c=H), H),
+             ("temperature", dict(c=1.0), H), ("sqrt", dict(c=1.0), H), ("linear", dict(c=1.0, t_end=10.0), H),
+             ("sqrt", dict(c=1.0), 0.0)]
+    texts = {(v := make_schedule(f, **p).converges(h)).regime: v.regime_text for f, p, h in cases}
+    assert len(texts) == 7 and len(set(texts.values())) == 7
+    assert all(text != regime for regime, text in texts.items())
 
 
 def test_converges_no_barrier_and_fixed_always_false():

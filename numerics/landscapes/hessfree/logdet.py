@@ -40,7 +40,7 @@ import numpy as np
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian, locked_operator, softest_modes
 from contrastive_bounds.numerics._precision import require_x64
 
-__all__ = ["LogDeterminant", "log_determinant", "paired_difference", "stiffest_eigenvalue", "orbit_volume_density", "log_orbit_volume_density",
+__all__ = ["LogDeterminant", "log_determinant", "paired_difference", "stiffest_eigenvalue_bound", "orbit_volume_density", "log_orbit_volume_density",
            "quadrature_bound", "lanczos_quadrature"]
 
 _BREAKDOWN_RTOL = 1e-10
@@ -305,16 +305,20 @@ def _extremes(potential: Potential, orthogonal: bool) -> Callable:
     return jax.jit(run)
 
 
-def stiffest_eigenvalue(potential: Potential, z: Any, *, orthogonal: bool = True, seed: int = 0) -> float:
-    """The largest ``|λ|`` of the deflated Riemannian Hessian at ``z`` ``(N, d)`` float64, Hessian-free: Lanczos on
-    ``H`` and on ``−H`` (one eigenpair each, relative tolerance 1e-8), ``max(|λ_min|, |λ_max|)`` plus the larger
-    residual norm (an upper bound on the stiffest eigenvalue's modulus, under the Krylov assumption of
-    :mod:`.certify`). Units of V (unit-sphere metric): the Euler step's stability number is ``h·λ``.
+def stiffest_eigenvalue_bound(potential: Potential, z: Any, *, orthogonal: bool = True, seed: int = 0) -> float:
+    """An upper bound on the largest ``|λ|`` of the deflated Riemannian Hessian at ``z`` ``(N, d)`` float64,
+    Hessian-free: Lanczos on ``H`` and on ``−H`` (one eigenpair each, relative tolerance 1e-8),
+    ``max(|λ_min|, |λ_max|)`` plus the larger residual norm (a bound under the Krylov assumption of
+    :mod:`.certify`; above the true value by at most about 1e-6 relative). Units of V (unit-sphere metric): the
+    Euler step's stability number is ``h·λ``. The step-size rule of ``anneal --search`` takes it through
+    :func:`~contrastive_bounds.numerics.langevin.network_anneal.stiffest_eigenvalue`, which switches between
+    this bound (large ``N·d``) and the dense spectrum; named ``stiffest_eigenvalue`` here before (a deprecated
+    alias until the next release).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
     """
-    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue")
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue_bound")
     lo, rlo, hi, rhi = (float(x) for x in _extremes(potential, bool(orthogonal))(
         jnp.asarray(np.asarray(z, dtype=np.float64)), jax.random.key(seed)))
     return max(abs(lo), abs(hi)) + max(rlo, rhi)
@@ -346,3 +350,15 @@ def log_orbit_volume_density(z: Any, rank_rtol: float = 1e-8) -> tuple[float, in
     g = np.sqrt(sigma[iu[0]] + sigma[iu[1]])
     keep = g[g > rank_rtol * math.sqrt(n)]
     return float(np.sum(np.log(keep))) - (math.log(2.0) if rank == d - 1 else 0.0), rank, int(keep.size)
+
+
+def __getattr__(name: str) -> Any:
+    """``stiffest_eigenvalue``: the former name of :func:`stiffest_eigenvalue_bound` (DeprecationWarning)."""
+    if name == "stiffest_eigenvalue":
+        import warnings
+
+        warnings.warn("contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue is deprecated: it is "
+                      "stiffest_eigenvalue_bound (an upper bound by Lanczos), not "
+                      "numerics.langevin.network_anneal.stiffest_eigenvalue", DeprecationWarning, stacklevel=2)
+        return stiffest_eigenvalue_bound
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

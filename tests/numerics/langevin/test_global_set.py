@@ -14,7 +14,7 @@ from contrastive_bounds.numerics.langevin._global_set import (
     DEFAULT_MARGIN,
     global_set_level,
     global_set_margin,
-    tie_tolerance,
+    global_tie_tolerance,
 )
 
 
@@ -30,7 +30,8 @@ def test_margin_is_half_the_gap_to_the_lowest_energy_outside():
 def test_ties_with_v_min_count_as_global():
     """An energy within 1e-10·max(1, |V_min|) of V_min is a global minimum, not a wall of the set."""
     v = -250.0
-    assert tie_tolerance(v) == pytest.approx(2.5e-8, rel=1e-15)
+    assert global_tie_tolerance(v) == pytest.approx(2.5e-8, rel=1e-15)
+    assert global_tie_tolerance(0.5) == 1e-10  # max(1, |V_min|): never below 1e-10
     assert global_set_margin(v, [v + 1e-8, v + 2.0]) == 1.0       # 1e-8 < 2.5e-8: a tie
     assert global_set_margin(v, [v + 1e-7]) == pytest.approx(0.5e-7, rel=1e-6)  # above the tie tolerance
 
@@ -69,3 +70,25 @@ def test_callers_use_the_rule_not_a_formula_of_their_own(module):
     src = inspect.getsource(importlib.import_module(module))
     assert "global_set_" in src
     assert not re.search(r"0\.5 \* \([^)]*-\s*[\w.]*v_min\)", src)  # the hand-written half gap is gone
+
+
+def test_the_former_name_warns_and_is_not_the_persistence_tolerance():
+    """numerics.langevin.tie_tolerance, the former name of global_tie_tolerance, still answers with a
+    DeprecationWarning; numerics.landscapes.tie_tolerance is another rule (a grid's values, relative to their
+    range): on the same energies they differ."""
+    import numpy as np
+
+    import contrastive_bounds.numerics.langevin as langevin
+    from contrastive_bounds.numerics.landscapes import tie_tolerance as persistence_tie_tolerance
+
+    with pytest.warns(DeprecationWarning, match="global_tie_tolerance"):
+        old = langevin.tie_tolerance
+    assert old is global_tie_tolerance is langevin.global_tie_tolerance
+    assert old(-250.0) == pytest.approx(2.5e-8, rel=1e-15)
+    values = np.array([-250.0, -249.0, 10.0])
+    eps = float(np.finfo(np.float64).eps)
+    assert persistence_tie_tolerance(values) == pytest.approx(1e-12 * 260.0 + 16 * eps * 250.0, rel=1e-12)
+    assert persistence_tie_tolerance(values) < 1e-9 < global_tie_tolerance(-250.0)
+    with pytest.raises(AttributeError):
+        langevin.no_such_name  # noqa: B018
+

@@ -16,7 +16,7 @@ from contrastive_bounds.numerics.landscapes.hessfree.logdet import (
     log_determinant,
     log_orbit_volume_density,
     quadrature_bound,
-    stiffest_eigenvalue,
+    stiffest_eigenvalue_bound,
 )
 from contrastive_bounds.numerics.landscapes.kramers_curvature import orbit_volume_density
 from contrastive_bounds.numerics.landscapes.network_kramers import network_trap
@@ -61,9 +61,37 @@ def test_log_determinant_equals_numpy_slogdet_at_a_few_hundred_coordinates(ref, 
         rad = log_determinant(spec.potential, z, lock=4, steps=48, method="rademacher", probes=64, seed=1)
         assert abs(rad.log_abs_det - ref_logdet) <= 2.5 * rad.error, (rad.log_abs_det, ref_logdet, rad.error)
         assert rad.stderr > 0
-    hf = stiffest_eigenvalue(spec.potential, zmin)
+    hf = stiffest_eigenvalue_bound(spec.potential, zmin)
     lam = ref.deflated_dense_spectrum(spec.potential, zmin)
     assert lam[-1] * (1 - 1e-12) <= hf <= lam[-1] * (1 + 1e-6)
+
+
+@pytest.mark.slow
+def test_the_step_size_stiffness_is_the_dense_spectrum_or_this_bound_and_the_old_name_warns(ref):
+    """network_anneal.stiffest_eigenvalue (what the step-size rule reads) is the dense spectrum's largest |λ| below
+    the size switch and exactly stiffest_eigenvalue_bound above it (forced here with curvature="hessfree"); the
+    bound is above the dense value of an independent jax.hessian reference by at most 1e-6 relative. The former
+    name hessfree.logdet.stiffest_eigenvalue still answers, with a DeprecationWarning, and is the bound."""
+    import contrastive_bounds.numerics.landscapes.hessfree.logdet as logdet
+    from contrastive_bounds.numerics.langevin.network_anneal import stiffest_eigenvalue
+    from contrastive_bounds.numerics.landscapes.network import infonce_spec
+    from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
+    from contrastive_bounds.numerics.landscapes.trap_tools import newton_polish
+
+    spec = infonce_spec(4, 3, 0.2)
+    z, g = newton_polish(spec.potential, minimize_batch(spec, ref.unit_rows(np.random.default_rng(5), 4, 3)[None]).z[0])
+    assert g < 1e-9
+    lam = ref.deflated_dense_spectrum(spec.potential, z)
+    dense = stiffest_eigenvalue(spec, z, curvature="dense")
+    assert dense == pytest.approx(float(np.max(np.abs(lam))), rel=1e-10)
+    bound = stiffest_eigenvalue_bound(spec.potential, z, orthogonal=True)
+    assert stiffest_eigenvalue(spec, z, curvature="hessfree") == bound
+    assert dense * (1 - 1e-12) <= bound <= dense * (1 + 1e-6)
+    with pytest.warns(DeprecationWarning, match="stiffest_eigenvalue_bound"):
+        old = logdet.stiffest_eigenvalue
+    assert old is stiffest_eigenvalue_bound
+    with pytest.raises(AttributeError):
+        logdet.no_such_name  # noqa: B018
 
 
 @pytest.mark.slow
