@@ -39,7 +39,7 @@ __all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded
 RUNNING, CONVERGED, MAX_ITER, LINE_SEARCH_FAILED, NON_FINITE, STALLED = 0, 1, 2, 3, 4, 5
 _STALL_LIMIT = 10  # accepted steps in a row without a strict decrease of V: the rounding floor
 #: N·d from which a CPU runs the while-loop kernels one start at a time (module docstring)
-SERIAL_COORDINATES = 256
+SERIAL_COORDINATES = 512
 
 
 class LBFGSResult(NamedTuple):

@@ -132,7 +132,7 @@ def test_settle_refuses_a_path_that_ends_on_a_saddle(saddle):
 
 def test_one_start_at_a_time_reaches_what_the_vmapped_lanes_reach():
     """Guards the CPU rule of ``optimize.batch_size``: from N·d = SERIAL_COORDINATES up the while-loop kernels run one
-    start at a time, below it in padded vmapped batches; at N = 16, d = 16 (N·d = 256) the serial steepest-descent
+    start at a time, below it in padded vmapped batches; at N = 32, d = 16 (N·d = 512) the serial steepest-descent
     paths and L-BFGS runs end at the same minima as the 8-row vmapped kernels (energies to 1e-9, same status)."""
     import jax
 
@@ -140,12 +140,12 @@ def test_one_start_at_a_time_reaches_what_the_vmapped_lanes_reach():
     from contrastive_bounds.numerics.landscapes.network.optimize import SERIAL_COORDINATES, batch_size, minimizer, \
         padded_size
 
-    big, small = infonce_spec(16, 16, 0.1), infonce_spec(6, 3, 0.1)
-    assert 16 * 16 >= SERIAL_COORDINATES > 6 * 3
+    big, small = infonce_spec(32, 16, 0.1), infonce_spec(6, 3, 0.1)
+    assert 32 * 16 >= SERIAL_COORDINATES > 6 * 3
     cpu = jax.default_backend() == "cpu"
     assert batch_size(big, 20, 8) == (1 if cpu else padded_size(20, 8))
     assert batch_size(small, 20, 8) == padded_size(20, 8) == 8
-    z = np.random.default_rng(3).normal(size=(4, 16, 16))
+    z = np.random.default_rng(3).normal(size=(4, 32, 16))
     z /= np.linalg.norm(z, axis=-1, keepdims=True)
     flow = descend_batch(big, z, chunk=8)
     lanes = _flow_fn(big, 8, ())(np.concatenate([z, z]))
