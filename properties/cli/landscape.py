@@ -61,6 +61,16 @@ ITERATIONS_PER_START = 200
 DENSE_MAX_COORDINATES = 2048
 
 
+def _via(res: Any, energy: float) -> str:
+    """Words for a descent continued from near a lower critical point at ``energy`` (the path's end before the polish):
+    the label of a recorded saddle within 1e-7 relative of it, else that no recorded saddle is there (an index >= 2
+    point met on the way down)."""
+    near = [t.label for t in (*res.transition_states, *res.unverified)
+            if abs(t.energy - energy) <= 1e-7 * max(1.0, abs(energy))]
+    return (f"continued from near the lower saddle {near[0]}, V = {energy:.6g}" if near else
+            f"continued from near a lower critical point, V = {energy:.6g}, no recorded saddle")
+
+
 def check_dense_size(curvature: str, num_points: int, dim: int, yes: bool) -> None:
     """Refuse ``--curvature dense`` above ``N·d = DENSE_MAX_COORDINATES`` without ``--yes``, stating the memory one
     dense Hessian needs and the limit.
@@ -182,7 +192,7 @@ def _print(res: Any) -> None:
         tss.add_column(col)
     for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
         via = [d.get("via") for d in t.descents if d.get("via") is not None]
-        how = (t.descents[0]["method"] if t.descents else "—") + (f" (via the saddle at {via[0]:.6g})" if via else "")
+        how = (t.descents[0]["method"] if t.descents else "—") + (f" ({_via(res, via[0])})" if via else "")
         tss.add_row(t.label, _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
                     f"{t.gradient_norm:.2e}", t.found_by, how)
     console.print(tss)

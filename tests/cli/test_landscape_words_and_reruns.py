@@ -122,3 +122,18 @@ def test_the_help_lists_the_registry_without_importing_it():
     from contrastive_bounds.properties.cli.landscape import BUILTIN_LANDSCAPES
 
     assert list(BUILTIN_LANDSCAPES) == list_landscapes()
+
+
+def test_a_continued_descent_names_the_recorded_saddle_it_passed_or_says_none_is_recorded():
+    """The transition-state table's "connected by" column: a descent continued from near a lower critical point names
+    the recorded saddle at that energy (verified or rejected, within 1e-7 relative: the path's end is not polished)
+    and otherwise says no recorded saddle is there, instead of "via the saddle at …" for a point in neither table."""
+    from types import SimpleNamespace
+
+    from contrastive_bounds.properties.cli.landscape import _via
+
+    res = SimpleNamespace(transition_states=[SimpleNamespace(label="ts3", energy=5.346570000)],
+                          unverified=[SimpleNamespace(label="ts7", energy=-2.0)])
+    assert _via(res, 5.3465700001) == "continued from near the lower saddle ts3, V = 5.34657"
+    assert _via(res, -2.0000000001) == "continued from near the lower saddle ts7, V = -2"
+    assert _via(res, 5.3466) == "continued from near a lower critical point, V = 5.3466, no recorded saddle"
