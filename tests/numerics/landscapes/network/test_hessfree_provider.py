@@ -147,7 +147,7 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_sampled_mod
     cross-polytope template gives a verified trap at V = 1/τ + log 62 = 104.127134385 (every anchor's positive at
     −1, its 62 negatives orthogonal); the trap is explored first (non-global first) modulo its stabiliser (the
     hyperoctahedral group: 32 verified automorphisms, one point orbit, two ordered-pair orbits, one representative,
-    3 Ritz vectors and 10 combinations: 26 searches for all 1 488 modes, where plain following takes 2 976), and
+    3 Ritz vectors and 10 combinations: 26 searches for all 1 488 modes, where plain following takes 8 928), and
     verified transition states join it to the lower minimum, so it has a barrier; the exploration is stated as
     "sampled modulo symmetry, not per-trap closed (...)", H* is "open" (the global minimum is not explored:
     max_explored = 1),
