@@ -42,7 +42,7 @@ def _median_time(fn, reps: int) -> float:
 def measure(points: int, dim: int, reps: int) -> dict:
     """Times (s) of the descent paths and L-BFGS for 8 random starts, vmapped and serial, and their floors."""
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
-    from contrastive_bounds.numerics.landscapes.network.descent import _flow_fn
+    from contrastive_bounds.numerics.landscapes.network.descent import flow_kernel
     from contrastive_bounds.numerics.landscapes.network.optimize import minimizer
 
     spec = infonce_spec(points, dim, 0.05)
@@ -58,7 +58,7 @@ def measure(points: int, dim: int, reps: int) -> dict:
     jax.block_until_ready(many(jnp.asarray(z[0])))
     grad_time = _median_time(lambda: many(jnp.asarray(z[0])), reps) / loops
     row = {"nd": points * dim}
-    kernels = {"descent": lambda b: _flow_fn(spec, b, (("max_steps", 3000),)),
+    kernels = {"descent": lambda b: flow_kernel(spec, b, (("max_steps", 3000),)),
                "lbfgs": lambda b: minimizer(spec, b, max_iter=2000)}
     steps_at = {"descent": 3, "lbfgs": 3}
     for name, build in kernels.items():
@@ -82,7 +82,7 @@ def saddle_descents(points: int, dim: int, tau: float, reps: int) -> dict:
     from contrastive_bounds.numerics._sphere import retract
     from contrastive_bounds.numerics.landscapes.network import infonce_spec
     from contrastive_bounds.numerics.landscapes.network.constants import DESCENT_EPSILON, MODE_KICK
-    from contrastive_bounds.numerics.landscapes.network.descent import _flow_fn
+    from contrastive_bounds.numerics.landscapes.network.descent import flow_kernel
     from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE
 
     spec = infonce_spec(points, dim, tau)
@@ -98,7 +98,7 @@ def saddle_descents(points: int, dim: int, tau: float, reps: int) -> dict:
         raise SystemExit(f"no verified saddle from the N = {points}, d = {dim} trap's softest modes")
     z = np.concatenate([[retract(c.z, s * DESCENT_EPSILON * c.mode) for c in saddles] for s in (1.0, -1.0)])
     z = np.concatenate([z, z[: 8 - len(z)]]) if len(z) < 8 else z[:8]
-    f8, f1 = _flow_fn(spec, 8, ()), _flow_fn(spec, 1, ())
+    f8, f1 = flow_kernel(spec, 8, ()), flow_kernel(spec, 1, ())
     res = f8(jnp.asarray(z))
     jax.block_until_ready(res)
     jax.block_until_ready(f1(jnp.asarray(z[:1])))

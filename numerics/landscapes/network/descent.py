@@ -39,7 +39,7 @@ from contrastive_bounds.numerics.landscapes.network.records import Settled
 from contrastive_bounds.numerics._sphere import project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import batch_size, run_in_padded_chunks
 
-__all__ = ["flow_single", "descend_batch", "settle", "FlowResult", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",
+__all__ = ["flow_single", "flow_kernel", "descend_batch", "settle", "FlowResult", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",
            "FLOW_NON_FINITE"]
 
 FLOW_RUNNING, FLOW_CONVERGED, FLOW_MAX_STEPS, FLOW_NON_FINITE = 0, 1, 2, 4
@@ -120,7 +120,15 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
     return z, v, gn, steps, status, length, t
 
 
-def _flow_fn(spec: Any, batch: int, settings: tuple) -> Callable:
+def flow_kernel(spec: Any, batch: int, settings: tuple = ()) -> Callable:
+    """The jitted ``vmap`` of :func:`flow_single` over ``batch`` starts of ``spec``'s landscape (cached per batch
+    size and settings): ``(batch, N, d)`` float64 starts in, the tuple of :func:`flow_single`'s outputs with a leading
+    batch axis out. ``settings``: ``((name, value), ...)`` keyword arguments of :func:`flow_single`, sorted.
+
+    Raises:
+      X64DisabledError: when called with JAX's x64 mode off (:func:`flow_single`).
+    """
+
     def build() -> Callable:
         vg = jax.value_and_grad(spec.potential)
         kw = dict(settings)
@@ -140,7 +148,7 @@ def descend_batch(spec: Any, z0: Any, *, chunk: int = 64, **settings: Any) -> Fl
     z0 = np.asarray(z0, dtype=np.float64)
     size = batch_size(spec, z0.shape[0], chunk)
     key = tuple(sorted((k, float(v) if isinstance(v, float) else v) for k, v in settings.items()))
-    return FlowResult(*run_in_padded_chunks(_flow_fn(spec, size, key), (z0,), size))
+    return FlowResult(*run_in_padded_chunks(flow_kernel(spec, size, key), (z0,), size))
 
 
 def settle(spec: Any, z_end: np.ndarray, *, eigenvalue_tol: float, gradient_tol: float, chunk: int = 32,

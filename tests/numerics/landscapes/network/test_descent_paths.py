@@ -136,7 +136,7 @@ def test_one_start_at_a_time_reaches_what_the_vmapped_lanes_reach():
     paths and L-BFGS runs end at the same minima as the 8-row vmapped kernels (energies to 1e-9, same status)."""
     import jax
 
-    from contrastive_bounds.numerics.landscapes.network.descent import _flow_fn
+    from contrastive_bounds.numerics.landscapes.network.descent import flow_kernel
     from contrastive_bounds.numerics.landscapes.network.optimize import SERIAL_COORDINATES, batch_size, minimizer, \
         padded_size
 
@@ -148,7 +148,7 @@ def test_one_start_at_a_time_reaches_what_the_vmapped_lanes_reach():
     z = np.random.default_rng(3).normal(size=(4, 32, 16))
     z /= np.linalg.norm(z, axis=-1, keepdims=True)
     flow = descend_batch(big, z, chunk=8)
-    lanes = _flow_fn(big, 8, ())(np.concatenate([z, z]))
+    lanes = flow_kernel(big, 8, ())(np.concatenate([z, z]))
     assert np.all(np.asarray(flow.status) == 1) and np.array_equal(np.asarray(flow.status), np.asarray(lanes[4])[:4])
     assert np.allclose(np.asarray(flow.energy), np.asarray(lanes[1])[:4], rtol=0, atol=1e-9)
     res = minimize_batch(big, z, chunk=8)
