@@ -67,8 +67,8 @@ def _via(res: Any, energy: float) -> str:
     point met on the way down)."""
     near = [t.label for t in (*res.transition_states, *res.unverified)
             if abs(t.energy - energy) <= 1e-7 * max(1.0, abs(energy))]
-    return (f"continued from near the lower saddle {near[0]}, V = {energy:.6g}" if near else
-            f"continued from near a lower critical point, V = {energy:.6g}, no recorded saddle")
+    return (f"continued at V = {energy:.6g} from the lower saddle {near[0]}" if near else
+            f"continued at V = {energy:.6g} from a lower critical point, not recorded")
 
 
 def check_dense_size(curvature: str, num_points: int, dim: int, yes: bool) -> None:
@@ -187,15 +187,20 @@ def _print(res: Any) -> None:
         mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "multiplicity not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
                      "yes" if m.verified else f"no ({m.note})", m.found_by)
     console.print(mins)
+    if len(res.minima) > 60:
+        console.print(f"(the first 60 of {len(res.minima)} minima shown; --json has them all)", highlight=False)
     tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
     for col in ("id", "V", "joins", "negative eigenvalue", "|grad V|", "found by", "connected by"):
         tss.add_column(col)
     for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
         via = [d.get("via") for d in t.descents if d.get("via") is not None]
-        how = (t.descents[0]["method"] if t.descents else "—") + (f" ({_via(res, via[0])})" if via else "")
+        how = (t.descents[0]["method"] if t.descents else "—") + (f", {_via(res, via[0])}" if via else "")
         tss.add_row(t.label, _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
                     f"{t.gradient_norm:.2e}", t.found_by, how)
     console.print(tss)
+    if len(res.transition_states) > 60:
+        console.print(f"(the 60 lowest of {len(res.transition_states)} verified transition states shown; --json has "
+                      "them all)", highlight=False)
     for note in res.notes:
         console.print(f"note: {note}", markup=False, highlight=False)
 
@@ -229,7 +234,9 @@ def landscape(
                                             f"{_D.max_ts_rounds}, {_S.max_ts_rounds} at scale)"),
     trap_modes: Optional[int] = typer.Option(None, "--trap-modes", help="follow the k softest Hessian modes of each explored "
                                              "minimum (both signs) instead of every mode; per-trap closure is then reported "
-                                             f"as partial (>= 0; 0: every mode; default 0, {_S.trap_modes} at scale)"),
+                                             "as partial where k is below a minimum's modes (a k that cuts none follows "
+                                             f"every mode and the pairs, as 0) (>= 0; 0: every mode; default 0, "
+                                             f"{_S.trap_modes} at scale)"),
     max_explored: Optional[int] = typer.Option(None, "--max-explored", help="explore at most this many minima (non-global "
                                                f"first, lowest first; >= 0; 0: all; default 0, {_S.max_explored} at scale)"),
     curvature: str = typer.Option("auto", "--curvature", help="Hessians: dense (exact, small N·d), hessfree (Hessian-vector "

@@ -117,8 +117,8 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
             lam, vecs = cp.eigenvalues[:limit] if limit else cp.eigenvalues, cp.modes[:limit] if limit else cp.modes
             cp = SimpleNamespace(z=cp.z, eigenvalues=lam, modes=vecs)
             dirs = directions(cp, None)
-        else:
-            dirs = directions(cp, limit)
+        else:  # trap_modes that cut no mode: every mode with the pairs, as trap_modes = 0 (per-trap closure)
+            dirs = directions(cp, None if settings.trap_modes and limit >= len(cp.modes) else limit)
         skip = store.tally.progress.get(int(i), (0, 0, 0, 0))[0]  # searches that ran before a stop (whole pairs)
         planned = len(dirs)
         dirs = dirs[:int(min(len(dirs), (left + skip) // 2))]  # eigenvectors come first: a cut keeps the softest

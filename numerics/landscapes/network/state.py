@@ -77,7 +77,8 @@ class SearchSettings:
         cross-polytope — enumerated up to symmetry per level and placed by a seeded draw, with the closed-form
         global minimum where one is known, :mod:`.families`).
       trap_modes: 0 (default): every Hessian mode of an explored minimum is followed (the closure); k >= 1:
-        the k softest modes only (both signs), and the per-trap closure is reported as partial.
+        the k softest modes only (both signs), and the per-trap closure is reported as partial where k is below the
+        minimum's modes (a k that cuts none follows every mode and the pairs, as 0).
       max_explored: 0 (default): every minimum is explored; k >= 1: at most k minima (non-global ones first,
         lowest energy first), and closure is reported as not reached while any is left.
       symmetric_modes: follow the modes of a minimum with a nontrivial stabiliser modulo that stabiliser
@@ -189,17 +190,21 @@ class SearchSettings:
                       f", the closed-form minimum where known and up to {self.structured_starts} templates of the "
                       f"families (merged and split pairs on one base code, levels <= {self.structured_excess}, seeded "
                       f"placements) x {self.structured_copies}") if self.structured_starts else "")
-                  + f", then basin hopping ({self.hop_batch} walkers per round) until {self.patience} consecutive rounds "
-                  f"find no new minimum or {self.max_hop_rounds} rounds")
+                  + (", no basin hopping (max_hop_rounds = 0)" if self.max_hop_rounds == 0 else
+                     f", then basin hopping ({self.hop_batch} walkers per round) until "
+                     + ("a round finds" if self.patience == 1 else f"{self.patience} consecutive rounds find")
+                     + f" no new minimum or {_count(self.max_hop_rounds, 'round', 'rounds')}"))
         if self.closure and (self.trap_modes or self.max_explored):
             ts = ("transition states (per-trap exploration): eigenvector following from "
-                  + (f"at most {self.max_explored} minima (non-global ones first, lowest first)" if self.max_explored
+                  + (f"at most {_count(self.max_explored, 'minimum', 'minima')} (non-global ones first, lowest first)"
+                     if self.max_explored
                      else "every minimum")
                   + " along " + (f"its {self.trap_modes} softest Hessian modes" if self.trap_modes else "every Hessian mode")
                   + (" (every mode modulo the minimum's stabiliser where that takes fewer searches)"
                      if self.symmetric_modes else "")
                   + f" off the symmetry (both signs); saddles connected by {self.descent} descents; budget "
-                  f"{self.max_ts_rounds} rounds, {self.max_minima} minima, {self.max_searches} searches")
+                  f"{_count(self.max_ts_rounds, 'round', 'rounds')}, {_count(self.max_minima, 'minimum', 'minima')}, "
+                  f"{_count(self.max_searches, 'search', 'searches')}")
         elif self.closure:
             ts = (f"transition states: eigenvector following from every minimum along every Hessian mode off the "
                   f"symmetry (both signs{'; modulo the stabiliser of a symmetric minimum where that takes fewer searches' if self.symmetric_modes else ''}), repeated on every new minimum until a round adds nothing, and bands between "
@@ -228,6 +233,10 @@ def default_curvature(num_points: int, dim: int) -> str:
     """The provider a search of ``N = num_points`` points on ``S^{dim−1}`` uses by default: ``"dense"`` for
     ``N·d <= HESSFREE_THRESHOLD`` (the small-size reference), else ``"hessfree"``."""
     return "hessfree" if at_scale(num_points, dim) else "dense"
+
+
+def _count(k: int, one: str, many: str) -> str:
+    return f"{k} {one if k == 1 else many}"
 
 
 @dataclass(frozen=True)

@@ -213,3 +213,18 @@ def test_the_recorded_search_outcomes_replay_from_the_refinement_kernel(default_
             matched += hit[:1]
         assert len(matched) <= row["ended_at_verified_saddle"] <= len(matched) + high
         assert sum(m.id in t.minima for t in matched) <= row["joined"] <= sum(m.id in t.minima for t in matched) + high
+
+
+def test_trap_modes_that_cut_no_mode_follow_the_pairs_as_every_mode_does():
+    """``trap_modes`` >= a minimum's modes is per-trap closure only with the same searches as ``trap_modes = 0``: every
+    mode and the pairs inside its degenerate eigenspaces, both signs (N = 4, d = 2, τ = 0.1: 3 modes, 10 searches a
+    minimum); fewer modes than that is partial, and the network is then not complete."""
+    from contrastive_bounds.numerics.landscapes.network import SearchSettings
+
+    spec = infonce_spec(4, 2, 0.1)
+    every, eight, one = (landscape_network(spec, SearchSettings(trap_modes=k), draw=False) for k in (0, 8, 1))
+    rows = lambda r: [(x["minimum"], x["modes"], x["of"], x["searches"], x["per_trap_closed"])  # noqa: E731
+                      for x in r.exploration["explored"]]
+    assert rows(every) == rows(eight) and all(x[3] == 10 and x[4] for x in rows(every))
+    assert eight.status == every.status and every.status.startswith("complete")
+    assert all(x[1] == 1 and x[3] == 2 and not x[4] for x in rows(one)) and not one.status.startswith("complete")
