@@ -134,6 +134,6 @@ def test_a_continued_descent_names_the_recorded_saddle_it_passed_or_says_none_is
 
     res = SimpleNamespace(transition_states=[SimpleNamespace(label="ts3", energy=5.346570000)],
                           unverified=[SimpleNamespace(label="ts7", energy=-2.0)])
-    assert _via(res, 5.3465700001) == "continued from near the lower saddle ts3, V = 5.34657"
-    assert _via(res, -2.0000000001) == "continued from near the lower saddle ts7, V = -2"
-    assert _via(res, 5.3466) == "continued from near a lower critical point, V = 5.3466, no recorded saddle"
+    assert _via(res, 5.3465700001) == "continued at V = 5.34657 from the lower saddle ts3"
+    assert _via(res, -2.0000000001) == "continued at V = -2 from the lower saddle ts7"
+    assert _via(res, 5.3466) == "continued at V = 5.3466 from a lower critical point, not recorded"

@@ -117,8 +117,8 @@ class NetworkResult:
                 f"{count_text(e.hop_rounds, 'hop round', 'hop rounds')} ({count_text(e.hops, 'hop', 'hops')}), "
                 f"{e.single_ended} single-ended and {count_text(e.neb_runs, 'band search', 'band searches')}, "
                 f"{count_text(e.refinements, 'refinement', 'refinements')}, {count_text(e.descents, 'descent', 'descents')}, "
-                f"{count_text(e.closure_rounds, 'round', 'rounds')}; {e.verified_ts} verified and {e.unverified_ts} "
-                f"rejected {'transition state' if e.verified_ts + e.unverified_ts == 1 else 'transition states'}; "
+                f"{count_text(e.closure_rounds, 'round', 'rounds')}; transition states: {e.verified_ts} verified, "
+                f"{e.unverified_ts} rejected; "
                 f"{e.seconds:.1f} s")
 
     def to_dict(self, *, coordinates: bool = False) -> dict[str, Any]:
@@ -162,7 +162,7 @@ def network_result(store: NetworkStore, landscape: dict[str, Any], *, seconds: f
                      f"are in the unit-sphere metric (divide by R² = {radius ** 2:g} for the radius-R metric)")
     if not store.settings.multiplicities:
         notes.append("multiplicity not computed (multiplicities=False: the orbit-stabiliser count takes minutes at "
-                     "this size); recorded as 0")
+                     "this size); recorded as null")
     exploration = exploration_summary(store, analysis)
     closed_form = closed_form_check(landscape, store)
     if closed_form is not None:
