@@ -316,10 +316,10 @@ def _table(report: Any, land: Any, started: float) -> None:
     table.add_column("quantity")
     table.add_column("simulation (95% CI)")
     table.add_column("theory")
-    conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges}, {verdict.regime_text}"
+    conv = "not decided: H* not known" if verdict is None else verdict.summary
     table.add_row("H*", "", "unknown" if h_star is None else f"{h_star:.6g}")
     table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]",
-                  f"converges: {conv}")
+                  conv)
     table.add_row("trapped (never reached)", f"{trapped.estimate:.4f} [{trapped.lo:.4f}, {trapped.hi:.4f}]",
                   "n/a" if band is None else f"Kramers: {band.predicted:.4f} (band {band.lo:.4f}-{band.hi:.4f})")
     if hits.mean is not None:

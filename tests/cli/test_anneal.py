@@ -32,10 +32,14 @@ def test_anneal_json_slow_and_fast_schedules_beside_theory():
 
 
 def test_anneal_table_output():
-    """anneal without --json prints the table with the success fraction and the Kramers column."""
+    """anneal without --json prints the table with the success fraction and the Kramers column; the theory column
+    says the verdict in words (c = 2 > H* = 1.53125: converges in probability), never a Python literal."""
     res = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "2", "--no-progress")
     assert res.exit_code == 0, res.output
     assert "success" in res.output and "Kramers" in res.output
+    text = " ".join(res.output.split())
+    assert "converges in probability" in text and "converges: True" not in text
+    assert not any(f"│ {word}" in res.output or f"{word}," in text for word in ("True", "False", "None"))
 
 
 def test_anneal_bad_input_exits_2_with_one_line():
