@@ -95,8 +95,9 @@ def anneal(
     seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
     delta: Optional[float] = typer.Option(None, "--delta", help="success: V < V_min + delta (default: half the gap to "
                                           "the next minimum, else 0.1)"),
-    start: str = typer.Option("trap", "--start", help="initial state: trap (the deepest non-global minimum), uniform, "
-                              "global, or a minimum m<id> of --search"),
+    start: str = typer.Option("trap", "--start", help="initial state: trap (the non-global minimum with the largest "
+                              "barrier to a lower minimum, that barrier being H*; with --search the lowest id among "
+                              "equals), uniform, global, or a minimum m<id> of --search"),
     integrator: str = typer.Option("euler", "--integrator", help="euler (projected Euler-Maruyama) or geodesic"),
     quench: bool = typer.Option(True, "--quench/--no-quench", help="with --search: minimise each final state to "
                                 "name the basin it ended in"),

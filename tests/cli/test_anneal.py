@@ -240,3 +240,19 @@ def test_a_checkpoint_folder_is_refused_before_the_landscape_or_the_run(tmp_path
                    str(tmp_path), *extra)
         assert res.exit_code == 2 and f"--checkpoint={str(tmp_path)!r} is a folder" in res.output, res.output
     assert calls == []
+
+
+def test_help_and_docs_state_the_same_trap_rule():
+    """`anneal --help`, docs/cli.md (generated from it) and docs/simulator.md describe --start trap by the rule the
+    code applies (numerics.network_experiment.start_minimum: the largest barrier, lowest id among equals), and none
+    calls it "the deepest non-global minimum"."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    rule = "the non-global minimum with the largest barrier to a lower minimum"
+    res = runner.invoke(app, ["anneal", "--help"], terminal_width=400)
+    assert res.exit_code == 0
+    help_text = " ".join(res.output.replace("│", " ").split())
+    for text in (help_text, (root / "docs/cli.md").read_text(), " ".join((root / "docs/simulator.md").read_text().split())):
+        assert rule in text
+        assert "trap (the deepest non-global minimum)" not in text
