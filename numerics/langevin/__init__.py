@@ -216,6 +216,7 @@ def __getattr__(name: str) -> Any:
         if sys._getframe(1).f_code.co_name != "_handle_fromlist":
             warnings.warn("contrastive_bounds.numerics.langevin.tie_tolerance is deprecated and will be removed in the "
                           "next minor release (0.2.0): use global_tie_tolerance (ties with V_min), not "
-                          "numerics.landscapes.tie_tolerance (the persistence sweep's)", DeprecationWarning, stacklevel=2)
+                          "numerics.landscapes.tie_tolerance (the persistence sweep's)", DeprecationWarning,
+                          stacklevel=2)
         return _face_getattr("global_tie_tolerance")
     return _face_getattr(name)

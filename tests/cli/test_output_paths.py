@@ -98,10 +98,9 @@ def test_sweep_and_check_refuse_an_empty_out_echoing_what_was_typed(tmp_path, mo
     working folder, so ``check --out ''`` ran every check and wrote results.json, the reports and figures/ there,
     and ``sweep --out ''`` used the default folder without a word. Nothing is written."""
     monkeypatch.chdir(tmp_path)
-    _one_line(runner.invoke(app, ["check", "--only", "A2.schedule_values", "--out", typed]),
-              f"error: --out={typed!r} is empty: give a folder (created if missing), or leave --out out for the default")
-    _one_line(runner.invoke(app, ["sweep", "seed-table", "--profile", "quick", "--dry-run", "--out", typed]),
-              f"error: --out={typed!r} is empty: give a folder (created if missing), or leave --out out for the default")
+    refusal = f"error: --out={typed!r} is empty: give a folder (created if missing), or leave --out out for the default"
+    _one_line(runner.invoke(app, ["check", "--only", "A2.schedule_values", "--out", typed]), refusal)
+    _one_line(runner.invoke(app, ["sweep", "seed-table", "--profile", "quick", "--dry-run", "--out", typed]), refusal)
     assert list(tmp_path.iterdir()) == []
 
 
