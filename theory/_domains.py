@@ -70,7 +70,15 @@ def _short_exact(value: Any) -> str:
             return text[:40] + "..."
 
 
-def _as_real(name: str, value: Any) -> float:
+def _nan_error(name: str, domain: Any) -> ValueError:
+    """The one refusal of a NaN: the argument and its allowed range, as every other number error names it; a
+    caller that checks only realness here (the whole line, its range checked after) gets "give a real number"."""
+    if domain is None or domain == Interval():
+        return ValueError(f"{name}=nan is not allowed (NaN); give a real number")
+    return ValueError(f"{name}=nan is not allowed (NaN); domain {domain}")
+
+
+def _as_real(name: str, value: Any, domain: Any = None) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
     try:
@@ -81,7 +89,7 @@ def _as_real(name: str, value: Any) -> float:
         raise ValueError(f"{name}={_short_exact(value)} is beyond the float64 range (|x| <= 1.8e308) that this "
                          "argument takes") from None
     if math.isnan(x):
-        raise ValueError(f"{name}=nan is not allowed (NaN)")
+        raise _nan_error(name, domain)
     return x
 
 
@@ -115,16 +123,16 @@ def check_real(
       ...
       ValueError: tau=-1 is outside its domain (0, inf)
     """
-    x = _as_real(name, value)
-    if math.isinf(x) and not allow_inf:
-        raise ValueError(f"{name}={x!r} must be finite; domain {Interval(lo, hi, lo_closed, hi_closed)}")
     dom = Interval(lo, hi, lo_closed, hi_closed)
+    x = _as_real(name, value, dom)
+    if math.isinf(x) and not allow_inf:
+        raise ValueError(f"{name}={x!r} must be finite; domain {dom}")
     if not math.isinf(x) and not dom.contains(x):
         raise ValueError(f"{name}={_describe(value)} is outside its domain {dom}")
     return x
 
 
-def _stdlib_exact(name: str, value: Any) -> Any:
+def _stdlib_exact(name: str, value: Any, domain: Any = None) -> Any:
     """``fractions.Fraction`` and finite ``decimal.Decimal`` as exact sympy Rationals (others unchanged).
 
     Raises:
@@ -134,7 +142,7 @@ def _stdlib_exact(name: str, value: Any) -> Any:
         return sp.Rational(value.numerator, value.denominator)
     if isinstance(value, Decimal):
         if value.is_nan():
-            raise ValueError(f"{name}=nan is not allowed (NaN)")
+            raise _nan_error(name, domain)
         if value.is_infinite():
             raise ValueError(f"{name}={value} must be finite")
         return sp.Rational(str(value))
@@ -156,22 +164,21 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
     """
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be an integer, not a bool")
-    shown, value = value, _stdlib_exact(name, value)
+    lo_s = "-inf" if lo is None else str(lo)
+    hi_s = "inf" if hi is None else str(hi)
+    allowed = f"integers in {'(' if lo is None else '['}{lo_s}, {hi_s}{')' if hi is None else ']'}"
+    shown, value = value, _stdlib_exact(name, value, allowed)
     if isinstance(value, sp.Rational) and not isinstance(value, sp.Integer):
         raise ValueError(f"{name}={shown} must be an integer")
     if isinstance(value, numbers.Integral):
         n = int(value)  # exact: never through a float (2**53 + 1 stays itself)
     else:
-        x = _as_real(name, value)
+        x = _as_real(name, value, allowed)
         if math.isinf(x) or x != math.floor(x):
             raise ValueError(f"{name}={_describe(value)} must be an integer")
         n = int(x)
-    lo_s = "-inf" if lo is None else str(lo)
-    hi_s = "inf" if hi is None else str(hi)
     if (lo is not None and n < lo) or (hi is not None and n > hi):
-        left = "(" if lo is None else "["
-        right = ")" if hi is None else "]"
-        raise ValueError(f"{name}={n} is outside its domain: integers in {left}{lo_s}, {hi_s}{right}")
+        raise ValueError(f"{name}={n} is outside its domain: {allowed}")
     return n
 
 
@@ -233,7 +240,7 @@ def _check_exact(name: str, value: Any, domain: Interval) -> None:
     q = _exact(value)
     if q is None:
         if isinstance(value, mpmath.mpf) and mpmath.isnan(value) or isinstance(value, sp.Float) and value.is_nan:
-            raise ValueError(f"{name}=nan is not allowed (NaN)")
+            raise _nan_error(name, domain)
         raise ValueError(f"{name}={value} must be finite; domain {domain}")
     lo_ok = math.isinf(domain.lo) or (q >= sp.Rational(domain.lo) if domain.lo_closed else q > sp.Rational(domain.lo))
     hi_ok = math.isinf(domain.hi) or (q <= sp.Rational(domain.hi) if domain.hi_closed else q < sp.Rational(domain.hi))
@@ -315,7 +322,7 @@ class Param:
             hi = None if math.isinf(self.domain.hi) else math.floor(self.domain.hi) - (0 if self.domain.hi_closed or self.domain.hi != math.floor(self.domain.hi) else 1)
             return check_int(self.name, value, lo, hi)
         if isinstance(value, (Fraction, Decimal)):
-            value = _stdlib_exact(self.name, value)
+            value = _stdlib_exact(self.name, value, self.domain)
         if isinstance(value, numbers.Integral) and not isinstance(value, (bool, sp.Basic)) and abs(int(value)) > 2**53:
             value = sp.Integer(int(value))  # an integer beyond float64's exact range stays exact (10**400)
         if isinstance(value, (sp.Rational, sp.Float, mpmath.mpf)):

@@ -94,6 +94,20 @@ class ConvergenceVerdict:
         guarantee)"`` for ``"log-below-critical"``."""
         return _REGIME_TEXT.get(self.regime, self.regime)
 
+    @property
+    def outcome_text(self) -> str:
+        """The verdict itself in words, never a Python literal: ``"converges in probability"`` (``c_T > H*``),
+        ``"no convergence guarantee"`` (``c_T < H*`` or faster than logarithmic: a chain can stay trapped,
+        docs/theorems.md A2/A4), ``"does not converge"`` (fixed temperature), ``"borderline (c_T = H*)"`` (A4
+        states ``c > H*`` and ``c < H*`` only) or ``"not decided (H* = 0)"``. A table column prints this."""
+        return _OUTCOME_TEXT.get(self.regime, self.regime)
+
+    @property
+    def summary(self) -> str:
+        """The verdict and the rule that decided it in one line, e.g. ``"no convergence guarantee — logarithmic,
+        c_T below H*"``; at ``c_T = H*``: ``"borderline (c_T = H*): the theorem decides neither way"``."""
+        return _SUMMARY_TEXT.get(self.regime, f"{self.outcome_text} — {self.regime_text}")
+
 
 #: :attr:`ConvergenceVerdict.regime` in words (what the command line prints beside the verdict).
 _REGIME_TEXT = {
@@ -104,6 +118,29 @@ _REGIME_TEXT = {
     "too-fast": "faster than logarithmic (can stay trapped)",
     "finite-horizon": "reaches T = 0 at a finite time (can stay trapped)",
     "no-barrier": "no barrier, H* = 0 (not decided)",
+}
+
+
+#: :attr:`ConvergenceVerdict.outcome_text` by regime.
+_OUTCOME_TEXT = {
+    "fixed": "does not converge",
+    "slow-enough": "converges in probability",
+    "boundary": "borderline (c_T = H*)",
+    "log-below-critical": "no convergence guarantee",
+    "too-fast": "no convergence guarantee",
+    "finite-horizon": "no convergence guarantee",
+    "no-barrier": "not decided (H* = 0)",
+}
+
+#: :attr:`ConvergenceVerdict.summary` by regime (the command line's verdict line).
+_SUMMARY_TEXT = {
+    "fixed": "does not converge — fixed temperature: the law tends to the Gibbs measure",
+    "slow-enough": "converges in probability — logarithmic, c_T above H*",
+    "boundary": "borderline (c_T = H*): the theorem decides neither way",
+    "log-below-critical": "no convergence guarantee — logarithmic, c_T below H*",
+    "too-fast": "no convergence guarantee — faster than logarithmic, can stay trapped",
+    "finite-horizon": "no convergence guarantee — reaches T = 0 at a finite time, can stay trapped",
+    "no-barrier": "not decided — no barrier (H* = 0), which the classical results do not cover",
 }
 
 

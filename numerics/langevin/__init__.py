@@ -208,10 +208,15 @@ def __getattr__(name: str) -> Any:
     """A name of the face, loaded on first use; ``tie_tolerance``, the former name of
     :func:`global_tie_tolerance`, with a DeprecationWarning."""
     if name == "tie_tolerance":
+        import sys
         import warnings
 
-        warnings.warn("contrastive_bounds.numerics.langevin.tie_tolerance is deprecated: it is global_tie_tolerance "
-                      "(ties with V_min), not numerics.landscapes.tie_tolerance (the persistence sweep's)",
-                      DeprecationWarning, stacklevel=2)
+        # `from ... import tie_tolerance` asks twice: importlib's _handle_fromlist (a hasattr on this package),
+        # then the import itself; the warning is for the user's line, once
+        if sys._getframe(1).f_code.co_name != "_handle_fromlist":
+            warnings.warn("contrastive_bounds.numerics.langevin.tie_tolerance is deprecated and will be removed in the "
+                          "next minor release (0.2.0): use global_tie_tolerance (ties with V_min), not "
+                          "numerics.landscapes.tie_tolerance (the persistence sweep's)", DeprecationWarning,
+                          stacklevel=2)
         return _face_getattr("global_tie_tolerance")
     return _face_getattr(name)

@@ -29,7 +29,8 @@ from contrastive_bounds.numerics.langevin._config import INTEGRATORS, DriverOpti
 __all__ = ["START_MODES", "DEFAULT_STEP_SIZE", "MAX_CHAINS", "AnnealConfig", "AnnealReport", "anneal"]
 
 START_MODES = ("trap", "uniform", "global")
-"""Start modes on any landscape: every chain at the trap (the deepest non-global minimum of an S¹ landscape),
+"""Start modes on any landscape: every chain at the trap (the non-global minimum of an S¹ landscape with the largest
+barrier to a lower minimum, its depth: that barrier is H*),
 i.i.d. uniform, or every chain at the landscape's first listed global minimum."""
 DEFAULT_STEP_SIZE = 0.02
 """The step size of :func:`anneal` when :attr:`AnnealConfig.step_size` is ``None``."""

@@ -29,7 +29,7 @@ def global_tie_tolerance(v_min: float) -> float:
 
     Not :func:`contrastive_bounds.numerics.landscapes.tie_tolerance`, the persistence sweep's tolerance for equal
     values on a grid (relative to the landscape's range). Named ``tie_tolerance`` in ``numerics.langevin`` before
-    (a deprecated alias until the next release).
+    (a deprecated alias, removed in the next minor release, 0.2.0).
     """
     return 1e-10 * max(1.0, abs(float(v_min)))
 

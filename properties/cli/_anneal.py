@@ -95,8 +95,9 @@ def anneal(
     seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
     delta: Optional[float] = typer.Option(None, "--delta", help="success: V < V_min + delta (default: half the gap to "
                                           "the next minimum, else 0.1)"),
-    start: str = typer.Option("trap", "--start", help="initial state: trap (the deepest non-global minimum), uniform, "
-                              "global, or a minimum m<id> of --search"),
+    start: str = typer.Option("trap", "--start", help="initial state: trap (the non-global minimum with the largest "
+                              "barrier to a lower minimum, that barrier being H*; with --search the lowest id among "
+                              "equals), uniform, global, or a minimum m<id> of --search"),
     integrator: str = typer.Option("euler", "--integrator", help="euler (projected Euler-Maruyama) or geodesic"),
     quench: bool = typer.Option(True, "--quench/--no-quench", help="with --search: minimise each final state to "
                                 "name the basin it ended in"),
@@ -316,10 +317,10 @@ def _table(report: Any, land: Any, started: float) -> None:
     table.add_column("quantity")
     table.add_column("simulation (95% CI)")
     table.add_column("theory")
-    conv = "unknown (H* not known)" if verdict is None else f"{verdict.converges}, {verdict.regime_text}"
+    conv = "not decided: H* not known" if verdict is None else verdict.summary
     table.add_row("H*", "", "unknown" if h_star is None else f"{h_star:.6g}")
     table.add_row(f"success P(V < {run.level:.4g})", f"{success.estimate:.4f} [{success.lo:.4f}, {success.hi:.4f}]",
-                  f"converges: {conv}")
+                  conv)
     table.add_row("trapped (never reached)", f"{trapped.estimate:.4f} [{trapped.lo:.4f}, {trapped.hi:.4f}]",
                   "n/a" if band is None else f"Kramers: {band.predicted:.4f} (band {band.lo:.4f}-{band.hi:.4f})")
     if hits.mean is not None:

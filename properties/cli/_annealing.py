@@ -13,7 +13,7 @@ from contrastive_bounds.numerics.landscapes._escape import circle_escape_times
 from contrastive_bounds.numerics.landscapes._landscape import Landscape
 from contrastive_bounds.numerics.landscapes._registry import list_landscapes, resolve_landscape
 from contrastive_bounds.theory._schedule_forms import LOG_FORMS
-from contrastive_bounds.theory._schedules import make_schedule
+from contrastive_bounds.theory._schedules import ConvergenceVerdict, make_schedule
 from contrastive_bounds.theory._domains import check_real
 
 from contrastive_bounds.properties.cli._common import command, console, emit_json, parse_assignments, parse_number
@@ -114,12 +114,22 @@ def schedule(
     table.add_column("c_T")
     table.add_column("converges")
     for row in conventions or [{"form": form, "describe": sched.describe(), "hks_constant": sched.hks_constant(),
-                                "converges": main.converges}]:
-        table.add_row(row["form"], row["describe"] or f"— ({row['note']})", _fmt(row["hks_constant"]), str(row["converges"]))
+                                "converges": main.converges, "regime": main.regime}]:
+        verdict = ConvergenceVerdict(row["converges"], "", row["regime"])
+        table.add_row(row["form"], row["describe"] or f"— ({row['note']})", _fmt(row["hks_constant"]),
+                      verdict.outcome_text)
     console.print(table)
-    console.print(f"verdict: {main.converges}, {main.regime_text}", highlight=False)
+    console.print(f"verdict: {main.summary}", markup=False, highlight=False)
     console.print(main.reason, markup=False, highlight=False)
-    console.print(f"T(t) finite and > 0 on [{a:g}, {b:g}]")
+    console.print(_valid_range_text(sched, a, b), markup=False, highlight=False)
+
+
+def _valid_range_text(sched: Any, a: float, b: float) -> str:
+    """What ``validate_range(a, b)`` established: the temperature at ``t = a`` when the range is one point
+    (the default), else that T is finite and > 0 on the whole closed interval."""
+    if a == b:
+        return f"T({a:g}) = {float(sched.temperature(a)):.10g} (finite and > 0; check a range with --t-end)"
+    return f"T(t) finite and > 0 for every t in [{a:g}, {b:g}]"
 
 
 def kramers(

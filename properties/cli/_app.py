@@ -14,6 +14,7 @@ pay for it and those that do compute in float64.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from typing import Any
@@ -22,11 +23,12 @@ import click
 import typer
 from typer.core import TyperGroup
 
-__all__ = ["app", "main", "COMMANDS", "command_names", "load_command"]
+__all__ = ["app", "main", "COMMANDS", "command_names", "load_command", "summary_line"]
 
 _PACKAGE = "contrastive_bounds.properties.cli"
 
-#: command -> (module under properties/cli that registers it, one-line help shown by --help), in help order.
+#: command -> (module under properties/cli that registers it, one-line help shown by --help), in help order; the
+#: one-line help is also the loaded command's ``short_help`` (the command list of docs/cli.md).
 COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("_theory", "Every bound and claim with its source; every parameter a bound accepts, with domain and "
                        "meaning."),
@@ -70,7 +72,24 @@ def load_command(name: str) -> click.Command:
     cmd = group.commands.get(name)
     if cmd is None:
         raise LookupError(f"{module.__name__}.register does not register the command {name!r}")
+    cmd.short_help = cmd.short_help or COMMANDS[name][1]
+    for sub in getattr(cmd, "commands", {}).values():  # a sub-group's commands (align simulate, ...)
+        sub.short_help = sub.short_help or summary_line(sub.help)
     return cmd
+
+
+def summary_line(help_text: str | None) -> str | None:
+    r"""The first paragraph of a command's help on one line: its short help in a command list, whole (click would cut
+    it at 45 characters mid-sentence, "Every bound and claim with its source;...", in docs/cli.md's lists); None
+    for a command without help.
+
+    Examples:
+      >>> summary_line("Run the checks.\n\nLonger text.")
+      'Run the checks.'
+    """
+    if not help_text:
+        return None
+    return " ".join(inspect.cleandoc(help_text).split("\n\n")[0].split())
 
 
 class LazyGroup(TyperGroup):

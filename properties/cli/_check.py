@@ -19,7 +19,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.markup import escape
 from rich.table import Table
 
-from contrastive_bounds.properties.cli._common import command, console, emit_json, err_console, output_folder
+from contrastive_bounds.properties.cli._common import (command, console, emit_json, err_console, folder_option,
+                                                     output_folder)
 
 __all__: list[str] = []  # a part of the command line, not Python API (the face is properties.cli)
 
@@ -42,7 +43,7 @@ def check_cmd(
     profile: str = typer.Option("quick", "--profile", help="quick (<= 5 min on 2 cores) or thorough (<= 1 h)."),
     only: Optional[str] = typer.Option(None, "--only", help="Run only checks whose id matches (glob or substring)."),
     scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="TOML file of scenarios (replaces the built-ins)."),
-    out: Path = typer.Option(Path("contrastive-bounds-report"), "--out", help="Output folder."),
+    out_text: str = typer.Option("contrastive-bounds-report", "--out", metavar="<path>", help="Output folder."),
     resume: bool = typer.Option(False, "--resume", help="Skip checks already finished in OUT/results.json."),
     list_only: bool = typer.Option(False, "--list", help="List the checks and exit."),
     report_only: bool = typer.Option(False, "--report-only", help="Remake report.md/html and figures from OUT/results.json."),
@@ -53,6 +54,7 @@ def check_cmd(
                                 "inconclusive (every verdict but holds)."),
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
+    out = folder_option(out_text, "--out")
     if self_test:  # docs/self-test.md: faults substituted through properties.selftest.hook, no file edits
         from contrastive_bounds.properties.cli._self_test import self_test_command
 

@@ -293,6 +293,23 @@ def _nearest_existing(path: Path) -> Path:
     return p if p.exists() else Path(".")
 
 
+def folder_option(text: str, option: str) -> Path:
+    """An output folder option as the user typed it, refused when empty or blank (a ``Path`` option would have
+    made ``--out ''`` the working folder, ``.``, and written there without a word).
+
+    Raises:
+      CLIError: naming ``option`` and echoing what was typed.
+
+    Examples:
+      >>> folder_option("n4-report", "--out")
+      PosixPath('n4-report')
+    """
+    if not text.strip():
+        raise CLIError(f"{option}={text!r} is empty: give a folder (created if missing), or leave {option} out for "
+                       "the default")
+    return Path(text)
+
+
 def output_folder(path: str | Path, option: str, *, create: bool = True) -> Path:
     """Validate an output folder (``--out``) before any computation: it must be a folder or not exist yet, and
     a file must be writable in it (with ``create``, the folder is created and a probe file written and removed;

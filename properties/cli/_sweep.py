@@ -22,7 +22,7 @@ import typer
 from rich.table import Table
 
 from contrastive_bounds.properties.cli._common import (EXIT_VIOLATED, command, console, emit_json, err_console,
-                                                     output_folder)
+                                                     folder_option, output_folder)
 
 __all__: list[str] = []  # a part of the command line, not Python API (the face is properties.cli)
 
@@ -126,7 +126,8 @@ def sweep(
     if not 0 <= retries <= MAX_RETRIES:
         raise ValueError(f"--retries={retries} must be in [0, {MAX_RETRIES}]")
     sp = load_spec(spec, profile=profile)
-    out_dir = Path(out or (f"sweep-{sp.name}" + ("" if profile == "default" else f"-{profile}")))
+    out_dir = (folder_option(out, "--out") if out is not None
+               else Path(f"sweep-{sp.name}" + ("" if profile == "default" else f"-{profile}")))
     # before anything is computed or a cluster started: a file, an unwritable place (nothing is created here:
     # a refused or --dry-run sweep leaves no folder; the store proves the folder writable when the run starts)
     output_folder(out_dir, "--out", create=False)

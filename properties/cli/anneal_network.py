@@ -197,15 +197,16 @@ def probability_text(p: float) -> str:
 
 
 def verdict_text(theory: dict[str, Any], known: bool = True) -> str:
-    """The HKS verdict of ``anneal --search``'s ``theory`` object in words: the verdict and its regime
-    (:attr:`~contrastive_bounds.theory.ConvergenceVerdict.regime_text`); with ``known`` False (H* is only what the
-    search shows, a lower bound) a schedule at or above it is "unknown", with why."""
+    """The HKS verdict of ``anneal --search``'s ``theory`` object in words, never a Python literal
+    (:attr:`~contrastive_bounds.theory.ConvergenceVerdict.summary`, e.g. "converges in probability — logarithmic,
+    c_T above H*"); with ``known`` False (H* is only what the search shows, a lower bound) a schedule at or above it
+    is "not decided", with why."""
     from contrastive_bounds.theory import ConvergenceVerdict
 
     verdict = ConvergenceVerdict(theory["converges"], theory["reason"], theory["regime"])
     if not known and verdict.regime in ("slow-enough", "boundary"):
-        return "unknown (c_T at or above the H* found, which is only a lower bound)"
-    return f"{'unknown' if verdict.converges is None else verdict.converges}, {verdict.regime_text}"
+        return "not decided: c_T at or above the H* found, which is only a lower bound"
+    return verdict.summary
 
 
 def _table(out: dict[str, Any]) -> None:
@@ -220,7 +221,7 @@ def _table(out: dict[str, Any]) -> None:
     for col in ("quantity", "simulation (95% CI)", "theory"):
         table.add_column(col)
     table.add_row("H* (network)", f"{s['critical_height']:.6g}: {s['status']}",
-                  f"converges: {verdict_text(th, s['critical_height_complete'])}")
+                  verdict_text(th, s['critical_height_complete']))
     table.add_row("global set", f"V < V_min + {out['delta']:.4g} = {out['level']:.6g}", f"V_min = {out['v_min']:.10g}")
     table.add_row("success (in it at T_END)", _ci(out["success"]), "")
     table.add_row("reached it by T_END", _ci(out["reached"]), "")

@@ -127,21 +127,24 @@ def default_out(land: Any, settings: dict[str, Any]) -> Path:
     return Path(DEFAULT_OUT) / f"{name}-{digest}"
 
 
-def check_out(out: Path) -> None:
+def check_out(text: str | Path) -> Path:
     """``--out``: an existing folder, or a new one whose parent folder exists (only the last folder of the path is
     created, as ``anneal --checkpoint`` creates no folder: a typo in a parent is refused, not built).
 
     Raises:
-      CLIError: naming ``--out``: empty or blank, an existing file, or a missing parent folder.
+      CLIError: naming ``--out`` and echoing what was typed: empty or blank, the working folder, an existing file,
+        or a missing parent folder.
     """
-    if not str(out).strip() or str(out) == ".":  # an empty --out arrives as '.'
-        raise CLIError(f"--out={str(out)!r} is empty or the working folder itself: give a folder of its own to save the "
-                       "search in (e.g. --out n4-search)")
+    if not str(text).strip() or Path(text) == Path("."):
+        raise CLIError(f"--out={str(text)!r} is empty or the working folder itself: give a folder of its own to save "
+                       "the search in (e.g. --out n4-search)")
+    out = Path(text)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out={str(out)!r} is an existing file, not a folder")
     if not out.exists() and not out.parent.is_dir():
         raise CLIError(f"--out={str(out)!r}: its parent folder {str(out.parent)!r} does not exist (create it first; "
                        "--out creates only the last folder of the path)")
+    return out
 
 
 def _fmt(x: Any) -> str:
@@ -247,7 +250,7 @@ def landscape(
                                              "both, barriers, H*)"),
     max_minima: int = typer.Option(_D.max_minima, "--max-minima", help="budget: stop exploring beyond this many minima (>= 1)"),
     max_searches: int = typer.Option(_D.max_searches, "--max-searches", help="budget: single-ended plus band searches (>= 0)"),
-    out: Optional[Path] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG; "
+    out: Optional[str] = typer.Option(None, "--out", help=f"folder for {STATE_FILE} (saved as found) and the PNG; "
                                        "created if missing, but its parent folder must exist (default: "
                                        f"{DEFAULT_OUT}/<landscape>-<hash of landscape and settings>)"),
     resume: bool = typer.Option(False, "--resume", help=f"continue the search saved in --out/{STATE_FILE}"),
@@ -271,8 +274,7 @@ def landscape(
     """
     if curvature not in CURVATURES:
         raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
-    if out is not None:
-        check_out(out)
+    folder_given = check_out(out) if out is not None else None
     options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
     recipe = options.recipe()  # the library's argument rules, before JAX is imported
     big = recipe.arguments is not None and at_scale(recipe.arguments.num_points, recipe.arguments.dim)
@@ -314,8 +316,8 @@ def landscape(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     n = land.num_points
     check_dense_size(curvature, n, land.dim, yes)
-    explicit = out is not None
-    folder = out if explicit else default_out(land, settings)
+    explicit = folder_given is not None
+    folder = folder_given if folder_given is not None else default_out(land, settings)
     if not explicit:  # the default folder's parent (contrastive-bounds-landscape/) is the command's own: create it
         folder.parent.mkdir(exist_ok=True)
     saved = (folder / STATE_FILE).exists()

@@ -276,3 +276,14 @@ def test_an_astronomical_step_size_file_prints_log10_in_scientific_notation(tmp_
     assert res.exit_code == 0, res.output
     assert re.search(r"e\+30[0-9]", res.output), res.output
     assert not re.search(r"[0-9]{40}", res.output), res.output
+
+
+def test_a_nan_option_is_refused_with_its_allowed_range():
+    """``--tau nan`` exits 2 naming the option and its allowed range, as every other bad number does, before any
+    simulation starts; ``schedule --critical-height nan`` shares the checker and says its range too."""
+    res = runner.invoke(app, SMALL + ["--tau", "nan"])
+    assert res.exit_code == 2
+    assert "--tau=nan is not allowed (NaN); domain (0, inf)" in res.output
+    res = runner.invoke(app, ["schedule", "temperature", "c=2", "--critical-height", "nan"])
+    assert res.exit_code == 2
+    assert "--critical-height=nan is not allowed (NaN); domain [0, inf)" in res.output

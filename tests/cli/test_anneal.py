@@ -32,10 +32,14 @@ def test_anneal_json_slow_and_fast_schedules_beside_theory():
 
 
 def test_anneal_table_output():
-    """anneal without --json prints the table with the success fraction and the Kramers column."""
+    """anneal without --json prints the table with the success fraction and the Kramers column; the theory column
+    says the verdict in words (c = 2 > H* = 1.53125: converges in probability), never a Python literal."""
     res = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", "--chains", "32", "--time", "2", "--no-progress")
     assert res.exit_code == 0, res.output
     assert "success" in res.output and "Kramers" in res.output
+    text = " ".join(res.output.split())
+    assert "converges in probability" in text and "converges: True" not in text
+    assert not any(f"│ {word}" in res.output or f"{word}," in text for word in ("True", "False", "None"))
 
 
 def test_anneal_bad_input_exits_2_with_one_line():
@@ -236,3 +240,20 @@ def test_a_checkpoint_folder_is_refused_before_the_landscape_or_the_run(tmp_path
                    str(tmp_path), *extra)
         assert res.exit_code == 2 and f"--checkpoint={str(tmp_path)!r} is a folder" in res.output, res.output
     assert calls == []
+
+
+def test_help_and_docs_state_the_same_trap_rule():
+    """`anneal --help`, docs/cli.md (generated from it) and docs/simulator.md describe --start trap by the rule the
+    code applies (numerics.network_experiment.start_minimum: the largest barrier, lowest id among equals), and none
+    calls it "the deepest non-global minimum"."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    rule = "the non-global minimum with the largest barrier to a lower minimum"
+    res = runner.invoke(app, ["anneal", "--help"], terminal_width=400)
+    assert res.exit_code == 0
+    help_text = " ".join(res.output.replace("│", " ").split())
+    simulator = " ".join((root / "docs/simulator.md").read_text().split())
+    for text in (help_text, (root / "docs/cli.md").read_text(), simulator):
+        assert rule in text
+        assert "trap (the deepest non-global minimum)" not in text

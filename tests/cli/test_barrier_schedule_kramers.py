@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from typer.testing import CliRunner
@@ -54,15 +55,35 @@ def test_schedule_consistent_across_conventions():
 
 def test_schedule_log_constant_below_critical_height():
     """A log schedule with c < H* is reported as such, not as "too-fast": regime "log-below-critical" in --json for
-    every convention, and the text verdict says "c_T below H* (no convergence guarantee)"."""
+    every convention, and the text verdict says it in words: "no convergence guarantee — logarithmic, c_T below
+    H*", never a Python literal."""
     out = _json(["schedule", "author", "c=1", "--critical-height", "1.53125", "--t-start", "1", "--json"])
     assert out["hks_constant"] == 1.0 and out["converges"] is False and out["regime"] == "log-below-critical"
     assert {row["regime"] for row in out["conventions"]} == {"log-below-critical"}
     res = runner.invoke(app, ["schedule", "temperature", "c=1", "--critical-height", "1.53125"])
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
-    assert "verdict: False, logarithmic, c_T below H* (no convergence guarantee) HKS constant c = 1 < H* = 1.53125" in text
-    assert "too-fast" not in text
+    assert "verdict: no convergence guarantee — logarithmic, c_T below H* HKS constant c = 1 < H* = 1.53125" in text
+    assert "too-fast" not in text and "False" not in text
+
+
+def test_schedule_text_at_the_boundary_and_the_range_it_checked():
+    """At c_T = H* every cell and the verdict say "borderline" (docs/theorems.md A4 states c > H* and c < H* only),
+    never None; the last line states what was checked: T(0) = c/log t0 at the default one-point range, and the
+    whole interval when --t-end is given."""
+    res = runner.invoke(app, ["schedule", "temperature", "c=1.53125", "t0=2", "--critical-height", "1.53125"])
+    assert res.exit_code == 0, res.output
+    lines = [line.strip() for line in res.output.splitlines()]
+    assert "verdict: borderline (c_T = H*): the theorem decides neither way" in lines
+    rows = [line for line in lines if line.startswith("│")]
+    assert len(rows) == 5 and all("borderline (c_T = H*)" in row for row in rows)
+    assert "None" not in res.output and "True" not in res.output and "False" not in res.output
+    assert lines[-1] == f"T(0) = {1.53125 / math.log(2):.10g} (finite and > 0; check a range with --t-end)"
+    assert lines[-1].startswith("T(0) = 2.209126781")
+    res = runner.invoke(app, ["schedule", "temperature", "c=2", "t0=2", "--critical-height", "1", "--t-start", "1",
+                              "--t-end", "100"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[-1] == "T(t) finite and > 0 for every t in [1, 100]"
 
 
 def test_kramers_double_well():

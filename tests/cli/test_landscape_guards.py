@@ -117,10 +117,10 @@ def test_out_with_a_missing_parent_folder_is_refused_before_any_work(tmp_path):
 
 @pytest.mark.parametrize("out", ["", " ", "."])
 def test_an_empty_or_blank_out_is_refused_naming_it(out, tmp_path, monkeypatch):
-    """--out '' (which arrives as '.'), a blank name and '.' would write into the working folder (or a folder named
-    ' '): exit 2, one line naming --out, and nothing written in the working folder."""
+    """--out '', a blank name and '.' would write into the working folder (or a folder named ' '): exit 2, one line
+    naming --out and echoing what was typed, and nothing written in the working folder."""
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", "--out", out])
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: --out="), res.output
-    assert "empty or the working folder" in lines[0] and list(tmp_path.iterdir()) == []
+    assert lines[0].startswith(f"error: --out={out!r} is empty or the working folder") and list(tmp_path.iterdir()) == []

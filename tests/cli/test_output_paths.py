@@ -92,6 +92,18 @@ def test_sweep_and_check_refuse_a_file_as_out_before_anything_runs(tmp_path):
     assert f.read_text() == ""
 
 
+@pytest.mark.parametrize("typed", ["", "  "])
+def test_sweep_and_check_refuse_an_empty_out_echoing_what_was_typed(tmp_path, monkeypatch, typed):
+    """``--out ''`` is refused (exit 2, one line) with what the user typed, not '.': a Path option had made it the
+    working folder, so ``check --out ''`` ran every check and wrote results.json, the reports and figures/ there,
+    and ``sweep --out ''`` used the default folder without a word. Nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    refusal = f"error: --out={typed!r} is empty: give a folder (created if missing), or leave --out out for the default"
+    _one_line(runner.invoke(app, ["check", "--only", "A2.schedule_values", "--out", typed]), refusal)
+    _one_line(runner.invoke(app, ["sweep", "seed-table", "--profile", "quick", "--dry-run", "--out", typed]), refusal)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_common_validation_is_the_one_the_commands_use():
     """One validation helper: the commands import it from properties/cli/_common.py."""
     import inspect

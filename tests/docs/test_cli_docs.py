@@ -92,3 +92,23 @@ def test_every_help_text_prints_as_written() -> None:
         load_command(name)), name)]
     assert len(texts) > 100
     assert [(where, h) for where, h in texts if Text.from_markup(h).plain != h] == []
+
+
+def test_command_lists_give_each_command_its_whole_summary_line() -> None:
+    """The command lists of docs/cli.md (top level and ``align``) give each command the first paragraph of its help
+    whole, as ``--help`` does, never click's 45-character cut ("Every bound and claim with its source;..."): the
+    loaded commands carry it as their ``short_help``."""
+    from contrastive_bounds.properties.cli._app import COMMANDS, load_command, summary_line
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    entries = dict(re.findall(r"^\* `([a-z][a-z0-9-]*)`: (.*)$", text.split("## `contrastive-bounds list`")[0], re.M))
+    assert entries == {name: help_line for name, (_, help_line) in COMMANDS.items()}
+    align = load_command("align")
+    listed = dict(re.findall(r"^\* `([a-z][a-z0-9-]*)`: (.*)$",
+                             text.split("## `contrastive-bounds align`")[1].split("### ")[0], re.M))
+    assert listed and set(listed) == set(align.commands)
+    for name, sub in align.commands.items():
+        assert sub.get_short_help_str() == listed[name] == summary_line(sub.help)
+        assert not listed[name].endswith("...")
+    assert summary_line("Line one\n  continues.\n\nMore.") == "Line one continues."
+    assert summary_line(None) is None

@@ -219,6 +219,7 @@ CASES: dict[str, Callable[[], Any]] = {
         _spec(), Z3[None], index=1),
     "landscapes.network.descent.flow_single": lambda: _m("landscapes.network.descent", "flow_single")(
         _spec().value_and_grad, Z3),
+    "landscapes.network.descent.flow_kernel": lambda: _m("landscapes.network.descent", "flow_kernel")(_spec(), 1),
     "landscapes.network.descent.descend_batch": lambda: _m("landscapes.network.descent", "descend_batch")(
         _spec(), Z3[None]),
     "landscapes.network.descent.settle": lambda: _m("landscapes.network.descent", "settle")(
@@ -486,6 +487,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",
+    "landscapes.network.optimize.batch_size": "integer arithmetic on N·d and the backend's name",
     "landscapes.network.optimize.run_in_padded_chunks": "chunking around a compiled function (its callers "
                                                         "minimize_batch, run_neb and refine_batch refuse float64 "
                                                         "with x64 off)",

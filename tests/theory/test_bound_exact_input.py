@@ -53,7 +53,7 @@ def test_inside_the_domain_by_less_than_float64_resolution_is_accepted():
 
 @pytest.mark.parametrize("value, message", [
     (mpmath.mpf("inf"), "tau=+inf must be finite; domain (0, inf)"),
-    (mpmath.mpf("nan"), "tau=nan is not allowed (NaN)"),
+    (mpmath.mpf("nan"), "tau=nan is not allowed (NaN); domain (0, inf)"),
     (sp.oo, "tau=inf must be finite; domain (0, inf)"),
     (-mpmath.mpf("1e-400"), "tau=-1.0e-400 is outside its domain (0, inf)"),
 ])

@@ -199,7 +199,7 @@ def test_fraction_and_decimal_are_exact():
 @pytest.mark.parametrize("kw, message", [
     ({"batch_size": Fraction(5, 2)}, "batch_size=5/2 must be an integer"),
     ({"steps": Decimal("10.5")}, "steps=10.5 must be an integer"),
-    ({"delta": Decimal("NaN")}, "delta=nan is not allowed (NaN)"),
+    ({"delta": Decimal("NaN")}, "delta=nan is not allowed (NaN); domain (0, 1)"),
     ({"delta": Decimal("1")}, "delta=1 is outside its domain (0, 1)"),
     ({"delta": Fraction(21, 20)}, "delta=1.05 is outside its domain (0, 1)"),
 ])

@@ -52,3 +52,28 @@ def test_the_range_is_what_jax_keys_distinguish():
     with pytest.raises(ValueError, match=r"^seed=-1 is outside"):
         check_seed(-1)
 
+
+
+def test_nan_is_refused_with_the_allowed_range_like_every_other_number_error():
+    """A NaN names the argument and its allowed range, as an out-of-range value does: float, numpy, Decimal and
+    mpmath NaNs through check_real, check_int and a bound parameter's exact check."""
+    from decimal import Decimal
+
+    import mpmath
+
+    from contrastive_bounds.theory._registry import get_bound
+
+    with pytest.raises(ValueError, match=r"^tau=nan is not allowed \(NaN\); domain \(0, inf\)$"):
+        check_real("tau", float("nan"), 0.0)
+    with pytest.raises(ValueError, match=r"^delta=nan is not allowed \(NaN\); domain \(0, 1\)$"):
+        check_real("delta", np.float32("nan"), 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"^chains=nan is not allowed \(NaN\); domain integers in \[1, inf\)$"):
+        check_int("chains", float("nan"), 1, None)
+    with pytest.raises(ValueError, match=r"^steps=nan is not allowed \(NaN\); domain integers in \[0, 10\]$"):
+        check_int("steps", Decimal("NaN"), 0, 10)
+    with pytest.raises(ValueError, match=r"^tau=nan is not allowed \(NaN\); domain \(0, inf\)$"):
+        get_bound("alignment.frobenius").evaluate(tau=mpmath.mpf("nan"), eta_sum=10, batch_size=256, num_classes=100,
+                                                   delta=0.05, steps=1000)
+    # a whole-line check (realness only, the caller's range comes after) does not print "(-inf, inf)" as a range
+    with pytest.raises(ValueError, match=r"^level=nan is not allowed \(NaN\); give a real number$"):
+        check_real("level", float("nan"))

@@ -157,6 +157,26 @@ def test_log_constant_below_critical_height_is_not_called_too_fast():
     assert all(text != regime for regime, text in texts.items())
 
 
+def test_verdict_words_follow_the_verdict_and_are_never_python_literals():
+    """``outcome_text`` and ``summary`` (what the command line prints) say the verdict in words that agree with
+    ``converges``: "converges in probability" exactly when it is True, "borderline (c_T = H*)" at equality (docs/
+    theorems.md A4 decides c > H* and c < H* only), no True/False/None anywhere, one summary per regime."""
+    cases = [("fixed", dict(c=0.1), H), ("temperature", dict(c=2.0), H), ("temperature", dict(c=H), H),
+             ("temperature", dict(c=1.0), H), ("sqrt", dict(c=1.0), H), ("linear", dict(c=1.0, t_end=10.0), H),
+             ("sqrt", dict(c=1.0), 0.0)]
+    verdicts = [make_schedule(f, **p).converges(h) for f, p, h in cases]
+    for v in verdicts:
+        assert (v.outcome_text == "converges in probability") is (v.converges is True)
+        assert v.summary.startswith(v.outcome_text.split(" (")[0])
+        assert not any(word in v.summary + v.outcome_text for word in ("True", "False", "None"))
+    assert len({v.summary for v in verdicts}) == 7
+    below = make_schedule("temperature", c=1.0, t0=2.0).converges(H)
+    assert below.summary == "no convergence guarantee — logarithmic, c_T below H*"
+    equal = make_schedule("temperature", c=H, t0=2.0).converges(H)
+    assert equal.converges is None and equal.outcome_text == "borderline (c_T = H*)"
+    assert equal.summary == "borderline (c_T = H*): the theorem decides neither way"
+
+
 def test_converges_no_barrier_and_fixed_always_false():
     """Without a barrier a log schedule converges and an exponential one is undecided, a fixed temperature
     never converges, and a negative critical height is refused."""

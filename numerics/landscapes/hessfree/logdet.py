@@ -357,8 +357,9 @@ def __getattr__(name: str) -> Any:
     if name == "stiffest_eigenvalue":
         import warnings
 
-        warnings.warn("contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue is deprecated: it is "
-                      "stiffest_eigenvalue_bound (an upper bound by Lanczos), not "
-                      "numerics.langevin.network_anneal.stiffest_eigenvalue", DeprecationWarning, stacklevel=2)
+        warnings.warn("contrastive_bounds.numerics.landscapes.hessfree.logdet.stiffest_eigenvalue is deprecated and "
+                      "will be removed in the next minor release (0.2.0): use stiffest_eigenvalue_bound (an upper "
+                      "bound by Lanczos), not numerics.langevin.network_anneal.stiffest_eigenvalue",
+                      DeprecationWarning, stacklevel=2)
         return stiffest_eigenvalue_bound
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

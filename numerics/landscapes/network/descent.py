@@ -126,8 +126,9 @@ def flow_kernel(spec: Any, batch: int, settings: tuple = ()) -> Callable:
     batch axis out. ``settings``: ``((name, value), ...)`` keyword arguments of :func:`flow_single`, sorted.
 
     Raises:
-      X64DisabledError: when called with JAX's x64 mode off (:func:`flow_single`).
+      X64DisabledError: JAX's x64 mode is off.
     """
+    require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.descent.flow_kernel")
 
     def build() -> Callable:
         vg = jax.value_and_grad(spec.potential)

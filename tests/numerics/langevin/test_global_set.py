@@ -92,3 +92,18 @@ def test_the_former_name_warns_and_is_not_the_persistence_tolerance():
     with pytest.raises(AttributeError):
         langevin.no_such_name  # noqa: B018
 
+
+
+def test_importing_the_former_name_warns_once_at_the_import_line_and_names_the_removal():
+    """``from contrastive_bounds.numerics.langevin import tie_tolerance`` gives one DeprecationWarning, not two
+    (importlib asks the package twice), attributed to the importing line, saying the release that removes the name
+    (CHANGELOG "Deprecated")."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(compile("from contrastive_bounds.numerics.langevin import tie_tolerance", "user_script.py", "exec"), {})
+    deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert len(deprecations) == 1
+    assert deprecations[0].filename == "user_script.py"
+    assert "will be removed in the next minor release (0.2.0): use global_tie_tolerance" in str(deprecations[0].message)

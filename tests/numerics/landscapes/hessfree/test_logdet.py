@@ -87,7 +87,8 @@ def test_the_step_size_stiffness_is_the_dense_spectrum_or_this_bound_and_the_old
     bound = stiffest_eigenvalue_bound(spec.potential, z, orthogonal=True)
     assert stiffest_eigenvalue(spec, z, curvature="hessfree") == bound
     assert dense * (1 - 1e-12) <= bound <= dense * (1 + 1e-6)
-    with pytest.warns(DeprecationWarning, match="stiffest_eigenvalue_bound"):
+    removal = r"removed in the next minor release \(0\.2\.0\): use stiffest_eigenvalue_bound"
+    with pytest.warns(DeprecationWarning, match=removal):
         old = logdet.stiffest_eigenvalue
     assert old is stiffest_eigenvalue_bound
     with pytest.raises(AttributeError):
