@@ -40,6 +40,8 @@ def check_tau(tau: Any) -> float:
       ValueError: ``tau=<value>`` not a finite number, or outside [1e-4, 1e4] (the message says why the range).
     """
     lo, hi = TAU_RANGE
+    if isinstance(tau, float) and math.isnan(tau):
+        raise ValueError(f"tau=nan is not allowed (NaN); tau takes numbers in [{lo:g}, {hi:g}]")
     t = check_real("tau", tau, -math.inf, math.inf, allow_inf=True)  # inf too is refused below, naming the range
     if not lo <= t <= hi:
         raise ValueError(f"tau={t!r} is outside [{lo:g}, {hi:g}], where a float64 network search of InfoNCE keeps its "

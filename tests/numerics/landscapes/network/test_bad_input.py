@@ -72,3 +72,11 @@ def test_non_smooth_landscape_and_bad_settings_are_refused():
         landscape_network(spec, startz=3)
     with pytest.raises(ValueError, match="LandscapeSpec"):
         landscape_network(get_landscape("double-well"))
+
+
+def test_a_nan_tau_names_the_range():
+    """tau = NaN is refused with the range tau takes, as an out-of-range tau is (the CLI's --tau nan reads the same)."""
+    from contrastive_bounds.numerics.landscapes.network.arguments import check_tau
+
+    with pytest.raises(ValueError, match=r"^tau=nan is not allowed \(NaN\); tau takes numbers in \[0\.0001, 10000\]$"):
+        check_tau(float("nan"))
