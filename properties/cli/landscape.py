@@ -63,12 +63,12 @@ DENSE_MAX_COORDINATES = 2048
 
 def _via(res: Any, energy: float) -> str:
     """Words for a descent continued from near a lower critical point at ``energy`` (the path's end before the polish):
-    the label of a recorded saddle within 1e-7 relative of it, else that no recorded saddle is there (an index >= 2
-    point met on the way down)."""
+    the label of a recorded saddle within 1e-7 relative of it, else that none is that close (an index >= 2 point met
+    on the way down, or a recorded one the unpolished end is farther from)."""
     near = [t.label for t in (*res.transition_states, *res.unverified)
             if abs(t.energy - energy) <= 1e-7 * max(1.0, abs(energy))]
     return (f"continued at V = {energy:.6g} from the lower saddle {near[0]}" if near else
-            f"continued at V = {energy:.6g} from a lower critical point, not recorded")
+            f"continued at V = {energy:.6g} from a lower critical point (no recorded saddle within 1e-7 of it)")
 
 
 def check_dense_size(curvature: str, num_points: int, dim: int, yes: bool) -> None:

@@ -136,4 +136,5 @@ def test_a_continued_descent_names_the_recorded_saddle_it_passed_or_says_none_is
                           unverified=[SimpleNamespace(label="ts7", energy=-2.0)])
     assert _via(res, 5.3465700001) == "continued at V = 5.34657 from the lower saddle ts3"
     assert _via(res, -2.0000000001) == "continued at V = -2 from the lower saddle ts7"
-    assert _via(res, 5.3466) == "continued at V = 5.3466 from a lower critical point, not recorded"
+    assert _via(res, 5.3466) == ("continued at V = 5.3466 from a lower critical point (no recorded saddle within 1e-7 "
+                                 "of it)")
