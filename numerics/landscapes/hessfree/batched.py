@@ -39,8 +39,9 @@ _SKIP = -2  # status of an inactive (padding) start: written at once, its lane r
 
 def queue_searcher(potential: Callable[[jax.Array], jax.Array], *, slots: int, orthogonal: bool = True,
                    settings: HEFSettings = HEFSettings()) -> Callable[..., HEFResult]:
-    """Jitted ``(z0 (Q, N, d), mode0 (Q, N, d), keys (Q,), active (Q,) bool) -> HEFResult``: ``Q`` searches in
-    ``slots`` lanes (rows of inactive starts are padding).
+    """Jitted ``(z0 (Q, N, d), mode0 (Q, N, d), keys (Q,), active (Q,) bool[, floors (Q,)]) -> HEFResult``: ``Q``
+    searches in ``slots`` lanes (rows of inactive starts are padding; ``floors``, units of ``V``, end a search once
+    its ``V`` falls below its floor, :func:`~.eigenvector_following.hef_init`; left out: no floors).
 
     Args:
       potential: pure JAX ``V``. slots: lanes, integer >= 1 (1: the searches one after another in one loop).
@@ -58,8 +59,8 @@ def queue_searcher(potential: Callable[[jax.Array], jax.Array], *, slots: int, o
     if lanes < 1:
         raise ValueError(f"slots={slots!r} must be an integer >= 1")
 
-    def start(z: jax.Array, m: jax.Array, k: jax.Array, on: jax.Array):
-        st = hef_init(potential, z, m, k, settings=settings)
+    def start(z: jax.Array, m: jax.Array, k: jax.Array, on: jax.Array, floor: jax.Array):
+        st = hef_init(potential, z, m, k, settings=settings, floor=floor)
         return st._replace(status=jnp.where(on, st.status, _SKIP).astype(st.status.dtype))
 
     init = jax.vmap(start)
@@ -71,11 +72,14 @@ def queue_searcher(potential: Callable[[jax.Array], jax.Array], *, slots: int, o
         step = jax.vmap(one)
     result = jax.vmap(hef_result)
 
-    def run(z0: jax.Array, mode0: jax.Array, keys: jax.Array, active: jax.Array) -> HEFResult:
+    def run(z0: jax.Array, mode0: jax.Array, keys: jax.Array, active: jax.Array, floors: jax.Array | None = None
+            ) -> HEFResult:
         q = z0.shape[0]
+        if floors is None:
+            floors = jnp.full((q,), -jnp.inf, z0.dtype)
         s = min(lanes, q)
         task = jnp.arange(s)
-        state = init(z0[:s], mode0[:s], keys[:s], active[:s])
+        state = init(z0[:s], mode0[:s], keys[:s], active[:s], floors[:s])
         template = result(state)
         # one spare row (index q) takes the writes of lanes that have nothing to write
         out = jax.tree_util.tree_map(lambda a: jnp.zeros((q + 1, *a.shape[1:]), a.dtype), template)
@@ -98,7 +102,7 @@ def queue_searcher(potential: Callable[[jax.Array], jax.Array], *, slots: int, o
 
             def fill(st: tuple) -> tuple:
                 idx = jnp.minimum(task, q - 1)
-                fresh = init(z0[idx], mode0[idx], keys[idx], active[idx])
+                fresh = init(z0[idx], mode0[idx], keys[idx], active[idx], floors[idx])
                 return jax.tree_util.tree_map(lambda a, b: jnp.where(
                     refill.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), fresh, st)
 

@@ -29,7 +29,10 @@ trust radius from 0.05 up to 0.2 took the fewest products; ``benchmarks/hessfree
 
 Every step is retracted to the product of spheres (``z ↦ normalize(z + u)``). A search ends converged,
 at ``max_iter``, on a non-finite value, or when the lowest eigenvalue stayed ``>= 0`` for
-``max_positive`` iterations. Whether the point is an index-1 saddle is decided afterwards, by the
+``max_positive`` iterations, or (with a finite ``floor``, :func:`hef_init`) when ``V`` falls below the floor: a
+search started off a minimum ``m`` with the floor ``V(m) − margin`` has then left the basin of ``m`` (every point of
+that basin lies at or above ``V(m)``, steepest descent never climbing), and it cannot end at a transition state of
+``m`` (which lies above ``V(m)``) without climbing back more than ``margin``. Whether the point is an index-1 saddle is decided afterwards, by the
 certificate of :mod:`.certify`, never by the loop. As BlackJAX kernels: :func:`hef_init` makes the state,
 :func:`hef_step` is one iteration (pure, vmappable), :func:`hef_single` loops it, :func:`hef_searcher` jits
 ``vmap(hef_single)`` over a batch of starts (finished members wait, masked, until the slowest ends;
@@ -53,13 +56,14 @@ from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics._sphere import project_tangent, retract
 
 __all__ = ["HEFSettings", "HEFResult", "HEFState", "hef_init", "hef_step", "hef_result", "hef_single", "hef_searcher",
-           "RUNNING", "CONVERGED", "MAX_ITER", "NON_FINITE", "NO_NEGATIVE_MODE", "STATUS_TEXT"]
+           "RUNNING", "CONVERGED", "MAX_ITER", "NON_FINITE", "NO_NEGATIVE_MODE", "BELOW_FLOOR", "STATUS_TEXT"]
 
-RUNNING, CONVERGED, MAX_ITER, NON_FINITE, NO_NEGATIVE_MODE = 0, 1, 2, 3, 4
+RUNNING, CONVERGED, MAX_ITER, NON_FINITE, NO_NEGATIVE_MODE, BELOW_FLOOR = 0, 1, 2, 3, 4, 5
 #: words for the status codes of :class:`HEFResult`
 STATUS_TEXT = {RUNNING: "running", CONVERGED: "converged", MAX_ITER: "max_iter reached",
                NON_FINITE: "non-finite energy or gradient",
-               NO_NEGATIVE_MODE: "the lowest eigenvalue stayed non-negative (no saddle found uphill)"}
+               NO_NEGATIVE_MODE: "the lowest eigenvalue stayed non-negative (no saddle found uphill)",
+               BELOW_FLOOR: "fell below its floor (left the basin of the minimum it started from)"}
 
 
 class HEFSettings(NamedTuple):
@@ -124,7 +128,8 @@ class HEFState(NamedTuple):
       z, value, grad: point, ``V`` and Riemannian gradient. v: followed unit mode. theta: its last
       eigenvalue estimate. up: uphill trust radius. mem: the transverse L-BFGS memory. it: iterations done.
       status: a code of :data:`STATUS_TEXT`. positive: consecutive iterations with ``θ >= 0``. evals, hvps:
-      gradient evaluations and Hessian–vector products so far. key: PRNG key.
+      gradient evaluations and Hessian–vector products so far. key: PRNG key. floor: the search ends (status
+      ``BELOW_FLOOR``) once ``V`` falls below it (``-inf``: never).
     """
 
     z: jax.Array
@@ -140,11 +145,15 @@ class HEFState(NamedTuple):
     evals: jax.Array
     hvps: jax.Array
     key: jax.Array
+    floor: jax.Array
 
 
 def hef_init(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0: jax.Array, key: jax.Array, *,
-             settings: HEFSettings = HEFSettings()) -> HEFState:
+             settings: HEFSettings = HEFSettings(), floor: Any = -jnp.inf) -> HEFState:
     """The state before the first iteration at ``z0`` with the initial direction ``mode0`` (projected, unit).
+
+    ``floor`` (units of ``V``, scalar; ``-inf`` by default: no floor): the search ends with status ``BELOW_FLOOR``
+    once ``V`` falls below it (module docstring: ``V(m) − margin`` for a search started off the minimum ``m``).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off and ``z0`` is float64.
@@ -155,7 +164,7 @@ def hef_init(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0: 
     i32 = lambda x: jnp.asarray(x, jnp.int32)  # noqa: E731
     return HEFState(z0, value0, grad0, _unit(project_tangent(z0, mode0)), jnp.asarray(0.0, dtype),
                     jnp.asarray(settings.uphill_initial, dtype), empty_memory(settings.memory, z0.shape, dtype), i32(0),
-                    i32(RUNNING), i32(0), i32(1), i32(0), key)
+                    i32(RUNNING), i32(0), i32(1), i32(0), key, jnp.asarray(floor, dtype))
 
 
 def hef_step(potential: Callable[[jax.Array], jax.Array], st: HEFState, *, orthogonal: bool = True,
@@ -209,13 +218,13 @@ def hef_step(potential: Callable[[jax.Array], jax.Array], st: HEFState, *, ortho
         max_step=s.max_tangent_step, max_travel=s.travel_factor * jnp.maximum(jnp.abs(h), up))
     it = st.it + 1
     positive = jnp.where(theta >= 0, st.positive + 1, 0)
-    status = jnp.where(~finite, NON_FINITE, jnp.where(done, CONVERGED, jnp.where(
-        positive > s.max_positive, NO_NEGATIVE_MODE, jnp.where(it >= s.max_iter, MAX_ITER, RUNNING))))
+    status = jnp.where(~finite, NON_FINITE, jnp.where(done, CONVERGED, jnp.where(value2 < st.floor, BELOW_FLOOR, jnp.where(
+        positive > s.max_positive, NO_NEGATIVE_MODE, jnp.where(it >= s.max_iter, MAX_ITER, RUNNING)))))
     moved = finite & ~done  # the last step of a search stopped by max_iter is kept (its V, gradient are known)
     keep = lambda a, b: jnp.where(moved, a, b)  # noqa: E731
     new = HEFState(keep(z2, z), keep(value2, value), keep(grad2, grad), keep(w2, w), theta, up,
                    jax.tree_util.tree_map(keep, mem, st.mem), it, status.astype(jnp.int32),
-                   positive.astype(jnp.int32), st.evals + 2 + evals, st.hvps + lz.matvecs, key)
+                   positive.astype(jnp.int32), st.evals + 2 + evals, st.hvps + lz.matvecs, key, st.floor)
     running = st.status == RUNNING
     return jax.tree_util.tree_map(lambda a, b: jnp.where(running, a, b), new, st)
 
@@ -231,13 +240,14 @@ def hef_result(st: HEFState) -> HEFResult:
 
 
 def hef_single(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0: jax.Array, key: jax.Array, *,
-               orthogonal: bool = True, settings: HEFSettings = HEFSettings()) -> HEFResult:
+               orthogonal: bool = True, settings: HEFSettings = HEFSettings(), floor: Any = -jnp.inf) -> HEFResult:
     """One hybrid eigenvector-following search from ``z0`` along ``mode0`` (module docstring).
 
     Args:
       potential: pure JAX ``V``, ``(N, d) -> ()``. z0: ``(N, d)`` unit rows, float64 (e.g. a minimum kicked
         along a soft mode). mode0: ``(N, d)`` initial direction (projected, normalised). key: PRNG key.
       orthogonal: ``V`` is ``O(d)``-invariant (the rotation modes are deflated). settings: :class:`HEFSettings`.
+      floor: units of ``V`` (``-inf``: none); the search ends once ``V`` falls below it (:func:`hef_init`).
 
     Returns:
       :class:`HEFResult`.
@@ -246,7 +256,7 @@ def hef_single(potential: Callable[[jax.Array], jax.Array], z0: jax.Array, mode0
       X64DisabledError: JAX's x64 mode is off and ``z0`` is float64.
     """
     require_x64(z0, mode0, what="contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following.hef_single")
-    state = hef_init(potential, z0, mode0, key, settings=settings)
+    state = hef_init(potential, z0, mode0, key, settings=settings, floor=floor)
     state = jax.lax.while_loop(lambda st: st.status == RUNNING,
                                lambda st: hef_step(potential, st, orthogonal=orthogonal, settings=settings), state)
     return hef_result(state)

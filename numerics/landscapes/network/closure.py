@@ -33,7 +33,7 @@ symmetry, not per-trap closed" with the group's evidence (:func:`sampled_traps`)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from contrastive_bounds.numerics.landscapes.network.bands import band_batch, pending_pairs
 from contrastive_bounds.numerics.landscapes.network.connect import connect_candidates
@@ -207,12 +207,19 @@ def _closure_text(settings: SearchSettings, store: NetworkStore) -> tuple[str, i
             f"followed along every Hessian mode off the symmetry, both signs "
             f"({count_text(c['single_ended'], 'eigenvector-following search', 'eigenvector-following searches')}"
             f"{_ended_total(store)}; "
-            f"{c['unconverged']} of the {count_text(c['refinements'], 'refinement', 'refinements')} did not converge; "
+            f"{c['unconverged']} of the {count_text(c['refinements'], 'refinement', 'refinements')} did not converge"
+            f"{_below_text(c)}; "
             f"{count_text(c['unverified_ts'], 'rejected candidate', 'rejected candidates')} kept, each once up to "
             f"symmetry), every saddle found descended "
             f"on both sides ({count_text(c['descents'], 'descent', 'descents')}), and "
             f"{count_text(c['neb_runs'], 'band search', 'band searches')} ({_band_kinds(s, within)}); nothing was "
             "left to explore"), within
+
+
+def _below_text(c: Any) -> str:
+    """The searches stopped below their basin floor, in words (empty when none)."""
+    k = c.get("below_floor", 0)
+    return f" ({k} of them stopped on leaving the basin of the minimum they started from)" if k else ""
 
 
 def _band_kinds(s: SearchSettings, within: int) -> str:

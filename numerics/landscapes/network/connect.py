@@ -75,29 +75,41 @@ def degenerate_saddle(cp: Any, gradient_tol: float) -> bool:
 
 def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, rng: SearchRandom,
                        candidates: Sequence[Candidate], *, curvature: Curvature = DENSE,
-                       outcomes: list[int | None] | None = None) -> list[Event]:
+                       outcomes: list[int | None] | None = None, floors: Sequence[float] | None = None) -> list[Event]:
     """Refine ``candidates`` to index-1 saddles and connect them (module docstring); every candidate of one
     call has the same ``found_by``. ``outcomes``, when given, is filled with one entry per candidate: the id of
     the verified transition state its refinement ended at (new, or a duplicate of a known one), or None (the
     refinement did not converge, or the saddle was rejected) — how each search ended, for the per-trap
-    statements of :func:`~.following.follow_modes`."""
+    statements of :func:`~.following.follow_modes`. ``floors`` (one per candidate, units of ``V``): a search is
+    stopped once its ``V`` falls below its floor (``SearchSettings.basin_margin``; the provider may ignore it)."""
     first = len(store.events)
     if not candidates:
         return []
     found_by = candidates[0].found_by
     z, modes = np.stack([c.z for c in candidates]), np.stack([c.mode for c in candidates])
-    zr = curvature.refine(spec, z, modes, index=1, chunk=settings.chunk, max_iter=REFINE_MAX_ITERATIONS)
+    fl = None if floors is None else np.asarray(floors, dtype=np.float64)
+    below: list[bool] = [False] * len(z)
+    zr = curvature.refine(spec, z, modes, index=1, chunk=settings.chunk, max_iter=REFINE_MAX_ITERATIONS, floors=fl,
+                          below=below)
     cps = classify_with(curvature, spec, settings, zr, 1)
-    high = [cp for cp in cps if cp.index >= 2 and cp.gradient_norm <= settings.gradient_tol and len(cp.modes) > 1]
+    high_at = [i for i, cp in enumerate(cps)
+               if cp.index >= 2 and cp.gradient_norm <= settings.gradient_tol and len(cp.modes) > 1]
+    high = [cps[i] for i in high_at]
     if high:
         zk = retract(np.stack([cp.z for cp in high]), MODE_KICK * np.stack([cp.modes[1] for cp in high]))
         zr2 = curvature.refine(spec, zk, np.stack([cp.modes[0] for cp in high]), index=1, chunk=settings.chunk,
-                               max_iter=REFINE_MAX_ITERATIONS)
+                               max_iter=REFINE_MAX_ITERATIONS,
+                               floors=None if fl is None else fl[high_at])
         retried = {id(cp): new for cp, new in zip(high, classify_with(curvature, spec, settings, zr2, 1))}
         cps = [retried.get(id(cp), cp) if retried.get(id(cp), cp).index == 1 else cp for cp in cps]
-    unconverged = sum(1 for cp in cps if not cp.gradient_norm <= settings.gradient_tol)
-    store.log(Refined(found_by, len(z) + len(high), unconverged))
-    ended = connect(spec, settings, store, cps, found_by, curvature=curvature)
+    unconverged = [not cp.gradient_norm <= settings.gradient_tol for cp in cps]
+    # a search stopped below its floor left the basin it started from: not a saddle candidate, nothing to record
+    left = [b and u for b, u in zip(below, unconverged)]
+    store.log(Refined(found_by, len(z) + len(high), sum(unconverged), sum(left)))
+    kept = [k for k in range(len(cps)) if not left[k]]
+    ended: list[int | None] = [None] * len(cps)
+    for k, t in zip(kept, connect(spec, settings, store, [cps[k] for k in kept], found_by, curvature=curvature)):
+        ended[k] = t
     if outcomes is not None:
         outcomes[:] = [t if cp.gradient_norm <= settings.gradient_tol else None for cp, t in zip(cps, ended)]
     return store.since(first)

@@ -11,7 +11,7 @@ __all__ = ["GRADIENT_TOL", "EIGENVALUE_TOL", "MODE_KICK", "DESCENT_EPSILON", "QU
            "SLOW_MAX_ITERATIONS", "DEFAULT_GRAM_TOL", "STRICT_ENERGY_RTOL", "LOOSE_ENERGY_RTOL", "LOOSE_TOL", "FLAT_PATH_SAMPLES",
            "DEGENERATE_EIGENSPACE_RTOL", "REFINE_MAX_ITERATIONS", "SADDLE_PUSH_OFF_RETRIES",
            "LOWER_SADDLE_CONTINUATIONS", "LOWER_SADDLE_DEPTH", "BAND_CANDIDATES", "SEARCHES_PER_BLOCK",
-           "STRUCTURED_BLOCK_CHUNKS", "HESSFREE_THRESHOLD"]
+           "STRUCTURED_BLOCK_CHUNKS", "HESSFREE_THRESHOLD", "BASIN_MARGIN"]
 
 # ------------------------------------------------------------------ verification (steps: every classification)
 #: acceptance bound on ``|grad V|_2`` of a minimum or transition state (absolute, in units of V); the default
@@ -75,3 +75,11 @@ STRUCTURED_BLOCK_CHUNKS = 8
 #: 0.10 s at N·d = 128, 0.087 s against 0.042 s at 256, 0.23 s against 0.071 s at 512 (the dense Hessian's
 #: ``(N·d)²`` memory and ``(N·d)³`` ``eigh`` grow from there; ``benchmarks/landscape_scale.py``)
 HESSFREE_THRESHOLD = 192
+
+#: ``SearchSettings.at_scale()``'s ``basin_margin`` (units of V): a Hessian-free search from a minimum stops once
+#: ``V`` falls 1 below the minimum's energy. Measured from the N = 32, d = 16 and N = 64, d = 32 cross-polytope traps
+#: at τ = 0.01 (``benchmarks/landscape_scale.py``): searches that end at a saddle of the trap never went below the
+#: trap's energy (their lowest V along the way stayed ≥ 0.006 above it); the others fell below it within 17–30
+#: iterations and on by about 200 (to the simplex's basin) without coming back, where they ran to the iteration
+#: limit or to saddles far below the trap — most of the following's time.
+BASIN_MARGIN = 1.0

@@ -47,9 +47,11 @@ class Curvature(Protocol):
         """Newton-polished configurations (minima: ``|grad V|`` to ~1e-13, never uphill)."""
 
     def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
-               max_iter: int) -> np.ndarray:
+               max_iter: int, floors: np.ndarray | None = None, below: list[bool] | None = None) -> np.ndarray:
         """Eigenvector-following refinement to an index-``index`` critical point (0 or 1), following
-        ``modes`` uphill for index 1."""
+        ``modes`` uphill for index 1. ``floors`` ``(B,)`` (units of ``V``): a provider may end a search once its
+        ``V`` falls below its floor (it left the basin of the minimum it started from), and then fills ``below``
+        (one flag per search); one that ignores them leaves ``below`` untouched."""
 
     def stiffest(self, spec: Any, z: np.ndarray) -> float:
         """The largest ``|λ|`` of the Hessian off the symmetry modes at one configuration ``(N, d)``."""
@@ -75,8 +77,9 @@ class DenseCurvature:
         return newton_polish(spec, z, chunk=chunk, eigenvalue_tol=eigenvalue_tol, max_steps=max_steps)
 
     def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
-               max_iter: int) -> np.ndarray:
-        """:func:`~.saddle.refine_batch` (its refined configurations)."""
+               max_iter: int, floors: np.ndarray | None = None, below: list[bool] | None = None) -> np.ndarray:
+        """:func:`~.saddle.refine_batch` (its refined configurations). ``floors`` and ``below`` are ignored: the
+        dense small-size reference keeps its stored networks (every search runs to its end)."""
         from contrastive_bounds.numerics.landscapes.network.saddle import refine_batch
 
         return refine_batch(spec, z, modes, index=index, chunk=chunk, max_iter=max_iter).z

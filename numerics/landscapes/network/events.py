@@ -119,12 +119,14 @@ class Minimised(Event):
 @dataclass(frozen=True)
 class Refined(Event):
     """``count`` eigenvector-following refinements of saddle candidates from ``found_by``; ``unconverged`` of
-    the candidates ended above ``gradient_tol``."""
+    the candidates ended above ``gradient_tol``, ``below_floor`` of those because the search fell below its floor
+    (it left the basin of the minimum it started from: ``SearchSettings.basin_margin``)."""
 
     kind: ClassVar[str] = "refined"
     found_by: str
     count: int
     unconverged: int = 0
+    below_floor: int = 0
 
 
 @dataclass(frozen=True)

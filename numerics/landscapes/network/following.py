@@ -142,7 +142,9 @@ def follow_modes(spec: LandscapeSpec, settings: SearchSettings, store: NetworkSt
         ends: list[int | None] = []
         hi = min(lo + SEARCHES_PER_BLOCK, len(z))
         connect_candidates(spec, settings, store, rng, [Candidate(a, b, "eigenvector following") for a, b in
-                                                        zip(z[lo:hi], modes[lo:hi])], curvature=curvature, outcomes=ends)
+                                                        zip(z[lo:hi], modes[lo:hi])], curvature=curvature, outcomes=ends,
+                           floors=None if settings.basin_margin is None else
+                           [store.minima[o].energy - settings.basin_margin for o in owner[lo:hi]])
         ends += [None] * (hi - lo - len(ends))
         store.log(*(_part(store, i, [e for e, o in zip(ends, owner[lo:hi]) if o == i])
                     for i in dict.fromkeys(owner[lo:hi])))

@@ -37,7 +37,7 @@ import numpy as np
 
 from contrastive_bounds.numerics.landscapes.hessfree.batched import queue_searcher
 from contrastive_bounds.numerics.landscapes.hessfree.certify import Certificate, verifier, verify_batch
-from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import HEFSettings
+from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import BELOW_FLOOR, HEFSettings
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian, softest_modes
 from contrastive_bounds.numerics.landscapes.network.verify import CriticalPoint, orbit_dimension_formula
 from contrastive_bounds.numerics._precision import require_x64
@@ -206,10 +206,13 @@ class HessianFreeCurvature:
         return z
 
     def refine(self, spec: Any, z: np.ndarray, modes: np.ndarray, *, index: int, chunk: int,
-               max_iter: int) -> np.ndarray:
+               max_iter: int, floors: np.ndarray | None = None, below: list[bool] | None = None) -> np.ndarray:
         """Index 1: hybrid eigenvector following from ``z`` along ``modes`` (its end points; each search's PRNG key
         is a function of its start and mode, so its end does not depend on the rest of the call); index 0: the
-        polish."""
+        polish. ``floors`` ``(B,)`` (units of ``V``; ``-inf``: none) end a search once its ``V`` falls below its
+        floor (it left the basin of the minimum it started from,
+        :mod:`~contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following`); ``below``, when given, is
+        filled with one flag per search: it ended there."""
         require_x64(np.float64, what="contrastive_bounds.numerics.landscapes.network.HessianFreeCurvature.refine")
         z = np.asarray(z, dtype=np.float64)
         if index not in (0, 1):
@@ -221,6 +224,8 @@ class HessianFreeCurvature:
         fn = self._searcher(spec, max(int(max_iter), 400))
         b = z.shape[0]
         modes = np.asarray(modes, dtype=np.float64)
+        floors = np.full(b, -np.inf) if floors is None else np.asarray(floors, dtype=np.float64).reshape(b)
+        ended_below = np.zeros(b, dtype=bool)
         # each search's key is a function of its start (not of its place in the call), so a start ends the same way
         # in any block — a resumed search repeats an uninterrupted one
         base = jax.random.key(self.seed + 7919)
@@ -235,8 +240,11 @@ class HessianFreeCurvature:
             pad = lambda a: np.concatenate([a[lo:lo + n], np.repeat(a[lo:lo + 1], size - n, axis=0)])  # noqa: E731
             active = jnp.arange(size) < n
             ks = jnp.concatenate([keys[lo:lo + n], jnp.repeat(keys[lo:lo + 1], size - n, axis=0)])
-            res = fn(jnp.asarray(pad(z)), jnp.asarray(pad(modes)), ks, active)
+            res = fn(jnp.asarray(pad(z)), jnp.asarray(pad(modes)), ks, active, jnp.asarray(pad(floors)))
             out[lo:lo + n] = np.asarray(res.z, dtype=np.float64)[:n]
+            ended_below[lo:lo + n] = np.asarray(res.status)[:n] == BELOW_FLOOR
+        if below is not None:
+            below[:] = ended_below.tolist()
         return out
 
     def softest(self, spec: Any, z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

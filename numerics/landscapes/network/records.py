@@ -239,7 +239,9 @@ class Effort:
         ran into a lower saddle). closure_rounds: rounds of the closure. closed: closure reached.
       closure: the closure reached, in words (or why not: which budget ran out).
       pairs_within_distance: minima pairs within ``pair_distance`` (each given to the band).
-      refinements: saddle refinements; unconverged: those that ended without reaching ``gradient_tol``.
+      refinements: saddle refinements; unconverged: those that ended without reaching ``gradient_tol``;
+        below_floor: of those, the searches stopped on falling below their floor (they left the basin of the
+        minimum they started from, ``SearchSettings.basin_margin``).
       verified_ts / unverified_ts: accepted / rejected saddle candidates
         (distinct up to symmetry). duplicate_ts: candidates that refined to a known transition state.
       saddle_stops: minimisations that ended on a saddle. non_finite: evaluations that gave NaN/inf.
@@ -258,6 +260,7 @@ class Effort:
     single_ended: int = 0
     refinements: int = 0
     unconverged: int = 0
+    below_floor: int = 0
     verified_ts: int = 0
     unverified_ts: int = 0
     duplicate_ts: int = 0
@@ -280,5 +283,5 @@ class Effort:
 
 #: the counting fields of :class:`Effort` a :class:`Carried` event may hold
 COUNTS = ("starts", "structured_starts", "hop_rounds", "hops", "minimisations", "neb_runs", "single_ended",
-          "refinements", "unconverged", "verified_ts", "unverified_ts", "duplicate_ts", "saddle_stops", "non_finite",
+          "refinements", "unconverged", "below_floor", "verified_ts", "unverified_ts", "duplicate_ts", "saddle_stops", "non_finite",
           "descents", "closure_rounds")

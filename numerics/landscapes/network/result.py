@@ -116,7 +116,9 @@ class NetworkResult:
         return (f"{e.starts} random and {e.structured_starts} structured starts, "
                 f"{count_text(e.hop_rounds, 'hop round', 'hop rounds')} ({count_text(e.hops, 'hop', 'hops')}), "
                 f"{e.single_ended} single-ended and {count_text(e.neb_runs, 'band search', 'band searches')}, "
-                f"{count_text(e.refinements, 'refinement', 'refinements')}, {count_text(e.descents, 'descent', 'descents')}, "
+                f"{count_text(e.refinements, 'refinement', 'refinements')}"
+                + (f" ({e.below_floor} stopped on leaving the basin they started from)" if e.below_floor else "")
+                + f", {count_text(e.descents, 'descent', 'descents')}, "
                 f"{count_text(e.closure_rounds, 'round', 'rounds')}; transition states: {e.verified_ts} verified, "
                 f"{e.unverified_ts} rejected; "
                 f"{e.seconds:.1f} s")

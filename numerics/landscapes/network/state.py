@@ -10,8 +10,8 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL, EIGENVALUE_TOL, GRADIENT_TOL, \
-    HESSFREE_THRESHOLD
+from contrastive_bounds.numerics.landscapes.network.constants import BASIN_MARGIN, DEFAULT_GRAM_TOL, EIGENVALUE_TOL, \
+    GRADIENT_TOL, HESSFREE_THRESHOLD
 from contrastive_bounds.theory._domains import check_int, check_real
 
 __all__ = ["SearchSettings", "SearchRandom", "ProgressFn", "DESCENTS", "STRUCTURED_RULES", "PREVIOUS_SINGLE_ENDED_MODES",
@@ -86,6 +86,12 @@ class SearchSettings:
         to symmetry by equivariance) whenever that needs fewer searches than every mode; the per-trap closure is
         then stated "modulo symmetry" with the group's evidence. False (default; the dense small-size reference
         and its stored networks): plain following. A reduction that does not apply falls back to plain following.
+      basin_margin: None (default: every eigenvector-following search runs to its end) or a margin >= 0 in units of
+        ``V``: a Hessian-free search from a minimum ``m`` stops once ``V`` falls below ``V(m) − basin_margin``. It has
+        then left the basin of ``m`` (every point of the basin lies at or above ``V(m)``) and could end at a
+        transition state of ``m`` only by climbing back; such searches ran to ``max_iter`` or to saddles far below
+        ``m`` and cost most of a trap's following (docs/landscape-networks.md, "Searches at scale"). Counted in
+        the effort (``below_floor``); the dense refiner ignores it.
       multiplicities: compute each critical point's multiplicity (orbit–stabiliser by isomorphism tests;
         minutes at N = 64); False records None (JSON ``null``) and the result says "multiplicity not computed".
     """
@@ -120,6 +126,7 @@ class SearchSettings:
     max_explored: int = 0
     multiplicities: bool = True
     symmetric_modes: bool = False
+    basin_margin: float | None = None
 
     def __post_init__(self) -> None:
         ints = {"starts": 1, "seed": 0, "structured_starts": 0, "structured_excess": 0, "structured_copies": 1,
@@ -133,6 +140,8 @@ class SearchSettings:
         for name in ("hop_step", "hop_temperature", "gradient_tol", "eigenvalue_tol", "gram_tol", "structured_noise"):
             check_real(name, getattr(self, name), 0.0, math.inf)
         check_real("pair_distance", self.pair_distance, 0.0, 2.0, lo_closed=True, hi_closed=True)
+        if self.basin_margin is not None:
+            check_real("basin_margin", self.basin_margin, 0.0, math.inf, lo_closed=True)
         for name in ("closure", "multiplicities", "symmetric_modes"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
@@ -221,7 +230,8 @@ class SearchSettings:
 #: the settings :meth:`SearchSettings.at_scale` changes (the rest are the defaults)
 SCALE_DEFAULTS: dict[str, Any] = dict(starts=8, structured_starts=24, structured_rule="families", structured_copies=2,
                                       hop_batch=8, max_hop_rounds=2, patience=1, pair_distance=0.0, neighbours=0,
-                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False)
+                                      max_ts_rounds=1, trap_modes=8, max_explored=2, multiplicities=False,
+                                      basin_margin=BASIN_MARGIN)
 
 
 def at_scale(num_points: int, dim: int) -> bool:

@@ -122,6 +122,7 @@ class Tally:
         elif isinstance(e, Refined):
             c["refinements"] += e.count
             c["unconverged"] += e.unconverged
+            c["below_floor"] += e.below_floor
         elif isinstance(e, Descended):
             c["descents"] += e.count
         elif isinstance(e, FollowedPart):
