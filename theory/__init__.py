@@ -42,6 +42,8 @@ modules):
   cannot.
 * :mod:`._schedule_forms` — The schedule forms of docs/theorems.md A2 and their evaluation from a form name
   and its parameters.
+* :mod:`._schedule_verdicts` — The asymptotic verdict of an annealing schedule against a critical height
+  ``H*`` (docs/theorems.md A2, A4).
 * :mod:`._schedules` — Annealing schedules in every convention of docs/theorems.md A2, with validation and
   verdicts.
 * :mod:`._solve` — Solving a bound for one parameter: where is it non-vacuous and informative? Certified
@@ -97,7 +99,7 @@ _HOME = {
     "claims": "_registry",
     "compiled": "_backends",
     "Constraint": "_bound_spec",
-    "ConvergenceVerdict": "_schedules",
+    "ConvergenceVerdict": "_schedule_verdicts",
     "decimal_text": "_isolate",
     "DEFAULT_DIGITS": "_reliable",
     "DELTA_BOUND": "_alignment",
