@@ -26,6 +26,8 @@ modules):
 * :mod:`._bound` — The :class:`Bound` object: a cited sympy expression with validated parameters.
 * :mod:`._bound_arrays` — Vectorised log-space evaluation of a bound over arrays of parameters (numpy or
   JAX).
+* :mod:`._bound_point` — Evaluating a :class:`~._bound.Bound` at one point with mpmath, to a stated number
+  of correct digits.
 * :mod:`._bound_spec` — The parts a :class:`~._bound.Bound` is declared with, and how its parameters are
   described.
 * :mod:`._bound_value` — What evaluating a bound returns: :class:`BoundValue` (one point, mpmath) and
