@@ -102,7 +102,7 @@ _SUMMARY_TEXT = {
 
 def convergence_verdict(form: str, params: Mapping[str, float], hks_constant: float,
                         critical_height: float) -> ConvergenceVerdict:
-    """The verdict of a schedule of form ``form`` (its ``params`` and HKS constant ``c_T``) for ``H* = critical_height``.
+    """The verdict of a schedule of form ``form`` (its ``params``, HKS constant ``c_T``) for ``H* = critical_height``.
 
     Rules (docs/theorems.md A2/A4; Holley–Kusuoka–Stroock 1989 Thm 1.1 for diffusions on compact
     manifolds, Hajek 1988 Thm 1 for finite chains), stated in :meth:`~._schedules.Schedule.converges`.
