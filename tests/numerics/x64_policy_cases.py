@@ -464,7 +464,7 @@ EXEMPT: dict[str, str] = {
     "alignment._batch_scaling.steps_for": "integer arithmetic",
     "alignment._batch_scaling.learning_rate_for": "scalar arithmetic",
     "landscapes._persistence.*": "numpy union-find and gudhi persistence (float64 in numpy and C++), integer graphs",
-    "landscapes._circle.read_fourier_file": "file parsing",
+    "landscapes._fourier.read_fourier_file": "file parsing",
     "landscapes._circle.analyse_circle": "numpy roots of a trigonometric polynomial",
     "landscapes._escape.min_escape_temperature": "numpy",
     "landscapes._escape.circle_escape_times": "numpy critical points and mpmath quadrature (no JAX; the same values "
