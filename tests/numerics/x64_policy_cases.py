@@ -485,6 +485,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.graph.*": "networkx/numpy analysis of a finished network",
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
+    "landscapes.network.symmetry_alignment.*": "numpy Kabsch rotations and Hungarian assignments (float64)",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",
     "landscapes.network.optimize.batch_size": "integer arithmetic on N·d and the backend's name",
