@@ -275,6 +275,9 @@ def landscape(
     if curvature not in CURVATURES:
         raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
     folder_given = check_out(out) if out is not None else None
+    if folder_given is not None and (folder_given / STATE_FILE).exists() and not resume:  # before the potential is built
+        raise CLIError(f"--out={str(folder_given)!r} already holds a search ({STATE_FILE}); add --resume to continue it, "
+                       "or choose another --out (delete the folder to start afresh)")
     options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
     recipe = options.recipe()  # the library's argument rules, before JAX is imported
     big = recipe.arguments is not None and at_scale(recipe.arguments.num_points, recipe.arguments.dim)
@@ -321,9 +324,6 @@ def landscape(
     if not explicit:  # the default folder's parent (contrastive-bounds-landscape/) is the command's own: create it
         folder.parent.mkdir(exist_ok=True)
     saved = (folder / STATE_FILE).exists()
-    if explicit and saved and not resume:
-        raise CLIError(f"--out={str(folder)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "
-                       "choose another --out (delete the folder to start afresh)")
     if not explicit and resume and not saved:
         raise CLIError(f"--resume: nothing to resume for this landscape and these settings (no {STATE_FILE} in "
                        f"{str(folder)!r}); run without --resume to start the search")
