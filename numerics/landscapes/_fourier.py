@@ -45,7 +45,7 @@ class FourierSeries:
     sin: np.ndarray
 
     @staticmethod
-    def from_dicts(cos: Mapping[Any, float] | None = None, sin: Mapping[Any, float] | None = None) -> "FourierSeries":
+    def from_dicts(cos: Mapping[Any, float] | None = None, sin: Mapping[Any, float] | None = None) -> FourierSeries:
         """Build from ``{k: a_k}`` and ``{k: b_k}`` (keys int or str of an int >= 0; sin keys >= 1).
 
         Raises:
@@ -82,7 +82,7 @@ class FourierSeries:
             sin=np.array([b.get(int(k), 0.0) for k in ks], dtype=np.float64),
         )
 
-    def scaled(self, factor: float) -> "FourierSeries":
+    def scaled(self, factor: float) -> FourierSeries:
         """``factor · V`` (a new series)."""
         return FourierSeries(self.ks, self.cos * factor, self.sin * factor)
 

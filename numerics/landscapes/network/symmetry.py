@@ -66,22 +66,22 @@ class Symmetry:
             raise ValueError("symmetry with permutations='pairs' needs orthogonal=True (InfoNCE is O(d)-invariant)")
 
     @classmethod
-    def none(cls) -> "Symmetry":
+    def none(cls) -> Symmetry:
         """No symmetry (generic landscapes on S¹, S², tori)."""
         return cls(False, "none", ())
 
     @classmethod
-    def infonce(cls, pairs: Any) -> "Symmetry":
+    def infonce(cls, pairs: Any) -> Symmetry:
         """``O(d)`` × pair-preserving permutations (finite-τ InfoNCE over ``pairs``)."""
         return cls(True, "pairs", tuple((int(i), int(j)) for i, j in pairs))
 
     @classmethod
-    def all_points(cls) -> "Symmetry":
+    def all_points(cls) -> Symmetry:
         """``O(d)`` × all permutations (Thomson problem)."""
         return cls(True, "all", ())
 
     @classmethod
-    def rotations(cls) -> "Symmetry":
+    def rotations(cls) -> Symmetry:
         """``O(d)`` only (labelled points)."""
         return cls(True, "none", ())
 
@@ -97,7 +97,7 @@ class Symmetry:
         return {"orthogonal": self.orthogonal, "permutations": self.permutations, "pairs": [list(p) for p in self.pairs]}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Symmetry":
+    def from_dict(cls, d: dict[str, Any]) -> Symmetry:
         """Inverse of :meth:`to_dict` (ValueError for a malformed one)."""
         return cls(bool(d["orthogonal"]), str(d["permutations"]), tuple((int(i), int(j)) for i, j in d.get("pairs", ())))
 
