@@ -17,6 +17,8 @@ modules):
   ``os.replace``).
 * :mod:`._fingerprints` — What differs between two run fingerprints, for the "belongs to a different run"
   messages of checkpoints.
+* :mod:`._network_anneal_result` — What a run from a saved landscape network returns:
+  :class:`NetworkAnnealResult` and its JSON (``to_dict()``).
 * :mod:`._precision` — Float64 policy for JAX (docs/design.md, Policies: Precision).
 * :mod:`._sphere` — Geometry of the unit sphere S^{d-1} and of products (S^{d-1})^N, in JAX.
 * :mod:`._stats` — Statistics of simulation outcomes: proportions, means, hitting times, Arrhenius barriers.
@@ -54,6 +56,7 @@ _HOME = {
     "log": "_fastmath",
     "mean_ci": "_stats",
     "MeanCI": "_stats",
+    "NetworkAnnealResult": "_network_anneal_result",
     "normalize": "_sphere",
     "NPY_MAGIC": "_arrayfiles",
     "on_sphere_error": "_sphere",
@@ -87,14 +90,13 @@ _HOME = {
 _SUBMODULES = ('alignment', 'landscapes', 'langevin', 'network_experiment')
 
 __all__ = ["arrhenius_fit", "ArrheniusFit", "clopper_pearson", "current_umask", "ENABLE_HINT", "enable_x64",
-           "ensure_writable_parent", "exp_map", "exponential_mean_ci", "fingerprint_difference",
-           "geodesic_distance", "geodesic_interpolate", "hitting_time_summary", "HittingTimeSummary",
-           "HOW_TO_SAVE", "log", "mean_ci", "MeanCI", "normalize", "NPY_MAGIC", "on_sphere_error",
-           "probe_writable_folder", "product_distance", "project_tangent", "project_to_sphere",
-           "proportion_ci", "ProportionCI", "publish_mode", "read_array", "read_arrays", "request_x64",
-           "require_x64", "retract", "riemannian_hessian", "rsqrt", "sphere_angle", "tangent_basis",
-           "uniform", "usable_cores", "use_host_devices", "user_chose_host_devices", "wilson",
-           "write_atomically", "x64_enabled", "X64DisabledError", "alignment", "landscapes", "langevin",
+           "ensure_writable_parent", "exp_map", "exponential_mean_ci", "fingerprint_difference", "geodesic_distance",
+           "geodesic_interpolate", "hitting_time_summary", "HittingTimeSummary", "HOW_TO_SAVE", "log", "mean_ci",
+           "MeanCI", "NetworkAnnealResult", "normalize", "NPY_MAGIC", "on_sphere_error", "probe_writable_folder",
+           "product_distance", "project_tangent", "project_to_sphere", "proportion_ci", "ProportionCI", "publish_mode",
+           "read_array", "read_arrays", "request_x64", "require_x64", "retract", "riemannian_hessian", "rsqrt",
+           "sphere_angle", "tangent_basis", "uniform", "usable_cores", "use_host_devices", "user_chose_host_devices",
+           "wilson", "write_atomically", "x64_enabled", "X64DisabledError", "alignment", "landscapes", "langevin",
            "network_experiment"]
 
 

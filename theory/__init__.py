@@ -26,6 +26,8 @@ modules):
 * :mod:`._bound` — The :class:`Bound` object: a cited sympy expression with validated parameters.
 * :mod:`._bound_arrays` — Vectorised log-space evaluation of a bound over arrays of parameters (numpy or
   JAX).
+* :mod:`._bound_point` — Evaluating a :class:`~._bound.Bound` at one point with mpmath, to a stated number
+  of correct digits.
 * :mod:`._bound_spec` — The parts a :class:`~._bound.Bound` is declared with, and how its parameters are
   described.
 * :mod:`._bound_value` — What evaluating a bound returns: :class:`BoundValue` (one point, mpmath) and
@@ -42,6 +44,8 @@ modules):
   cannot.
 * :mod:`._schedule_forms` — The schedule forms of docs/theorems.md A2 and their evaluation from a form name
   and its parameters.
+* :mod:`._schedule_verdicts` — The asymptotic verdict of an annealing schedule against a critical height
+  ``H*`` (docs/theorems.md A2, A4).
 * :mod:`._schedules` — Annealing schedules in every convention of docs/theorems.md A2, with validation and
   verdicts.
 * :mod:`._solve` — Solving a bound for one parameter: where is it non-vacuous and informative? Certified
@@ -97,7 +101,7 @@ _HOME = {
     "claims": "_registry",
     "compiled": "_backends",
     "Constraint": "_bound_spec",
-    "ConvergenceVerdict": "_schedules",
+    "ConvergenceVerdict": "_schedule_verdicts",
     "decimal_text": "_isolate",
     "DEFAULT_DIGITS": "_reliable",
     "DELTA_BOUND": "_alignment",

@@ -116,7 +116,8 @@ DEPTH = Param("depth", POS, description="depth(x) of a non-global minimum x: the
 ENERGY_GAP = Param("energy_gap", POS, description="V(x) - V_min of the same minimum x", units="units of V")
 CATONI_EXPONENT = register(Bound(
     "annealing.catoni_exponent",
-    "Catoni: no schedule makes P(V(Z_t) >= V_min + δ) decay faster than t^{-1/D}; 1/D <= (V(x) - V_min)/depth(x)",
+    "Catoni: no schedule makes P(V(Z_t) >= V_min + δ) decay faster than t^{-1/D}, D = max over non-global minima x "
+    "of depth(x)/(V(x) - V_min) (Catoni's difficulty, docs/theorems.md A6); so 1/D <= (V(x) - V_min)/depth(x) at any x",
     (DEPTH, ENERGY_GAP), {"exponent": ENERGY_GAP.symbol / DEPTH.symbol},
     _src("finite-time statement (docs/theorems.md A6)", f"{CATONI}",
          "D = max over non-global x of depth(x)/(V(x) - V_min); any one minimum gives an upper bound on 1/D, "
@@ -244,7 +245,8 @@ _u, _w = sp.symbols("u w", positive=True)
 _BOX_CAT = {"u": (1e-3, 1.0), "w": (1e-3, 10.0), "energy_gap": (0.01, 10.0), "depth": (0.01, 10.0)}
 register(Claim(
     "annealing.a6_exponent_within_catoni",
-    "The A6 decay exponent δ/Γ stays below Catoni's 1/D <= (V(x) - V_min)/depth(x) whenever δ = u (V(x) - V_min) "
+    "The A6 decay exponent δ/Γ stays below Catoni's 1/D <= (V(x) - V_min)/depth(x) (D = max over non-global minima "
+    "of depth/(V - V_min), Catoni's difficulty, docs/theorems.md A6) whenever δ = u (V(x) - V_min) "
     f"with u <= 1 and Γ = depth(x) (1 + w) > depth(x), on {_box_text(_BOX_CAT)}: A6 and Catoni are consistent",
     _SRC_CLAIMS,
     sign_claim_check(SignCheckSpec(

@@ -15,15 +15,14 @@ makes Delta infinite) evaluates to a :class:`BoundValue` with ``vacuous=True`` a
 
 This module holds the class; its parts live in modules of their own:
 declarations (:mod:`._bound_spec`), value objects (:mod:`._bound_value`), precision
-(:mod:`._reliable`), compilation (:mod:`._backends`), vectorised evaluation (:mod:`._bound_arrays`)
-and solving (:mod:`._solve`).
+(:mod:`._reliable`), compilation (:mod:`._backends`), vectorised evaluation (:mod:`._bound_arrays`),
+point evaluation (:mod:`._bound_point`) and solving (:mod:`._solve`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Literal, Mapping
 
-import mpmath
 import sympy as sp
 
 from ._backends import compiled
@@ -32,11 +31,8 @@ from ._bound_spec import (AcceptedParam, Caveat, Constraint, Reparametrisation, 
                          param_text, parameter_lines, unknown_parameter_message)
 from ._bound_value import INFORMATIVENESS, BoundValue, LogArray
 from ._domains import Param
-from ._reliable import DEFAULT_DIGITS, GUARD_DIGITS, MAX_DIGITS, reliable_sign, reliable_value
-
-#: Largest ``digits`` :meth:`Bound.evaluate` accepts (its working precision is about twice that; Python
-#: prints integers of at most 4300 digits).
-EVALUATE_MAX_DIGITS = 1000
+from ._bound_point import EVALUATE_MAX_DIGITS, evaluate_point  # noqa: F401 - EVALUATE_MAX_DIGITS: its old path
+from ._reliable import DEFAULT_DIGITS, MAX_DIGITS, reliable_sign
 from ._source import Source
 
 __all__ = ["Bound"]
@@ -221,22 +217,6 @@ class Bound:
                 raise ValueError(f"{self.name}: {c.message} (got {shown})")
         return out
 
-    def _factor_value(self, fname: str, vals: Mapping[str, Any], digits: int) -> tuple[Any, str | None]:
-        """One factor to ``digits`` correct digits: :func:`reliable_value`, then, where that cannot tell
-        it from 0, ``exp`` of its declared log (``log_factors``, e.g. ``log(expm1(x))``), checked the
-        same way at two precisions. Returns ``(mpf, None)`` or ``(None, why)``."""
-        v, how = reliable_value(self.factors[fname], vals, digits)
-        if v is not None and v != 0:
-            return v, None
-        if fname in self.log_factors:
-            ln, _ = reliable_value(self.log_factors[fname], vals, digits)
-            if ln is not None:
-                with mpmath.workdps(2 * (digits + GUARD_DIGITS)):
-                    return mpmath.exp(ln), None
-        if v is not None:  # an exact zero
-            return v, None
-        return None, f"factor {fname!r} {how} (catastrophic cancellation): its value is unknown"
-
     def judge_hint(self, missing: list[str]) -> str:
         """How to supply the trivial bound's missing parameters (one sentence)."""
         parts = "; ".join(param_text(self.param(n)) for n in missing)
@@ -271,66 +251,7 @@ class Bound:
         Raises:
           ValueError: see :meth:`resolve`; ``digits`` outside [5, :data:`EVALUATE_MAX_DIGITS`].
         """
-        if not isinstance(digits, int) or isinstance(digits, bool) or not 5 <= digits <= EVALUATE_MAX_DIGITS:
-            raise ValueError(f"digits={digits!r} is outside its domain: integers in [5, {EVALUATE_MAX_DIGITS}]")
-        vals = self.resolve(values)
-        for v in self.vacuity:
-            if reliable_sign(v.expr, vals, digits) <= 0:
-                return BoundValue(self.name, None, None, True, v.reason, {k: None for k in self.factors},
-                                  self.source, digits, None, False, vals, informativeness="vacuous", kind=self.kind)
-        factor_log10: dict[str, float | None] = {}
-        factor_exact: dict[str, str | None] = {}
-        unknown: list[str] = []
-        with mpmath.workdps(digits + GUARD_DIGITS):
-            total = mpmath.mpf(1)
-            for fname in self.factors:
-                fv, why = self._factor_value(fname, vals, digits)
-                if fv is None:
-                    unknown.append(why)
-                    factor_log10[fname], factor_exact[fname] = None, None
-                    continue
-                total *= fv
-                flog = mpmath.log10(fv) if fv > 0 else None
-                factor_log10[fname] = float(flog) if flog is not None and abs(flog) < mpmath.mpf("1e308") else None
-                factor_exact[fname] = mpmath.nstr(flog, digits) if flog is not None else None
-            if unknown:
-                return BoundValue(self.name, None, None, False, "; ".join(unknown), factor_log10, self.source,
-                                  digits, None, False, vals, None, factor_exact, informativeness="unknown",
-                                  kind=self.kind)
-            value_mp = +total
-            log10_mp = mpmath.log10(value_mp) if value_mp > 0 else None
-            log10_exact = mpmath.nstr(log10_mp, digits) if log10_mp is not None else None
-            log10 = float(log10_mp) if log10_mp is not None and abs(log10_mp) < mpmath.mpf("1e308") else None
-            value = float(value_mp) if abs(value_mp) < mpmath.mpf("1.7e308") else None
-            if value is not None and value_mp != 0 and abs(value) < 2.3e-308:
-                value = None  # subnormal, or underflow to 0.0 of a nonzero value: keep log10 only
-            judged = self._judge(value_mp, vals, digits)
-            reason = judged[1] if judged[0] else None
-            if log10 is None and log10_exact is not None:
-                reason = (f"beyond float64 even in log space: log10 = {mpmath.nstr(log10_mp, 8)}"
-                          + (f"; {reason}" if reason else ""))
-            notes = tuple(c.note for c in self.caveats if reliable_sign(c.expr, vals, digits) <= 0)
-        return BoundValue(self.name, value, log10, False, reason, factor_log10, self.source, digits,
-                          value_mp, judged[0], vals, log10_exact, factor_exact, judged[2], judged[3], judged[1],
-                          notes, self.kind)
-
-    def _judge(self, value_mp: Any, vals: Mapping[str, Any], digits: int) -> tuple[bool | None, str | None, str, tuple[str, ...]]:
-        """(uninformative, note, informativeness, missing) of a finite value against the trivial bound."""
-        if self.kind == "estimate":
-            return False, None, "not applicable", ()
-        if self.trivial is None:
-            return False, None, "no trivial bound", ()
-        missing = [p.name for p in self.trivial[1] if p.name not in vals]
-        if missing:
-            return None, self.judge_hint(missing), "not judged", tuple(missing)
-        triv, how = reliable_value(self.trivial[0], vals, digits)
-        if triv is None:
-            return None, f"informativeness not judged: the trivial bound {self.trivial[2]} {how}", "not judged", ()
-        worse = value_mp >= triv if self.kind == "upper" else value_mp <= triv
-        shown = mpmath.nstr(triv, 8)
-        if worse:
-            return True, f"uninformative: exceeds the trivial bound {self.trivial[2]} = {shown}", "uninformative", ()
-        return False, f"informative: better than the trivial bound {self.trivial[2]} = {shown}", "informative", ()
+        return evaluate_point(self, digits, values)
 
     def log_expressions(self) -> dict[str, sp.Expr]:
         """Factor name -> sympy expression of its natural log (expanded for stability)."""

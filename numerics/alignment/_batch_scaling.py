@@ -275,7 +275,7 @@ def _save_cells(path: str, fp: str, cells: dict[str, Any]) -> None:
 
 
 def run_batch_scaling(config: ScalingConfig, *, checkpoint: str | None = None, resume: bool = True,
-                      progress: Callable[[int, int], None] | None = None) -> "ScalingResult":
+                      progress: Callable[[int, int], None] | None = None) -> ScalingResult:
     """Run the whole grid (every B x budget cell) and return a :class:`._batch_scaling_report.ScalingResult`.
 
     Args:

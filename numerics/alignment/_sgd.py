@@ -144,7 +144,7 @@ class SGDConfig:
         check_real("noise_std", self.noise_std, 0.0, lo_closed=True)
         check_int("max_shift", self.max_shift, 0, 3)
 
-    def static_part(self) -> "SGDConfig":
+    def static_part(self) -> SGDConfig:
         """This config with the fields that jitted code receives as traced values (learning rate, tau,
         steps, seeds) set to placeholders, so runs differing only in them share one compilation."""
         return dataclasses.replace(self, learning_rate=1.0, tau=1.0, steps=1, seed=0, data_seed=0)

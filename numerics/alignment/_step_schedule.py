@@ -139,7 +139,7 @@ class StepSizeSchedule:
             raise ValueError(f"values are only taken by the 'array' schedule, not by {self.form!r}")
 
     @classmethod
-    def from_array(cls, step_sizes: Any) -> "StepSizeSchedule":
+    def from_array(cls, step_sizes: Any) -> StepSizeSchedule:
         """The ``array`` schedule: ``eta_t = step_size * step_sizes[t]`` (``step_size = 1``: the values themselves).
 
         Args:

@@ -12,7 +12,9 @@ modules):
   (docs/theorems.md A3).
 * :mod:`._builtin` — The built-in named landscapes (docs/theorems.md A1, A3, A7), looked up by
   :func:`._registry.get_landscape`.
-* :mod:`._circle` — Potentials on the circle S¹ as Fourier series, and their exact critical-point structure.
+* :mod:`._circle` — The exact critical-point structure of potentials on the circle S¹ given as Fourier series.
+* :mod:`._fourier` — Potentials on the circle S¹ as Fourier series: the series, its derivatives and its
+  file format.
 * :mod:`._escape` — Escape times from the minima of S¹ landscapes: Kramers prediction vs exact MFPT
   (docs/theorems.md A5).
 * :mod:`._infonce` — InfoNCE potentials on ``(S^{d−1})^N`` as pure JAX functions (docs/theorems.md A7).
@@ -63,7 +65,7 @@ _HOME = {
     "EscapeRecord": "_escape",
     "fibonacci_sphere": "_persistence",
     "fourier_landscape": "_landscape",
-    "FourierSeries": "_circle",
+    "FourierSeries": "_fourier",
     "get_landscape": "_registry",
     "gudhi_persistence": "_persistence",
     "hardest_negative_potential": "_infonce",
@@ -74,14 +76,14 @@ _HOME = {
     "landscape_parameters": "_registry",
     "list_landscapes": "_registry",
     "load_fourier": "_landscape",
-    "MAX_COEFFICIENT": "_circle",
-    "MAX_FREQUENCY": "_circle",
+    "MAX_COEFFICIENT": "_fourier",
+    "MAX_FREQUENCY": "_fourier",
     "MAX_SPHERE_VERTICES": "_barriers",
     "min_escape_temperature": "_escape",
     "MinimumDepth": "_circle",
     "MinimumRecord": "_persistence",
     "PARAMETER_RANGES": "_builtin",
-    "read_fourier_file": "_circle",
+    "read_fourier_file": "_fourier",
     "resolve_landscape": "_registry",
     "sampled_minima": "_string_method",
     "scaled": "_landscape",

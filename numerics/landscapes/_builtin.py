@@ -33,7 +33,7 @@ import numpy as np
 
 from contrastive_bounds.theory._domains import check_finite_array, check_int, check_real
 
-from contrastive_bounds.numerics.landscapes._circle import MAX_COEFFICIENT, FourierSeries
+from contrastive_bounds.numerics.landscapes._fourier import MAX_COEFFICIENT, FourierSeries
 from contrastive_bounds.numerics.landscapes._infonce import (
     hardest_negative_potential,
     hardest_negative_value_and_grad,

@@ -22,7 +22,8 @@ import numpy as np
 
 from contrastive_bounds.theory._domains import check_real
 
-from contrastive_bounds.numerics.landscapes._circle import FourierSeries, analyse_circle, read_fourier_file
+from contrastive_bounds.numerics.landscapes._circle import analyse_circle
+from contrastive_bounds.numerics.landscapes._fourier import FourierSeries, read_fourier_file
 
 __all__ = ["Landscape", "fourier_landscape", "load_fourier", "scaled"]
 
@@ -184,7 +185,7 @@ def load_fourier(path: str | Path) -> Landscape:
     """An S¹ landscape from a JSON/TOML file ``{"cos": {k: a_k}, "sin": {k: b_k}}``.
 
     Raises:
-      FileNotFoundError, ValueError: see :func:`~._circle.read_fourier_file` (missing file; folder or
+      FileNotFoundError, ValueError: see :func:`~._fourier.read_fourier_file` (missing file; folder or
         malformed content).
     """
     series = read_fourier_file(path)

@@ -119,7 +119,7 @@ def resolve_landscape(spec: str, **params: Any) -> Landscape:
 
     Raises:
       ValueError: ``spec`` neither a built-in name nor an existing file (the message lists the
-        built-ins), a folder, a malformed file (see :func:`~._circle.read_fourier_file`), parameters
+        built-ins), a folder, a malformed file (see :func:`~._fourier.read_fourier_file`), parameters
         given for a file, or bad parameters (see :func:`get_landscape`).
     """
     if spec in BUILDERS:

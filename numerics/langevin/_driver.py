@@ -102,7 +102,7 @@ class deferred_interrupts:
             raise KeyboardInterrupt
         self.raised = True
 
-    def __enter__(self) -> "deferred_interrupts":
+    def __enter__(self) -> deferred_interrupts:
         self._outer = deferred_interrupts._active
         if self._outer is not None:
             return self._outer

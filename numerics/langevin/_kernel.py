@@ -85,7 +85,7 @@ class LangevinKernel:
         """The data of the temperature program for a run in ``dtype`` ((0,) without a program)."""
         return self.temperature.data(dtype)
 
-    def with_temperature_data(self, data: Any) -> "LangevinKernel":
+    def with_temperature_data(self, data: Any) -> LangevinKernel:
         """This kernel with its temperature evaluated by its program on ``data`` (a traced array inside a
         compiled chunk; :meth:`._temperature.KernelTemperature.with_data`).
 

@@ -215,7 +215,7 @@ class KernelTemperature(NamedTuple):
             return np.zeros(0, dtype)
         return self.program.data(self.values, dtype)
 
-    def with_data(self, data: Any) -> "KernelTemperature":
+    def with_data(self, data: Any) -> KernelTemperature:
         """This temperature with ``fn`` evaluated by its program on ``data`` (from :meth:`data`; a traced
         array inside a compiled chunk): bit for bit the values of the compiled-in ``fn``.
 

@@ -47,7 +47,7 @@ class CheckResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "CheckResult":
+    def from_dict(cls, d: Mapping[str, Any]) -> CheckResult:
         """Inverse of :meth:`to_dict` (used by ``--resume``)."""
         o = dict(d["outcome"])
         o["plots"] = [PlotSpec(**{**p, "series": [Series(**s) for s in p["series"]]}) for p in o.get("plots", [])]

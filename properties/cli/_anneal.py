@@ -58,6 +58,7 @@ from contrastive_bounds.properties.cli._anneal_run import (
     guard_cost,
     report_interrupt,
     step_count,
+    time_line,
 )
 from contrastive_bounds.properties.cli._common import CLIError, command, console, emit_json, parse_assignments, \
     parse_number
@@ -329,8 +330,9 @@ def _table(report: Any, land: Any, started: float) -> None:
     console.print(table)
     if verdict is not None:
         console.print(verdict.reason, highlight=False)
-    console.print(f"start: {config.start}; simulation {run.wall_time:.1f} s, whole command (with the theory column) "
-                  f"{time.perf_counter() - started:.1f} s", highlight=False)
+    console.print(f"start: {config.start}; " + time_line([("simulation", run.wall_time)], time.perf_counter() - started,
+                                                          "the landscape, the verdict and the Kramers band"),
+                  highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -128,3 +128,19 @@ def report_interrupt(stop: Any, time_scale: float = 1.0) -> None:
             return
     print(f"interrupted at step {res.steps_done:,} of {res.num_steps:,} (t = {t:g}); state saved to {path}\n"
           f"resume with: {resume_command(str(path))}", file=sys.stderr, flush=True)
+
+
+def time_line(parts: list[tuple[str, float]], total: float, rest: str) -> str:
+    """The command's wall time in parts that add up to it: each of ``parts`` (name, seconds), then ``other`` (the
+    remainder, described by ``rest``) and the whole command, each to 0.1 s. The remainder is taken from the rounded
+    numbers, so the printed parts add up to the printed whole (a remainder below 0 by rounding prints 0.0).
+
+    Examples:
+      >>> time_line([("simulation", 1.04), ("quench", 0.26)], 2.0, "planning")
+      'simulation 1.0 s, quench 0.3 s, other 0.7 s (planning), whole command 2.0 s'
+    """
+    shown = [(name, round(float(seconds), 1)) for name, seconds in parts]
+    whole = round(float(total), 1)
+    other = max(0.0, round(whole - sum(seconds for _, seconds in shown), 1))
+    return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in shown) + \
+        f", other {other:.1f} s ({rest}), whole command {whole:.1f} s"

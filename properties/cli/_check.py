@@ -55,6 +55,8 @@ def check_cmd(
 ) -> None:
     """Run the checks: bound, empirical value with interval, ratio, verdict; write results.json and reports."""
     out = folder_option(out_text, "--out")
+    if not list_only:  # an existing file or an unwritable place: refused at once, before the checks are loaded
+        output_folder(out, "--out", create=False)
     if self_test:  # docs/self-test.md: faults substituted through properties.selftest.hook, no file edits
         from contrastive_bounds.properties.cli._self_test import self_test_command
 

@@ -104,6 +104,8 @@ def sweep(
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Run a grid of checks or simulations on dask (embedded cluster or --scheduler); Parquet rows, report."""
+    if out is not None and not (list_specs or list_kinds):  # refused at once, before dask and the spec are loaded
+        output_folder(folder_option(out, "--out"), "--out", create=False)
     from contrastive_bounds.properties.sweeps._cost import COST_LIMIT_CORE_HOURS, estimate_cost
     from contrastive_bounds.properties.sweeps._engine import SweepInterrupted, SweepClusterLost, run_sweep
     from contrastive_bounds.properties.sweeps._cluster import default_workers

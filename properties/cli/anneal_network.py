@@ -249,5 +249,8 @@ def _table(out: dict[str, Any]) -> None:
     console.print(th["reason"], highlight=False)
     if k is not None and k["reason"]:
         console.print(f"Eyring-Kramers: {k['reason']}", highlight=False, markup=False)
-    console.print(f"simulation {out['simulation_time_s']:.1f} s, quench {out['quench_time_s']:.1f} s, whole command "
-                  f"{out['total_time_s']:.1f} s", highlight=False)
+    from contrastive_bounds.properties.cli._anneal_run import time_line
+
+    console.print(time_line([("simulation", out["simulation_time_s"]), ("quench", out["quench_time_s"])],
+                            out["total_time_s"], "start-up, loading and planning, the Eyring-Kramers prediction, the "
+                            "verdict"), highlight=False)

@@ -155,8 +155,16 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def _per_trap_once(text: str, per_trap: str | None) -> str:
+    """``text`` (a status, closure or stop reason) without the per-trap sentence that the row "explored (per trap)"
+    states: a search that is not closed ends its closure text with ``; per-trap exploration: <that sentence>``."""
+    return text.replace(f"; per-trap exploration: {per_trap}", "; per-trap exploration: see \"explored (per trap)\"") \
+        if per_trap else text
+
+
 def _print(res: Any) -> None:
     a = res.analysis
+    per_trap = res.exploration.get("per_trap")
     head = Table(title=f"transition network of {res.landscape['name']}: {res.landscape.get('description', '')}")
     head.add_column("quantity")
     head.add_column("value")
@@ -164,7 +172,7 @@ def _print(res: Any) -> None:
     structured = res.effort.structured.get("note") if res.effort.structured else None
     rows = [("critical height H*", f"unknown ({res.critical_height_note})" if res.critical_height_note else
              _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
-            ("status", res.status), ("closure", res.closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
+            ("status", _per_trap_once(res.status, per_trap)), ("closure", _per_trap_once(res.closure, per_trap) or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
             ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
             ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
             ("transition states found by", ", ".join(f"{k}: {v}" for k, v in found["transition_states"].items()) or "—"),
@@ -175,7 +183,7 @@ def _print(res: Any) -> None:
             ("curvature", res.curvature),
             ("structured starts", structured or "—"), ("search effort", res.effort_text()),
             ("stop rule (budget)", res.effort.stop_rule),
-            ("stopped", "; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items())),
+            ("stopped", _per_trap_once("; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items()), per_trap)),
             ("disconnectivity graph", _fmt(res.disconnectivity_png))]
     if res.agreement is not None:
         rows.append(("two seeds", res.agreement["text"]))
@@ -275,6 +283,9 @@ def landscape(
     if curvature not in CURVATURES:
         raise CLIError(f"--curvature={curvature!r} must be one of {', '.join(CURVATURES)}")
     folder_given = check_out(out) if out is not None else None
+    if folder_given is not None and (folder_given / STATE_FILE).exists() and not resume:  # before the potential is built
+        raise CLIError(f"--out={str(folder_given)!r} already holds a search ({STATE_FILE}); add --resume to continue it, "
+                       "or choose another --out (delete the folder to start afresh)")
     options = LandscapeOptions(spec, tuple(params or ()), points, dim, tau, pairs, coupled, radius)
     recipe = options.recipe()  # the library's argument rules, before JAX is imported
     big = recipe.arguments is not None and at_scale(recipe.arguments.num_points, recipe.arguments.dim)
@@ -321,9 +332,6 @@ def landscape(
     if not explicit:  # the default folder's parent (contrastive-bounds-landscape/) is the command's own: create it
         folder.parent.mkdir(exist_ok=True)
     saved = (folder / STATE_FILE).exists()
-    if explicit and saved and not resume:
-        raise CLIError(f"--out={str(folder)!r} already holds a search ({STATE_FILE}); add --resume to continue it, or "
-                       "choose another --out (delete the folder to start afresh)")
     if not explicit and resume and not saved:
         raise CLIError(f"--resume: nothing to resume for this landscape and these settings (no {STATE_FILE} in "
                        f"{str(folder)!r}); run without --resume to start the search")

@@ -139,7 +139,7 @@ class LandscapeOptions:
         return landscape_spec(resolve_landscape(self.name, **recipe.params), radius=recipe.radius)
 
     @classmethod
-    def from_recipe(cls, recipe: LandscapeRecipe) -> "LandscapeOptions":
+    def from_recipe(cls, recipe: LandscapeRecipe) -> LandscapeOptions:
         """The options that give ``recipe`` (InfoNCE pairs omitted when they are the default ones)."""
         a = recipe.arguments
         if isinstance(a, InfonceArguments):

@@ -189,7 +189,7 @@ FAULTS: tuple[Fault, ...] = (
                                                            (1.0 + step_size) ** 0.5)),),
           ("A1.one_step", "A1.vmf"), ("A1.one_step",)),
     Fault("integrator.drift", "simulator-O(h)", "S¹ drift 0.95 h V' for h V' (an O(h)-sized error: 2.5 h at h = 0.02)",
-          (Substitution(f"{CB}.numerics.landscapes._circle:FourierSeries.value_and_derivative_z", mk.drift_scaled),),
+          (Substitution(f"{CB}.numerics.landscapes._fourier:FourierSeries.value_and_derivative_z", mk.drift_scaled),),
           ("A1.one_step", "A5.kramers", "A4.trapping"), ("A1.one_step",)),
     Fault("integrator.noise_c11", "simulator-O(h)", "noise sqrt(2T)·h for sqrt(2 T h) (docs/reference-values.md C11; an O(1) fault "
           "for comparison)", (Substitution(f"{CB}.numerics.langevin._increments:noise_scale",

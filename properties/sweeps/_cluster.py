@@ -189,7 +189,7 @@ class SweepNanny(Nanny):
             status = await super().instantiate()
         return status
 
-    async def start_unsafe(self) -> "SweepNanny":
+    async def start_unsafe(self) -> SweepNanny:
         await super().start_unsafe()
         # Lost after it reported itself started but before the nanny finished starting: the exit
         # callback ignored it (status init), so start it again here.

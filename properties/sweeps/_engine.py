@@ -244,7 +244,7 @@ def _earlier_losses(store: ResultsStore, resume: bool) -> list[ClusterLosses]:
 
 def _run_pending(spec: Any, store: Any, keys: list, pending: list, valid: dict, invalid: dict, started: float,
                  scheduler: Any, workers: Any, retries: int, client: Any, on_row: Any, progress: bool,
-                 setup: Any, earlier: list[ClusterLosses] | None = None, since: float = 0.0) -> "SweepResult":
+                 setup: Any, earlier: list[ClusterLosses] | None = None, since: float = 0.0) -> SweepResult:
     n_workers, losses = 0, ClusterLosses()
     earlier = list(earlier or [])
     try:

@@ -74,7 +74,7 @@ class ClusterLosses:
                           for k, n in sorted(self.rerun.items(), key=lambda kv: (self.task_index.get(kv[0], 0), kv[0]))]}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ClusterLosses":
+    def from_dict(cls, d: dict[str, Any]) -> ClusterLosses:
         rerun = {r["task_key"]: int(r["times"]) for r in d.get("rerun", [])}
         index = {r["task_key"]: r["task_index"] for r in d.get("rerun", []) if r.get("task_index") is not None}
         return cls(int(d.get("workers_lost", 0)), int(d.get("lost_while_starting", 0)), rerun, index)

@@ -42,6 +42,35 @@ def test_anneal_table_output():
     assert not any(f"│ {word}" in res.output or f"{word}," in text for word in ("True", "False", "None"))
 
 
+def test_anneal_time_line_parts_add_up_to_the_whole_command():
+    """The time line breaks the whole command into parts that add up to it: the simulation and "other" (the
+    landscape, the verdict and the Kramers band), each to 0.1 s. It had given the simulation and the whole command
+    only, leaving the rest of the time unaccounted for."""
+    import re
+
+    res = _run("double-well", "c=2.0", "t0=2", "--schedule", "temperature", "--chains", "8", "--time", "1", "--no-progress")
+    assert res.exit_code == 0, res.output
+    line = " ".join(res.output.split())
+    found = re.search(r"simulation (\d+\.\d) s, other (\d+\.\d) s \(the landscape, the verdict and the Kramers band\), "
+                      r"whole command (\d+\.\d) s", line)
+    assert found, line[-300:]
+    simulation, other, whole = (float(x) for x in found.groups())
+    assert round(simulation + other, 1) == whole
+
+
+@pytest.mark.parametrize("parts, total, expected", [
+    ([("simulation", 1.04), ("quench", 0.26)], 2.0, "simulation 1.0 s, quench 0.3 s, other 0.7 s (rest), whole command 2.0 s"),
+    ([("simulation", 12.34)], 12.46, "simulation 12.3 s, other 0.2 s (rest), whole command 12.5 s"),
+    ([("simulation", 0.96), ("quench", 0.06)], 1.0, "simulation 1.0 s, quench 0.1 s, other 0.0 s (rest), whole command 1.0 s"),
+])
+def test_time_line_takes_the_remainder_from_the_rounded_parts(parts, total, expected):
+    """``other`` is the whole minus the parts as printed (so they add up on the page); a remainder below 0 by
+    rounding prints 0.0, never a negative time."""
+    from contrastive_bounds.properties.cli._anneal_run import time_line
+
+    assert time_line(parts, total, "rest") == expected
+
+
 def test_anneal_bad_input_exits_2_with_one_line():
     """Invalid schedules, negative constants, a time that is not a multiple of the step and a landscape
     without a trap exit 2 naming the argument."""

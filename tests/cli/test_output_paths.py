@@ -119,3 +119,42 @@ def test_common_validation_is_the_one_the_commands_use():
     for module in (check, sweep):
         assert module.output_folder is common.output_folder, module.__name__
     assert "ensure_writable_parent" not in inspect.getsource(align_schedule)
+
+
+_PROBE = ("import sys, json\nfrom contrastive_bounds.properties.cli import main\nsys.argv = ['contrastive-bounds', *{argv!r}]\n"
+          "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\nelse:\n    code = 0\n"
+          "print(json.dumps({{'code': code, 'loaded': [m for m in {late!r} if m in sys.modules]}}), file=sys.stderr)\n")
+
+
+@pytest.mark.parametrize("command, late", [
+    (["landscape", "infonce", "--points", "32", "--dim", "16", "--tau", "0.01"], ("jax",)),
+    (["check", "--only", "A2.schedule_values"], ("contrastive_bounds.properties._runner",
+                                                 "contrastive_bounds.properties.checks._registry")),
+    (["sweep", "seed-table", "--profile", "quick"], ("dask", "pyarrow", "contrastive_bounds.properties.sweeps._engine")),
+])
+def test_an_existing_out_is_refused_at_argument_validation(tmp_path, command, late):
+    """``--out`` naming a folder that holds a search (landscape, without --resume) or an existing file (check, sweep)
+    is refused (exit 2) before the potential is built or the checks, dask and the sweep engine are loaded: the
+    refusal had come after the build and JAX's compilation (2-3 s, more at scale), or after a second of imports.
+    Which modules were loaded at the refusal is what is asserted (timings vary by machine)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    if command[0] == "landscape":
+        out = tmp_path / "search"
+        out.mkdir()
+        (out / "network.json").write_text("{}")
+        expected = f"error: --out='{out}' already holds a search (network.json); add --resume"
+    else:
+        out = tmp_path / "f"
+        out.write_text("")
+        expected = f"error: --out={out} is an existing file, not a folder"
+    argv = [*command, "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    proc = subprocess.run([sys.executable, "-c", _PROBE.format(argv=argv, late=late)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["code"] == 2 and expected in proc.stderr, proc.stderr[-2000:]
+    assert report["loaded"] == [], f"{argv} loaded {report['loaded']} before refusing --out"

@@ -464,7 +464,7 @@ EXEMPT: dict[str, str] = {
     "alignment._batch_scaling.steps_for": "integer arithmetic",
     "alignment._batch_scaling.learning_rate_for": "scalar arithmetic",
     "landscapes._persistence.*": "numpy union-find and gudhi persistence (float64 in numpy and C++), integer graphs",
-    "landscapes._circle.read_fourier_file": "file parsing",
+    "landscapes._fourier.read_fourier_file": "file parsing",
     "landscapes._circle.analyse_circle": "numpy roots of a trigonometric polynomial",
     "landscapes._escape.min_escape_temperature": "numpy",
     "landscapes._escape.circle_escape_times": "numpy critical points and mpmath quadrature (no JAX; the same values "
@@ -485,6 +485,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.graph.*": "networkx/numpy analysis of a finished network",
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
+    "landscapes.network.symmetry_alignment.*": "numpy Kabsch rotations and Hungarian assignments (float64)",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",
     "landscapes.network.optimize.batch_size": "integer arithmetic on N·d and the backend's name",

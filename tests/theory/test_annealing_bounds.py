@@ -194,3 +194,20 @@ def test_paper_a_claims_are_certified_or_proved():
         verdict = claim.run(True)
         assert claim.agrees(verdict) and verdict.status in ("proved", "certified"), (claim.name, verdict.evidence)
     assert seen >= 3
+
+
+def test_every_statement_that_uses_catonis_d_says_what_d_is():
+    """A bound's title or a claim's statement that uses Catoni's D (``1/D``, ``t^{-1/D}``) defines it where a reader
+    of ``list`` sees it: D = max over non-global minima of depth/(V - V_min), Catoni's difficulty (docs/theorems.md
+    A6). The title of annealing.catoni_exponent had used D with no word of what it is (only its source's reading
+    said it). The definition is the one catoni_difficulty computes: D = 2 for depth 1 at V(x) - V_min = 1/2."""
+    import re
+
+    texts = {b.name: b.title for b in registry.bounds()} | {c.name: c.statement for c in registry.claims()}
+    using = {name: text for name, text in texts.items() if re.search(r"1/D\b", text)}
+    assert {"annealing.catoni_exponent", "annealing.a6_exponent_within_catoni"} <= set(using)
+    for name, text in using.items():
+        assert re.search(r"D = max over non-global minima (x )?of depth(\(x\))?/\(V(\(x\))? - V_min\)", text), name
+        assert "Catoni's difficulty" in text and "docs/theorems.md A6" in text, name
+    assert A.catoni_difficulty([0.5], [1.0], 0.0) == 2.0
+    assert registry.get_bound("annealing.catoni_exponent").evaluate(depth=1, energy_gap=0.5).value == 0.5  # 1/D

@@ -19,9 +19,9 @@ into labels with a tolerance, a labelled graph isomorphism is searched with netw
 (``max |P G Pᵀ − G'| <= tol``). The multiplicity of a critical point is the number of distinct
 configurations modulo ``O(d)`` in its orbit, ``|Π| / |Stab_Π(G)|``; both group orders are computed
 exactly by the orbit–stabiliser chain (individualise one point at a time; each orbit by isomorphism
-tests). Alignment (:func:`align`) picks the representative of an orbit nearest to a reference
-configuration (Kabsch/orthogonal Procrustes, Hungarian assignment of points or of pairs) — a
-heuristic used only to start paths; it never decides equivalence.
+tests). Alignment (:func:`~.symmetry_alignment.align`, in :mod:`.symmetry_alignment`) picks the
+representative of an orbit nearest to a reference configuration — a heuristic used only to start
+paths; it never decides equivalence.
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL
+# alignment was defined here; `from .symmetry import align` keeps working
+from contrastive_bounds.numerics.landscapes.network.symmetry_alignment import align  # noqa: F401
 
-__all__ = ["Symmetry", "equivalent", "invariant", "wl_colors", "group_order", "multiplicity", "align", "random_element",
+__all__ = ["Symmetry", "equivalent", "invariant", "wl_colors", "group_order", "multiplicity", "random_element",
            "apply_element", "label_matrices", "labelled_matcher"]
 
 _MAX_ISOMORPHISMS = 2000  # candidate permutations verified entry by entry before giving up
@@ -64,22 +66,22 @@ class Symmetry:
             raise ValueError("symmetry with permutations='pairs' needs orthogonal=True (InfoNCE is O(d)-invariant)")
 
     @classmethod
-    def none(cls) -> "Symmetry":
+    def none(cls) -> Symmetry:
         """No symmetry (generic landscapes on S¹, S², tori)."""
         return cls(False, "none", ())
 
     @classmethod
-    def infonce(cls, pairs: Any) -> "Symmetry":
+    def infonce(cls, pairs: Any) -> Symmetry:
         """``O(d)`` × pair-preserving permutations (finite-τ InfoNCE over ``pairs``)."""
         return cls(True, "pairs", tuple((int(i), int(j)) for i, j in pairs))
 
     @classmethod
-    def all_points(cls) -> "Symmetry":
+    def all_points(cls) -> Symmetry:
         """``O(d)`` × all permutations (Thomson problem)."""
         return cls(True, "all", ())
 
     @classmethod
-    def rotations(cls) -> "Symmetry":
+    def rotations(cls) -> Symmetry:
         """``O(d)`` only (labelled points)."""
         return cls(True, "none", ())
 
@@ -95,7 +97,7 @@ class Symmetry:
         return {"orthogonal": self.orthogonal, "permutations": self.permutations, "pairs": [list(p) for p in self.pairs]}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Symmetry":
+    def from_dict(cls, d: dict[str, Any]) -> Symmetry:
         """Inverse of :meth:`to_dict` (ValueError for a malformed one)."""
         return cls(bool(d["orthogonal"]), str(d["permutations"]), tuple((int(i), int(j)) for i, j in d.get("pairs", ())))
 
@@ -295,85 +297,6 @@ def multiplicity(z: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL) -> int
         return math.factorial(n) // stab
     (lab,) = label_matrices([_gram(a)], sym, tol)
     return _permutation_group_order(sym, n) // group_order(lab)
-
-
-# --------------------------------------------------------------------------------- alignment
-def _kabsch(ref: np.ndarray, moving: np.ndarray) -> np.ndarray:
-    """``moving @ R`` with ``R ∈ O(d)`` minimising ``|moving R − ref|_F`` (reflections allowed)."""
-    u, _, vt = np.linalg.svd(moving.T @ ref)
-    return moving @ (u @ vt)
-
-
-def _matching_units(sym: Symmetry, n: int) -> list[tuple[int, ...]] | None:
-    """Pairs and unpaired points when the pairs are disjoint (a matching); else None."""
-    seen: set[int] = set()
-    for i, j in sym.pairs:
-        if i in seen or j in seen:
-            return None
-        seen.update((i, j))
-    return [tuple(p) for p in sym.pairs] + [(i,) for i in range(n) if i not in seen]
-
-
-def _assign(ref: np.ndarray, moving: np.ndarray, sym: Symmetry) -> np.ndarray:
-    """``moving`` relabelled by an allowed permutation that brings it near ``ref`` (Hungarian)."""
-    from scipy.optimize import linear_sum_assignment
-
-    n = ref.shape[0]
-    if sym.permutations == "all":
-        cost = np.sum((ref[:, None, :] - moving[None, :, :]) ** 2, axis=-1)
-        r, c = linear_sum_assignment(cost)
-        out = np.empty_like(moving)
-        out[r] = moving[c]
-        return out
-    units = _matching_units(sym, n) if sym.permutations == "pairs" else None
-    if not units:
-        return moving
-    out = moving.copy()
-    for size in (1, 2):
-        us = [u for u in units if len(u) == size]
-        if len(us) < 1:
-            continue
-        cost = np.zeros((len(us), len(us)))
-        orient = np.zeros((len(us), len(us)), dtype=bool)
-        for a, ua in enumerate(us):
-            for b, ub in enumerate(us):
-                direct = np.sum((ref[list(ua)] - moving[list(ub)]) ** 2)
-                swapped = np.sum((ref[list(ua)] - moving[list(ub[::-1])]) ** 2) if size == 2 else math.inf
-                cost[a, b] = min(direct, swapped)
-                orient[a, b] = swapped < direct
-        r, c = linear_sum_assignment(cost)
-        for a, b in zip(r, c):
-            src = list(us[b][::-1]) if orient[a, b] else list(us[b])
-            out[list(us[a])] = moving[src]
-    return out
-
-
-def align(reference: Any, moving: Any, sym: Symmetry, *, seed: int = 0, restarts: int = 8) -> np.ndarray:
-    """The element of ``moving``'s orbit under ``sym`` nearest to ``reference`` (a heuristic).
-
-    Alternates Kabsch rotations and Hungarian relabellings (of points, or of pairs for disjoint
-    pairs) from the identity and ``restarts`` random orthogonal starts; returns the best found.
-    Without a symmetry, ``moving`` unchanged. Used to start double-ended paths between nearby
-    representatives; correctness never depends on it.
-    """
-    ref = np.asarray(reference, dtype=np.float64)
-    mov = np.asarray(moving, dtype=np.float64)
-    if not sym.orthogonal and sym.permutations == "none":
-        return mov.copy()
-    if not sym.orthogonal:
-        return _assign(ref, mov, sym)
-    rng = np.random.default_rng(seed)
-    d = ref.shape[1]
-    best, best_dist = mov.copy(), math.inf
-    starts = [np.eye(d)] + [np.linalg.qr(rng.normal(size=(d, d)))[0] for _ in range(restarts if sym.permutations != "none" else 0)]
-    for r0 in starts:
-        cur = mov @ r0
-        for _ in range(20):
-            cur = _kabsch(ref, _assign(ref, cur, sym))
-        dist = float(np.sum((cur - ref) ** 2))
-        if dist < best_dist - 1e-14:
-            best, best_dist = cur, dist
-    return best
 
 
 def random_element(sym: Symmetry, num_points: int, dim: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
