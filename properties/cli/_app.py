@@ -23,7 +23,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-__all__ = ["app", "main", "COMMANDS", "command_names", "load_command", "summary_line"]
+__all__ = ["app", "main", "COMMANDS", "command_names", "load_command"]
 
 _PACKAGE = "contrastive_bounds.properties.cli"
 
@@ -74,17 +74,17 @@ def load_command(name: str) -> click.Command:
         raise LookupError(f"{module.__name__}.register does not register the command {name!r}")
     cmd.short_help = cmd.short_help or COMMANDS[name][1]
     for sub in getattr(cmd, "commands", {}).values():  # a sub-group's commands (align simulate, ...)
-        sub.short_help = sub.short_help or summary_line(sub.help)
+        sub.short_help = sub.short_help or _summary_line(sub.help)
     return cmd
 
 
-def summary_line(help_text: str | None) -> str | None:
+def _summary_line(help_text: str | None) -> str | None:
     r"""The first paragraph of a command's help on one line: its short help in a command list, whole (click would cut
     it at 45 characters mid-sentence, "Every bound and claim with its source;...", in docs/cli.md's lists); None
     for a command without help.
 
     Examples:
-      >>> summary_line("Run the checks.\n\nLonger text.")
+      >>> _summary_line("Run the checks.\n\nLonger text.")
       'Run the checks.'
     """
     if not help_text:

@@ -98,7 +98,7 @@ def test_command_lists_give_each_command_its_whole_summary_line() -> None:
     """The command lists of docs/cli.md (top level and ``align``) give each command the first paragraph of its help
     whole, as ``--help`` does, never click's 45-character cut ("Every bound and claim with its source;..."): the
     loaded commands carry it as their ``short_help``."""
-    from contrastive_bounds.properties.cli._app import COMMANDS, load_command, summary_line
+    from contrastive_bounds.properties.cli._app import COMMANDS, load_command, _summary_line as summary_line
 
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     entries = dict(re.findall(r"^\* `([a-z][a-z0-9-]*)`: (.*)$", text.split("## `contrastive-bounds list`")[0], re.M))
