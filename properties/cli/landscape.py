@@ -36,7 +36,7 @@ from contrastive_bounds.properties.cli._common import (
     emit_json,
     err_console,
 )
-from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions
+from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, parse_basin_margin
 
 #: the registry's landscapes (for the help; kept equal to ``numerics.landscapes.registry.list_landscapes`` by a
 #: test, so listing them needs no JAX)
@@ -250,6 +250,9 @@ def landscape(
                                              f"{_S.trap_modes} at scale)"),
     max_explored: Optional[int] = typer.Option(None, "--max-explored", help="explore at most this many minima (non-global "
                                                f"first, lowest first; >= 0; 0: all; default 0, {_S.max_explored} at scale)"),
+    basin_margin: Optional[str] = typer.Option(None, "--basin-margin", help="Hessian-free searches from a minimum stop once "
+                                               "V falls this far below it (they left its basin); a number >= 0 or 'none' "
+                                               f"(run every search to its end; default none, {_S.basin_margin:g} at scale)"),
     curvature: str = typer.Option("auto", "--curvature", help="Hessians: dense (exact, small N·d), hessfree (Hessian-vector "
                                   f"products, Lanczos) or auto (dense up to N·d = {HESSFREE_THRESHOLD}, hessfree above; a "
                                   "resumed search keeps its own)"),
@@ -303,7 +306,8 @@ def landscape(
                     max_minima=check_int("--max-minima", max_minima, 1, None),
                     max_searches=check_int("--max-searches", max_searches, 0, None),
                     trap_modes=check_int("--trap-modes", v["trap_modes"], 0, None),
-                    max_explored=check_int("--max-explored", v["max_explored"], 0, None))
+                    max_explored=check_int("--max-explored", v["max_explored"], 0, None),
+                    basin_margin=base.basin_margin if basin_margin is None else parse_basin_margin(basin_margin))
     if not big:  # the settings of a small search stay the ones it always had (its default folder's hash too)
         settings = {k: x for k, x in settings.items() if k in _SMALL_KEYS or x != getattr(_D, k)}
     if agree_seed is not None:

@@ -20,6 +20,7 @@ message can say which command made it; :func:`option_for_field` names the option
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from contrastive_bounds.numerics.landscapes.network.rebuild import NETWORK_ONLY,
 
 from contrastive_bounds.properties.cli._common import CLIError, parse_assignments, parse_number
 
-__all__ = ["LandscapeOptions", "parse_pairs", "landscape_spec_from_options", "options_from_fingerprint",
+__all__ = ["LandscapeOptions", "parse_pairs", "parse_basin_margin", "landscape_spec_from_options", "options_from_fingerprint",
            "option_for_field", "option_error"]
 
 #: the library's argument names as the command line spells them
@@ -46,6 +47,17 @@ def option_error(exc: Exception) -> CLIError:
     about the ``pairs`` -> ``--pairs``): the same refusal, in the command line's words."""
     text = _NAMES.sub(lambda m: OPTIONS[m.group(1)], str(exc))
     return CLIError("--" + text if text.startswith("pairs ") else text)
+
+
+def parse_basin_margin(text: str) -> float | None:
+    """``--basin-margin``: ``"none"`` -> None (every search runs to its end), else a number >= 0 (units of V);
+    CLIError naming the option and its range otherwise (``SearchSettings.basin_margin``)."""
+    if text.strip().lower() == "none":
+        return None
+    value = parse_number("--basin-margin", text.strip())
+    if not (math.isfinite(value) and value >= 0):
+        raise CLIError(f"--basin-margin={text!r} must be a finite number >= 0 (units of V) or 'none'")
+    return float(value)
 
 
 def parse_pairs(text: str) -> list[tuple[int, int]]:
