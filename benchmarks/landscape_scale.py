@@ -1,6 +1,6 @@
 """Landscape networks at scale (issue 28): the default command at N = 64, d = 32, and the dense path beside it.
 
-Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--closure] [--out FOLDER]``
+Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--closure] [--closure-64] [--out FOLDER]``
 
 (a) The default command ``contrastive-bounds landscape infonce --points 64 --dim 32 --tau 0.1`` (N·d = 2 048,
     above ``HESSFREE_THRESHOLD``: the Hessian-free provider and the budgeted settings of
@@ -17,7 +17,11 @@ Run: ``.venv/bin/python benchmarks/landscape_scale.py [--skip-128] [--trap] [--c
 (e) With ``--closure``: per-trap closure at N·d = 512, ``--points 32 --dim 16 --tau 0.01 --starts 1 --hop-rounds 0
     --max-explored 1 --trap-modes 0`` (the cross-polytope trap followed along every mode and every pair inside its
     degenerate eigenspaces, both signs, Hessian-free): the size where a plain per-trap-closed barrier fits the
-    15-minute budget on 2 cores.
+    15-minute budget on 2 cores; run twice, with the default basin floor (searches stop 1 below the trap:
+    ``SearchSettings.basin_margin``) and with ``--basin-margin none`` (every search to its end, as before the
+    floor), the barriers compared and the ratio of the wall times printed.
+(f) With ``--closure-64``: the same per-trap closure at N = 64, d = 32, τ = 0.01 (N·d = 2 048: the 1 488 modes and
+    2 976 pairs of the cross-polytope trap, both signs, 8 928 searches), with the floor only (without it: hours).
 (d) The dense path where it still runs: one classification (Hessian, eigendecomposition, the dense reference)
     of the N = 64, d = 32 simplex minimum, dense against Hessian-free (both compiled first, medians of 3), and
     the budgeted search at N = 16, d = 8 (N·d = 128) with either provider.
@@ -126,6 +130,8 @@ def main() -> None:
                     "slow)")
     ap.add_argument("--closure", action="store_true", help="also per-trap closure at N = 32, d = 16, tau = 0.01 "
                     "(every mode of the cross-polytope trap, ~10 min)")
+    ap.add_argument("--closure-64", action="store_true", help="also per-trap closure at N = 64, d = 32, tau = 0.01 "
+                    "(8 928 searches, about an hour on 2 cores)")
     ap.add_argument("--out", type=Path, default=None, help="keep the searches' folders here (default: a temp folder)")
     args = ap.parse_args()
     root = args.out or Path(tempfile.mkdtemp(prefix="landscape-scale-"))
@@ -138,21 +144,35 @@ def main() -> None:
     closure = ("--starts", "1", "--hop-rounds", "0", "--max-explored", "1", "--trap-modes", "0")
     if args.closure:
         runs.append(("per-trap closure, N = 32, d = 16, tau = 0.01", 32, 16, 0.01, closure))
-    times = {}
+        runs.append(("per-trap closure without the basin floor, N = 32, d = 16, tau = 0.01", 32, 16, 0.01,
+                     closure + ("--basin-margin", "none")))
+    if args.closure_64:
+        runs.append(("per-trap closure, N = 64, d = 32, tau = 0.01", 64, 32, 0.01, closure))
+    times, barriers = {}, {}
     for name, n, d, tau, extra in runs:
-        seconds, res, before, after = run_command(n, d, tau, root / f"N{n}-d{d}-tau{tau}", *extra)
+        key = (n, d, tau, "none" in extra, bool(extra))
+        seconds, res, before, after = run_command(n, d, tau, root / f"N{n}-d{d}-tau{tau}-{len(times)}", *extra)
         report(name, seconds, res, before, after)
-        times[(n, d, tau)] = seconds
+        times[key] = seconds
+        barriers[key] = [r.get("barrier") for r in (res.get("exploration") or {}).get("explored", [])]
     print("\n== the dense path beside it")
     dense, hf, s_dense, s_hf = dense_against_hessfree()
     print(f"   one classification of the N = 64, d = 32 simplex minimum: dense {dense:.2f} s (a 2048 x 2048 float64 "
           f"Hessian, 32 MiB, and eigh), Hessian-free {hf:.2f} s (medians of 3, compiled)")
     print("\n== ratios")
-    print(f"   N = 64, d = 32, tau = 0.1 default command: {times[(64, 32, 0.1)] / 60:.1f} min against the 15 min goal "
-          f"(ratio {times[(64, 32, 0.1)] / 900:.2f})")
+    default = (64, 32, 0.1, False, False)
+    print(f"   N = 64, d = 32, tau = 0.1 default command: {times[default] / 60:.1f} min against the 15 min goal "
+          f"(ratio {times[default] / 900:.2f})")
     if args.closure:
-        print(f"   N = 32, d = 16, tau = 0.01 per-trap closure: {times[(32, 16, 0.01)] / 60:.1f} min against the 15 min "
-              f"goal (ratio {times[(32, 16, 0.01)] / 900:.2f})")
+        floored, free = (32, 16, 0.01, False, True), (32, 16, 0.01, True, True)
+        print(f"   N = 32, d = 16, tau = 0.01 per-trap closure: {times[floored] / 60:.1f} min against the 15 min "
+              f"goal (ratio {times[floored] / 900:.2f})")
+        print(f"   the same without the basin floor / with it: {times[free] / times[floored]:.2f} (barriers "
+              f"{barriers[free]} and {barriers[floored]})")
+    if args.closure_64:
+        key = (64, 32, 0.01, False, True)
+        print(f"   N = 64, d = 32, tau = 0.01 per-trap closure: {times[key] / 60:.1f} min against the 15 min goal "
+              f"(ratio {times[key] / 900:.2f}; barrier {barriers[key]})")
     print(f"   classification at N·d = 2048, dense / Hessian-free: {dense / hf:.2f}")
     print(f"   budgeted search at N·d = 128, dense / Hessian-free: {s_dense / s_hf:.2f}")
 

@@ -128,6 +128,14 @@ class Refined(Event):
     unconverged: int = 0
     below_floor: int = 0
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; ``below_floor`` only when some search stopped there (a search without a floor writes
+        what it wrote before floors existed)."""
+        d = super().to_dict()
+        if not self.below_floor:
+            d.pop("below_floor")
+        return d
+
 
 @dataclass(frozen=True)
 class Descended(Event):

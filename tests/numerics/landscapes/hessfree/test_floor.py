@@ -154,3 +154,14 @@ def test_basin_margin_is_validated_and_at_scale_sets_it():
     for bad in (-0.5, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="basin_margin"):
             SearchSettings(basin_margin=bad)
+
+
+def test_the_refined_event_writes_below_floor_only_when_some_search_stopped_there():
+    """A Refined event round-trips through its dict with ``below_floor``; with none stopped the dict is the one
+    written before floors existed (no ``below_floor`` key), so saved small searches keep their form."""
+    from contrastive_bounds.numerics.landscapes.network.events import Refined, event_from_dict
+
+    with_floor, without = Refined("eigenvector following", 10, 4, 3), Refined("eigenvector following", 10, 4)
+    assert with_floor.to_dict()["below_floor"] == 3 and event_from_dict(with_floor.to_dict()) == with_floor
+    assert without.to_dict() == {"event": "refined", "found_by": "eigenvector following", "count": 10, "unconverged": 4}
+    assert event_from_dict(without.to_dict()) == without
