@@ -35,6 +35,7 @@ import numpy as np
 from networkx.algorithms.isomorphism import GraphMatcher
 
 from contrastive_bounds.numerics.landscapes.network.constants import DEFAULT_GRAM_TOL
+from contrastive_bounds.numerics.landscapes.network.refinement import label_isomorphisms
 # alignment was defined here; `from .symmetry import align` keeps working
 from contrastive_bounds.numerics.landscapes.network.symmetry_alignment import align  # noqa: F401
 
@@ -221,11 +222,9 @@ def equivalent(z1: Any, z2: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL
     if sym.permutations == "none":
         return bool(np.max(np.abs(ga - gb)) <= tol)
     la, lb = label_matrices([ga, gb], sym, tol)
-    ca, cb = wl_colors(la), wl_colors(lb)
-    if not np.array_equal(np.sort(ca), np.sort(cb)):
-        return False
-    for count, mapping in enumerate(labelled_matcher(la, lb, ca, cb).isomorphisms_iter()):
-        perm = np.array([mapping[i] for i in range(a.shape[0])])
+    # the label isomorphisms by individualisation-refinement (.refinement; networkx's VF2, labelled_matcher, is
+    # the tests' reference), each verified on the Gram entries
+    for count, perm in enumerate(label_isomorphisms(la, lb)):
         if np.max(np.abs(ga - gb[np.ix_(perm, perm)])) <= tol:
             return True
         if count >= _MAX_ISOMORPHISMS:
