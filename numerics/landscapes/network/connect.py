@@ -31,8 +31,11 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Sequence
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
+from contrastive_bounds.numerics.landscapes.hessfree.operators import riemannian_gradient
 from contrastive_bounds.numerics.landscapes.network.catalog import (
     match_transition_state,
     record_minimum,
@@ -91,7 +94,7 @@ def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: Net
     below: list[bool] = [False] * len(z)
     zr = curvature.refine(spec, z, modes, index=1, chunk=settings.chunk, max_iter=REFINE_MAX_ITERATIONS, floors=fl,
                           below=below)
-    cps = classify_with(curvature, spec, settings, zr, 1)
+    cps = _classify_new(spec, settings, store, curvature, zr, below)
     high_at = [i for i, cp in enumerate(cps)
                if cp.index >= 2 and cp.gradient_norm <= settings.gradient_tol and len(cp.modes) > 1]
     high = [cps[i] for i in high_at]
@@ -113,6 +116,52 @@ def connect_candidates(spec: LandscapeSpec, settings: SearchSettings, store: Net
     if outcomes is not None:
         outcomes[:] = [t if cp.gradient_norm <= settings.gradient_tol else None for cp, t in zip(cps, ended)]
     return store.since(first)
+
+
+def _classify_new(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, curvature: Curvature,
+                  zr: np.ndarray, below: list[bool]) -> list[Any]:
+    """The refined points classified, except two kinds that need no certificate of their own: a converged point
+    equal up to symmetry to a known *verified* transition state (its record's certificate holds there: the
+    spectrum is invariant under the group; :func:`connect` logs it as that record's duplicate, as it would
+    after classifying it) and a search stopped below its floor (never recorded). Both get a
+    :class:`_Settled` with ``V`` and ``|grad V|`` from one gradient. On the Hessian-free provider the certificate
+    (two Lanczos runs to residuals of 1e-10) cost most of a per-trap following, and most refined points are such
+    duplicates."""
+    value_grad = spec.compiled(("value-gradient-norm",), lambda: jax.jit(lambda z: _value_gradient_norm(spec, z)))
+    cps: list[Any] = [None] * len(zr)
+    todo = []
+    for k in range(len(zr)):
+        v, g = (float(x) for x in value_grad(jnp.asarray(zr[k])))
+        converged = g <= settings.gradient_tol
+        known = match_transition_state(store, spec.symmetry, zr[k], v) if converged else None
+        if (known is not None and store.transition_states[known].verified) or (below[k] and not converged):
+            cps[k] = _Settled(zr[k], v, g)
+        else:
+            todo.append(k)
+    for k, cp in zip(todo, classify_with(curvature, spec, settings, zr[todo], 1) if todo else []):
+        cps[k] = cp
+    return cps
+
+
+@dataclasses.dataclass(frozen=True)
+class _Settled:
+    """A refined point that needs no certificate (:func:`_classify_new`): its ``z``, ``energy`` and
+    ``gradient_norm``; index 1 as the verified record it duplicates (a stopped search is never recorded)."""
+
+    z: np.ndarray
+    energy: float
+    gradient_norm: float
+    index: int = 1
+    verified: bool = True
+    modes: tuple = ()
+    reason: str = ""
+
+
+def _value_gradient_norm(spec: LandscapeSpec, z: Any) -> tuple[Any, Any]:
+    """``(V(z), |grad V(z)|_2)`` with the Riemannian gradient over all ``N·d`` coordinates (what the classifiers
+    report)."""
+    value, grad = riemannian_gradient(spec.potential, z)
+    return value, jnp.linalg.norm(grad)
 
 
 def _fresh(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, cps: list[Any],

@@ -1,6 +1,7 @@
 """The basin floor of eigenvector following: a search ends (``BELOW_FLOOR``) at its first iterate below its floor,
 and is otherwise the unfloored search (replayed step by step against the kernel); the queue, the provider and
-the network's ``connect_candidates`` carry the floors through (docs/landscape-networks.md, "Searches at scale")."""
+the network's ``connect_candidates`` carry the floors through (docs/landscape-networks.md, "Searches at scale");
+and ``connect_candidates`` certifies no point again that equals a known verified saddle."""
 
 from __future__ import annotations
 
@@ -165,3 +166,43 @@ def test_the_refined_event_writes_below_floor_only_when_some_search_stopped_ther
     assert with_floor.to_dict()["below_floor"] == 3 and event_from_dict(with_floor.to_dict()) == with_floor
     assert without.to_dict() == {"event": "refined", "found_by": "eigenvector following", "count": 10, "unconverged": 4}
     assert event_from_dict(without.to_dict()) == without
+
+
+class _Counting:
+    """HESSFREE with a count of the configurations it was asked to classify."""
+
+    name = "hessfree"
+
+    def __init__(self) -> None:
+        self.classified = 0
+
+    def __getattr__(self, attr):
+        return getattr(HESSFREE, attr)
+
+    def classify(self, spec, z, **kw):
+        self.classified += len(z)
+        return HESSFREE.classify(spec, z, **kw)
+
+
+def test_points_equal_to_a_known_verified_saddle_are_not_certified_again(starts):
+    """The same 16 trap searches connected twice into one store: the second time every search that converged to a
+    verified transition state of the first is recognised up to symmetry by one gradient and an equivalence test,
+    not classified again (the classifier sees only the others), logged as a duplicate, and reported as ending at
+    the same record; the store gains no transition state."""
+    spec, z0, m0, _ = starts
+    settings = SearchSettings.at_scale(starts=1)
+    cands = [Candidate(a, b, "eigenvector following") for a, b in zip(z0, m0)]
+    store = NetworkStore(spec.fingerprint(), settings, curvature="hessfree")
+    counting = _Counting()
+    first: list = []
+    connect_candidates(spec, settings, store, SearchRandom(0), cands, curvature=counting, outcomes=first)
+    assert counting.classified >= len(cands)
+    records, verified = len(store.transition_states), sum(t is not None for t in first)
+    assert verified > 0
+    counting.classified = 0
+    duplicates_before = sum(1 for e in store.events if e.kind == "duplicate candidate")
+    second: list = []
+    connect_candidates(spec, settings, store, SearchRandom(0), cands, curvature=counting, outcomes=second)
+    assert second == first and len(store.transition_states) == records
+    assert counting.classified == len(cands) - verified
+    assert sum(1 for e in store.events if e.kind == "duplicate candidate") - duplicates_before >= verified
