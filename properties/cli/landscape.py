@@ -26,7 +26,8 @@ from rich.table import Table
 
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
-from contrastive_bounds.numerics.landscapes.network.state import PREVIOUS_SINGLE_ENDED_MODES, SearchSettings, at_scale
+from contrastive_bounds.numerics.landscapes.network.state import PREVIOUS_SINGLE_ENDED_MODES, SearchSettings, at_scale, \
+    default_curvature
 from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real
 
 from contrastive_bounds.properties.cli._common import (
@@ -36,7 +37,7 @@ from contrastive_bounds.properties.cli._common import (
     emit_json,
     err_console,
 )
-from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, parse_basin_margin
+from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, check_basin_margin, parse_basin_margin
 
 #: the registry's landscapes (for the help; kept equal to ``numerics.landscapes.registry.list_landscapes`` by a
 #: test, so listing them needs no JAX)
@@ -103,12 +104,13 @@ def search_cost(num_points: int, dim: int, starts: int, hop_rounds: int, structu
     return (float(starts) * (1 + hop_rounds) + float(structured)) * ITERATIONS_PER_START * float(num_points) ** 2 * dim
 
 
-def default_out(land: Any, settings: dict[str, Any]) -> Path:
+def default_out(land: Any, settings: dict[str, Any], curvature: str = "auto") -> Path:
     """The folder of a search without ``--out``: ``contrastive-bounds-landscape/<name>-<hash>``.
 
     ``<name>`` says what the landscape is (``infonce-N8-d3-tau0.1``, ``thomson-N12-d3``, ``double-well``);
     ``<hash>`` (12 hex digits of SHA-256) covers the landscape's fingerprint — parameters, pairs, radius,
-    a probe of the potential — and every search setting, so two different landscapes or settings never
+    a probe of the potential — and every search setting, and a ``curvature`` other than the size's default
+    (``auto`` and the default name hash as before), so two different landscapes, settings or Hessian providers never
     share a folder and the same command always finds its own search again.
     """
     p = land.params
@@ -122,8 +124,10 @@ def default_out(land: Any, settings: dict[str, Any]) -> Path:
     full = SearchSettings(**settings).to_dict()
     if full["single_ended_modes"] is None:  # hashed as before closure recorded it as unused: old folders are found again
         full["single_ended_modes"] = PREVIOUS_SINGLE_ENDED_MODES
-    digest = hashlib.sha256(json.dumps({"landscape": land.fingerprint(), "settings": full}, sort_keys=True,
-                                       default=str).encode()).hexdigest()[:12]
+    what = {"landscape": land.fingerprint(), "settings": full}
+    if curvature not in ("auto", default_curvature(land.num_points, land.dim)):
+        what["curvature"] = curvature
+    digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return Path(DEFAULT_OUT) / f"{name}-{digest}"
 
 
@@ -331,8 +335,9 @@ def landscape(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     n = land.num_points
     check_dense_size(curvature, n, land.dim, yes)
+    check_basin_margin(None if basin_margin is None else settings.get("basin_margin"), curvature, n, land.dim)
     explicit = folder_given is not None
-    folder = folder_given if folder_given is not None else default_out(land, settings)
+    folder = folder_given if folder_given is not None else default_out(land, settings, curvature)
     if not explicit:  # the default folder's parent (contrastive-bounds-landscape/) is the command's own: create it
         folder.parent.mkdir(exist_ok=True)
     saved = (folder / STATE_FILE).exists()

@@ -28,13 +28,15 @@ from typing import Any
 
 from contrastive_bounds.numerics.landscapes.network.arguments import InfonceArguments, ThomsonArguments, \
     check_radius, infonce_arguments, thomson_arguments
+from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
 from contrastive_bounds.numerics.landscapes.network.rebuild import NETWORK_ONLY, LandscapeRecipe, \
     recipe_from_fingerprint
+from contrastive_bounds.numerics.landscapes.network.state import default_curvature
 
 from contrastive_bounds.properties.cli._common import CLIError, parse_assignments, parse_number
 
-__all__ = ["LandscapeOptions", "parse_pairs", "parse_basin_margin", "landscape_spec_from_options", "options_from_fingerprint",
-           "option_for_field", "option_error"]
+__all__ = ["LandscapeOptions", "parse_pairs", "parse_basin_margin", "check_basin_margin", "landscape_spec_from_options",
+           "options_from_fingerprint", "option_for_field", "option_error"]
 
 #: the library's argument names as the command line spells them
 OPTIONS = {"num_points": "--points", "dim": "--dim", "tau": "--tau", "pairs": "--pairs", "radius": "--radius",
@@ -58,6 +60,20 @@ def parse_basin_margin(text: str) -> float | None:
     if not (math.isfinite(value) and value >= 0):
         raise CLIError(f"--basin-margin={text!r} must be a finite number >= 0 (units of V) or 'none'")
     return float(value)
+
+
+def check_basin_margin(margin: float | None, curvature: str, num_points: int, dim: int) -> None:
+    """A margin given (``margin``: the parsed ``--basin-margin``, None when not given or 'none') to a search that runs
+    dense is refused: the dense refiner runs every search to its end.
+
+    Raises:
+      CLIError: naming ``--basin-margin``, the size and how to make it apply.
+    """
+    chosen = default_curvature(num_points, dim) if curvature == "auto" else curvature
+    if margin is not None and chosen == "dense":
+        raise CLIError(f"--basin-margin={margin:g} applies to Hessian-free searches; this one runs dense (N·d = "
+                       f"{num_points * dim}{', the default up to ' + str(HESSFREE_THRESHOLD) if curvature == 'auto' else ''}"
+                       "): add --curvature hessfree, or leave --basin-margin out")
 
 
 def parse_pairs(text: str) -> list[tuple[int, int]]:

@@ -40,3 +40,25 @@ def test_a_bad_margin_is_refused_naming_the_option(text, words):
     assert res.exit_code == 2 and "--basin-margin" in res.output and words in res.output
     with pytest.raises(Exception, match="--basin-margin"):
         parse_basin_margin(text)
+
+
+def test_a_margin_given_to_a_dense_search_is_refused():
+    """N = 6, d = 3 runs dense by default (and with --curvature dense): a given margin would do nothing there, so it
+    is refused (exit 2) naming the option, the size and the way to make it apply; 'none' is accepted."""
+    for extra in ([], ["--curvature", "dense"]):
+        res = runner.invoke(app, ["landscape", "infonce", "--points", "6", "--dim", "3", *extra, "--basin-margin", "0.5"])
+        assert res.exit_code == 2 and "--basin-margin=0.5 applies to Hessian-free searches" in res.output
+        assert "N·d = 18" in res.output and "--curvature hessfree" in res.output
+
+
+def test_a_non_default_curvature_gets_a_default_folder_of_its_own():
+    """Without --out, --curvature hessfree at a dense size is its own search (its own folder), while auto and the
+    size's default provider share one (folders made before keep their names)."""
+    from contrastive_bounds.properties.cli.landscape import default_out
+    from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions
+
+    spec = LandscapeOptions("infonce", points=6, dim=3, tau=0.1).spec()
+    settings = {"starts": 16}
+    auto, dense, hessfree = (default_out(spec, settings, c) for c in ("auto", "dense", "hessfree"))
+    assert auto == dense == default_out(spec, settings) and hessfree != auto
+    assert hessfree.parent == auto.parent and hessfree.name.startswith("infonce-N6-d3-tau0.1-")

@@ -224,7 +224,9 @@ class SearchSettings:
             ts = (f"transition states (no closure): single-ended searches along the {self.single_ended_modes} softest "
                   f"modes (both signs) of every minimum and bands to its {self.neighbours} nearest minima, for "
                   f"{self.max_ts_rounds} rounds at most; {self.descent} descents")
-        return minima + "; " + ts
+        floor = ("" if self.basin_margin is None else f"; a Hessian-free search from a minimum stops once V falls "
+                 f"{self.basin_margin:g} below it (basin_margin: it left that minimum's basin)")
+        return minima + "; " + ts + floor
 
 
 #: the settings :meth:`SearchSettings.at_scale` changes (the rest are the defaults)
