@@ -278,10 +278,10 @@ CASES: dict[str, Callable[[], Any]] = {
         "landscapes.hessfree.eigenvector_following", "hef_init")(_spec().potential, Z3, Z3, _key()),
     "landscapes.hessfree.eigenvector_following.hef_step": lambda: _m(
         "landscapes.hessfree.eigenvector_following", "hef_step")(_spec().potential, _m(
-            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 13))),
+            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 14))),
     "landscapes.hessfree.eigenvector_following.hef_result": lambda: _m(
         "landscapes.hessfree.eigenvector_following", "hef_result")(_m(
-            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 13))),
+            "landscapes.hessfree.eigenvector_following", "HEFState")(*([Z3] * 14))),
     "landscapes.hessfree.batched.queue_searcher": lambda: _m("landscapes.hessfree.batched", "queue_searcher")(
         _spec().potential, slots=2),
     "landscapes.hessfree.transition_states.search_transition_states": lambda: _m(
@@ -485,6 +485,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.graph.*": "networkx/numpy analysis of a finished network",
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
+    "landscapes.network.refinement.*": "numpy integer labels and colours (no JAX, no floating point)",
     "landscapes.network.symmetry_alignment.*": "numpy Kabsch rotations and Hungarian assignments (float64)",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",

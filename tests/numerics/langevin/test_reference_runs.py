@@ -3,9 +3,12 @@ step functions (reference/: every step path, float32 with the fused default gene
 generator, unroll, t_start > 0, checkpoint and resume, chains split over two devices), and one driver step
 replays as its kernel's step with the driver's noise, on every step path.
 
-The recorded arrays are compared with ``assert_array_equal`` (0 ulp): the restructured code computes the
-same operations in the same order, so XLA compiles the same arithmetic. The fingerprints (``config``)
-are compared too, so checkpoints written before resume after.
+The recorded float64 arrays are compared with ``assert_array_equal`` (0 ulp): the restructured code computes
+the same operations in the same order, so XLA compiles the same arithmetic. Float32 arithmetic is compiled for the
+host CPU (vector width, FMA contraction): on an Intel Xeon the float32 records made on an AMD EPYC differ by up to
+1.5e-6 (170 ulp of the smallest values), so float32 arrays are compared to 1e-5 (:func:`_assert_same`) — far below
+what a change of formula, noise or step order moves them (another seed moves positions by O(0.1)). The
+fingerprints (``config``) are compared too, so checkpoints written before resume after.
 """
 
 from __future__ import annotations
@@ -44,12 +47,33 @@ RUNS = np.load(REFERENCE / "runs.npz")
 CONFIGS = json.loads((REFERENCE / "runs.json").read_text())
 
 
+#: float32 agreement across CPUs (module docstring): 7x the largest difference measured between two CPUs
+FLOAT32_TOL = 1e-5
+
+
+def _assert_same(got, want, err_msg: str) -> None:
+    """Bit for bit, except float32 arrays to FLOAT32_TOL (absolute and relative; module docstring)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, err_msg
+    if got.dtype == np.float32:
+        np.testing.assert_allclose(got, want, rtol=FLOAT32_TOL, atol=FLOAT32_TOL, err_msg=err_msg)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=err_msg)
+
+
+def _config(config):
+    """A run's fingerprint as compared: a float32 run's ``positions_sha256`` (a hash of the final positions' bits)
+    left out, since its positions are compared to FLOAT32_TOL; nested fingerprints alike."""
+    if isinstance(config, dict):
+        drop = config.get("dtype") == "float32"
+        return {k: _config(v) for k, v in config.items() if not (drop and k == "positions_sha256")}
+    return config
+
+
 def _assert_recorded(res, name: str, arrays=RUNS, configs=CONFIGS) -> None:
     for field in record.FIELDS:
-        got, want = np.asarray(getattr(res, field)), arrays[f"{name}/{field}"]
-        assert got.dtype == want.dtype and got.shape == want.shape, (name, field)
-        np.testing.assert_array_equal(got, want, err_msg=f"{name}: {field}")
-    assert res.config == configs[name]
+        _assert_same(getattr(res, field), arrays[f"{name}/{field}"], err_msg=f"{name}: {field}")
+    assert _config(res.config) == _config(configs[name])
 
 
 QUICK = ("f64_circle", "f32_circle_fused_default")
@@ -71,7 +95,7 @@ def test_the_public_kernel_step_equals_the_recorded_steps(name):
     noise, float32) over five steps gives the recorded states bit for bit."""
     states = record.kernel_steps(cases.KERNEL_CASES[name])
     for field in ("position", "potential", "grad"):
-        np.testing.assert_array_equal(np.asarray(getattr(states, field)), RUNS[f"kernel:{name}/{field}"], err_msg=field)
+        _assert_same(getattr(states, field), RUNS[f"kernel:{name}/{field}"], err_msg=field)
 
 
 def test_a_recorded_checkpoint_resumes_to_the_recorded_run_and_is_written_identically(tmp_path):
@@ -102,8 +126,9 @@ def test_sharded_runs_equal_the_recorded_runs(tmp_path):
     got, want = np.load(out), np.load(REFERENCE / "sharded.npz")
     assert sorted(got.files) == sorted(want.files)
     for key in want.files:
-        np.testing.assert_array_equal(got[key], want[key], err_msg=key)
-    assert json.loads(out.with_suffix(".json").read_text()) == json.loads((REFERENCE / "sharded.json").read_text())
+        _assert_same(got[key], want[key], err_msg=key)
+    assert _config(json.loads(out.with_suffix(".json").read_text())) == _config(json.loads((REFERENCE / "sharded.json")
+                                                                                        .read_text()))
 
 
 def _driver_noise(path: str, kernel, prng: str, seed: int, step: int, chains: int, shape: tuple, dtype) -> np.ndarray:
