@@ -135,7 +135,7 @@ def _classify_new(spec: LandscapeSpec, settings: SearchSettings, store: NetworkS
         converged = g <= settings.gradient_tol
         known = match_transition_state(store, spec.symmetry, zr[k], v) if converged else None
         if (known is not None and store.transition_states[known].verified) or (below[k] and not converged):
-            cps[k] = _Settled(zr[k], v, g)
+            cps[k] = _Settled(zr[k], v, g, known)
         else:
             todo.append(k)
     for k, cp in zip(todo, classify_with(curvature, spec, settings, zr[todo], 1) if todo else []):
@@ -146,11 +146,13 @@ def _classify_new(spec: LandscapeSpec, settings: SearchSettings, store: NetworkS
 @dataclasses.dataclass(frozen=True)
 class _Settled:
     """A refined point that needs no certificate (:func:`_classify_new`): its ``z``, ``energy`` and
-    ``gradient_norm``; index 1 as the verified record it duplicates (a stopped search is never recorded)."""
+    ``gradient_norm``, the ``known`` verified record it duplicates (None for a stopped search, never recorded), and
+    index 1 as that record."""
 
     z: np.ndarray
     energy: float
     gradient_norm: float
+    known: int | None = None
     index: int = 1
     verified: bool = True
     modes: tuple = ()
@@ -171,7 +173,8 @@ def _fresh(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore, c
     uniq: list[Any] = []
     where: list[tuple[str, int | None]] = []
     for cp in cps:
-        known = match_transition_state(store, spec.symmetry, cp.z, cp.energy)
+        # a point settled as a known record's duplicate was matched already (the store has not changed since)
+        known = cp.known if isinstance(cp, _Settled) else match_transition_state(store, spec.symmetry, cp.z, cp.energy)
         same = None if known is not None else next(
             (j for j, u in enumerate(uniq) if same_energy(u.energy, cp.energy, STRICT_ENERGY_RTOL)
              and equivalent(u.z, cp.z, spec.symmetry, tol=settings.gram_tol)), None)
