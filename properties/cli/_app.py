@@ -149,6 +149,26 @@ def _root() -> None:
     """Theorems of contrastive-learning theory as executable, cited objects, checked against simulation."""
 
 
+def _terminate_like_interrupt() -> None:
+    """Make SIGTERM (``kill``, a batch scheduler's stop, a background job whose SIGINT the shell ignores) do what
+    Ctrl-C does: the handler in place for SIGINT when the signal arrives runs (the long commands' deferred handlers
+    then stop at the next block boundary, save and print the resume command; a second signal stops at once), or a
+    ``KeyboardInterrupt`` is raised where SIGINT has Python's default handler or is ignored. Main thread only."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        current = signal.getsignal(signal.SIGINT)
+        if callable(current):
+            current(signal.SIGINT, frame)
+        else:  # SIG_IGN (a background job of a non-interactive shell) or SIG_DFL
+            raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # not the main thread, or a platform without SIGTERM
+        pass
+
+
 def main() -> None:
     """Console-script entry point: one JAX CPU device per core and float64 in JAX, both asked for without
     importing JAX (commands that never touch it start fast), then run the app."""
@@ -157,6 +177,7 @@ def main() -> None:
 
     use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
     request_x64()
+    _terminate_like_interrupt()
     try:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C before a command started (while it was loading)

@@ -349,6 +349,8 @@ def landscape(
         verb = "reporting the finished" if _finished(folder) else "continuing the"
         err_console.print(f"{verb} search saved in {folder} (same landscape and settings; delete that folder to search "
                           "afresh)", markup=False, highlight=False)
+    elif resume and saved:
+        err_console.print(f"resuming the search saved in {folder / STATE_FILE}", markup=False, highlight=False)
     if spec == "infonce" and pairs is None and n % 2:
         err_console.print(f"note: --points={n} is odd: the default pairs are "
                           f"{', '.join(f'{i}-{j}' for i, j in land.params['pairs'])}; point {n - 1} is a negative only "

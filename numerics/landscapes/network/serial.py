@@ -337,6 +337,11 @@ def read_state(folder: str | os.PathLike) -> tuple[NetworkStore, int]:
     return store, int(data["version"])
 
 
+def _shown(value: Any) -> str:
+    """A setting's value as the command line spells it (``none`` for an unset optional setting)."""
+    return "none" if value is None else repr(value)
+
+
 def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: SearchSettings, curvature: str) -> None:
     """Refuse to resume a store written for another landscape, other settings or another curvature provider.
 
@@ -351,7 +356,7 @@ def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: Sea
     old_set, new_set = store.settings.to_dict(), settings.to_dict()
     for key in sorted(set(old_set) | set(new_set)):
         if old_set.get(key) != new_set.get(key):
-            diffs.append(f"{key}: saved {old_set.get(key)!r}, now {new_set.get(key)!r}")
+            diffs.append(f"{key}: saved {_shown(old_set.get(key))}, now {_shown(new_set.get(key))}")
     if store.curvature != curvature:
         diffs.append(f"curvature: saved {store.curvature!r}, now {curvature!r}")
     if diffs:

@@ -76,3 +76,14 @@ def test_single_ended_modes_is_null_under_closure_and_old_settings_still_resume(
     check_resume(store, store.fingerprint, store.settings.updated(), store.curvature)
     old = json.loads((SAVED / "v1-infonce-n6-d2-tau0.1-done" / "network.json").read_text())
     assert store_from_dict(old).settings.single_ended_modes == 3  # the search without closure used it
+
+
+def test_a_resume_refusal_spells_an_unset_setting_as_the_command_line_does():
+    """A resume refused because the basin margin differs names the unset side ``none`` (what ``--basin-margin``
+    accepts), never Python's ``None``; the set side keeps its number."""
+    data = json.loads((SAVED / "v2-infonce-n4-d2-tau0.1-done" / "network.json").read_text())
+    store = store_from_dict(data)
+    assert store.settings.basin_margin is None
+    with pytest.raises(ValueError) as err:
+        check_resume(store, store.fingerprint, store.settings.updated(basin_margin=1.0), store.curvature)
+    assert "basin_margin: saved none, now 1.0" in str(err.value) and "None" not in str(err.value)
