@@ -127,11 +127,11 @@ def _classify_new(spec: LandscapeSpec, settings: SearchSettings, store: NetworkS
     :class:`_Settled` with ``V`` and ``|grad V|`` from one gradient. On the Hessian-free provider the certificate
     (two Lanczos runs to residuals of 1e-10) cost most of a per-trap following, and most refined points are such
     duplicates."""
-    value_grad = spec.compiled(("value-gradient-norm",), lambda: jax.jit(lambda z: _value_gradient_norm(spec, z)))
+    values, norms = _values_gradient_norms(spec, zr)
     cps: list[Any] = [None] * len(zr)
     todo = []
     for k in range(len(zr)):
-        v, g = (float(x) for x in value_grad(jnp.asarray(zr[k])))
+        v, g = float(values[k]), float(norms[k])
         converged = g <= settings.gradient_tol
         known = match_transition_state(store, spec.symmetry, zr[k], v) if converged else None
         if (known is not None and store.transition_states[known].verified) or (below[k] and not converged):
@@ -157,6 +157,21 @@ class _Settled:
     verified: bool = True
     modes: tuple = ()
     reason: str = ""
+
+
+def _values_gradient_norms(spec: LandscapeSpec, zr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``V`` and ``|grad V|_2`` of each of the points ``zr`` ``(k, N, d)``: one vmapped call, the batch padded (by
+    repeating its first point) to the next power of two so a following's blocks of varying size compile a few
+    shapes only."""
+    k = len(zr)
+    if k == 0:
+        return np.zeros(0), np.zeros(0)
+    size = 1 << (k - 1).bit_length()
+    batch = np.concatenate([zr, np.broadcast_to(zr[:1], (size - k, *zr.shape[1:]))]) if size > k else zr
+    value_grad = spec.compiled(("values-gradient-norms",),
+                               lambda: jax.jit(jax.vmap(lambda z: _value_gradient_norm(spec, z))))
+    values, norms = value_grad(jnp.asarray(batch))
+    return np.asarray(values)[:k], np.asarray(norms)[:k]
 
 
 def _value_gradient_norm(spec: LandscapeSpec, z: Any) -> tuple[Any, Any]:
