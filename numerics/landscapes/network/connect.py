@@ -54,7 +54,7 @@ from contrastive_bounds.numerics.landscapes.network.constants import (
     STRICT_ENERGY_RTOL,
 )
 from contrastive_bounds.numerics.landscapes.network.curvature import DENSE, Curvature
-from contrastive_bounds.numerics.landscapes.network.descent import FLOW_CONVERGED, FLOW_NON_FINITE, descend_batch, settle
+from contrastive_bounds.numerics.landscapes.network.descent import FLOW_CONVERGED, FLOW_NON_FINITE, FLOW_STALLED, descend_batch, settle
 from contrastive_bounds.numerics.landscapes.network.events import Descended, DuplicateCandidate, Event, Minimised, Refined
 from contrastive_bounds.numerics.landscapes.network.minima import absorb_minimisations, classify_with
 from contrastive_bounds.numerics.landscapes.network.optimize import minimize_batch
@@ -247,7 +247,8 @@ def _descend(spec: LandscapeSpec, settings: SearchSettings, store: NetworkStore,
         if int(status[k]) == FLOW_NON_FINITE:
             reason = "the steepest-descent path met a non-finite value"
         elif int(status[k]) != FLOW_CONVERGED and reason:  # out of steps: accepted only if already inside a basin
-            reason = (f"the steepest-descent path did not settle (|grad V| = {float(flow.gradient_norm[k]):.2g} after "
+            how = "stalled" if int(status[k]) == FLOW_STALLED else "did not settle"
+            reason = (f"the steepest-descent path {how} (|grad V| = {float(flow.gradient_norm[k]):.2g} after "
                       f"{int(flow.steps[k])} steps); {reason}")
         out.append(Side(st.point if not reason else None, reason, "path", int(flow.steps[k]),
                         float(flow.path_length[k]), None, st.end, st.point))

@@ -15,7 +15,13 @@ started there takes long, line-searched steps and may cross a ridge into another
   integrator under error control cannot push the gradient of a stiff basin much below
   ``λ_max·(atol + rtol)``; Newton finishes the job, see :func:`settle`) (status 1), after
   ``max_steps`` accepted or rejected steps (2: the end is then accepted only if :func:`settle` finds it
-  inside a basin), or on a non-finite value (4). Pure JAX
+  inside a basin), or on a non-finite value (4), or *stalled* (3) — ``|grad V|_2 <= gtol`` and, over the last
+  ``stall_steps`` steps, ``V`` fell by at most ``1e-12·max(1, |V|)`` and ``|grad V|`` stayed within 1 % — the
+  explicit method's stiff limit: once the step size has grown to the stability edge of the stiffest mode, error
+  control holds that mode's component at a constant amplitude (``|R(hλ)| ≈ 1``) and the path oscillates without
+  descending (at the N = 64, d = 32, τ = 0.01 cross-polytope trap ``|grad V|`` stays 2.66e-5, ``V`` constant to
+  1e-9, for 29 500 of 30 000 steps, where ``min(gtol, gtol_rel·|grad V(start)|)`` asked for 1.6e-5). A stalled end,
+  like one out of steps, is accepted only if :func:`settle` finds it inside a basin. Pure JAX
   (``lax.while_loop``), vmapped and jitted once per landscape and batch size (:func:`descend_batch`).
 * :func:`settle` — Newton polish of the path's end point and the check that it *stays in the
   basin the path reached*: the Hessian at the end point is positive definite off the symmetry modes
@@ -40,9 +46,12 @@ from contrastive_bounds.numerics._sphere import project_tangent, retract
 from contrastive_bounds.numerics.landscapes.network.optimize import batch_size, run_in_padded_chunks
 
 __all__ = ["flow_single", "flow_kernel", "descend_batch", "settle", "FlowResult", "POLISH_STEPS", "FLOW_CONVERGED", "FLOW_MAX_STEPS",
-           "FLOW_NON_FINITE"]
+           "FLOW_STALLED", "FLOW_NON_FINITE", "STALL_STEPS", "STALL_VTOL", "STALL_GTOL"]
 
-FLOW_RUNNING, FLOW_CONVERGED, FLOW_MAX_STEPS, FLOW_NON_FINITE = 0, 1, 2, 4
+FLOW_RUNNING, FLOW_CONVERGED, FLOW_MAX_STEPS, FLOW_STALLED, FLOW_NON_FINITE = 0, 1, 2, 3, 4
+#: steps without descent (``V`` down by at most ``STALL_VTOL·max(1, |V|)``, ``|grad V|`` within ``STALL_GTOL``
+#: relative) after which a path below ``gtol`` is stalled (:func:`flow_single`)
+STALL_STEPS, STALL_VTOL, STALL_GTOL = 200, 1e-12, 1e-2
 #: Newton steps (each at most 0.1 rad) that finish a path: a soft basin (λ_min ~ 1e-3) can leave the path's
 #: end a few tenths of a radian from its minimum
 POLISH_STEPS = 30
@@ -50,7 +59,7 @@ POLISH_STEPS = 30
 
 class FlowResult(NamedTuple):
     """Steepest-descent paths of a batch (numpy, B rows each): end points ``z`` (B, N, d), ``energy``,
-    ``gradient_norm``, ``steps``, ``status`` (1 converged, 2 out of steps, 4 non-finite), ``path_length``
+    ``gradient_norm``, ``steps``, ``status`` (1 converged, 2 out of steps, 3 stalled, 4 non-finite), ``path_length``
     (radians), ``time`` (the flow's time)."""
 
     z: Any
@@ -64,13 +73,14 @@ class FlowResult(NamedTuple):
 
 def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, atol: float = 1e-8,
                 gtol: float = 1e-4, gtol_rel: float = 1e-2, max_steps: int = 30_000, max_move: float = 0.02,
-                h0: float = 1e-3) -> tuple:
+                h0: float = 1e-3, stall_steps: int = STALL_STEPS) -> tuple:
     """Integrate ``dz/dt = −grad V`` from ``z0`` (N, d) to ``|grad V|_2 <= min(gtol, gtol_rel·|grad V(z0)|)``
     (module docstring; the relative part keeps a path from a soft saddle, whose start already has a small
     gradient, from stopping where it began).
 
     Returns ``(z, V, |grad V|_2, steps, status, path_length, time)``: status 1 converged, 2 out of steps,
-    4 non-finite; path_length: the summed Frobenius lengths of the accepted steps (radians).
+    3 stalled (the explicit method's stiff limit below ``gtol``, module docstring; ``stall_steps = 0`` switches the
+    test off), 4 non-finite; path_length: the summed Frobenius lengths of the accepted steps (radians).
 
     Raises:
       X64DisabledError: JAX's x64 mode is off.
@@ -87,14 +97,24 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
     finite0 = jnp.isfinite(v0) & jnp.all(jnp.isfinite(f0))
     zero = jnp.zeros((), dt)
     g_stop = jnp.minimum(gtol, gtol_rel * jnp.sqrt(jnp.sum(f0 * f0)))
+    gn0 = jnp.sqrt(jnp.sum(f0 * f0))
     state = (z0, v0, f0, jnp.asarray(h0, dt), zero, zero, jnp.zeros((), jnp.int32),
-             jnp.where(finite0, FLOW_RUNNING, FLOW_NON_FINITE))
+             jnp.where(finite0, FLOW_RUNNING, FLOW_NON_FINITE), (v0, gn0, jnp.zeros((), jnp.int32)))
 
     def cond(st: tuple) -> jax.Array:
         return (st[7] == FLOW_RUNNING) & (st[6] < max_steps) & (jnp.sqrt(jnp.sum(st[2] * st[2])) > g_stop)
 
+    def stalled(v: jax.Array, k: jax.Array, steps: jax.Array, ref: tuple) -> tuple:
+        """The stall reference ``(V, |grad V|, step)`` moved on when the path descends or its gradient changes, and
+        whether the path has stalled."""
+        v_ref, g_ref, at = ref
+        gn = jnp.sqrt(jnp.sum(k * k))
+        moved = (v_ref - v > STALL_VTOL * jnp.maximum(1.0, jnp.abs(v_ref))) | (jnp.abs(gn - g_ref) > STALL_GTOL * g_ref)
+        ref = (jnp.where(moved, v, v_ref), jnp.where(moved, gn, g_ref), jnp.where(moved, steps, at))
+        return ref, (stall_steps > 0) & (gn <= gtol) & (gn > g_stop) & (steps - ref[2] >= stall_steps)
+
     def body(st: tuple) -> tuple:
-        z, v, k1, h, t, length, steps, status = st
+        z, v, k1, h, t, length, steps, status, ref = st
         _, k2 = field(z, 0.5 * h * k1)
         _, k3 = field(z, 0.75 * h * k2)
         inc = h * (2.0 / 9.0 * k1 + 1.0 / 3.0 * k2 + 4.0 / 9.0 * k3)
@@ -111,10 +131,12 @@ def flow_single(value_and_grad: Callable, z0: jax.Array, *, rtol: float = 1e-8, 
         z_new = jnp.where(accept, retract(z, inc), z)
         step_len = jnp.sqrt(jnp.sum((z_new - z) ** 2))
         status = jnp.where(h_new < 1e-14, FLOW_NON_FINITE, status)
-        return (z_new, jnp.where(accept, v4, v), jnp.where(accept, k4, k1), h_new, t + jnp.where(accept, h, 0.0),
-                length + step_len, steps + 1, status)
+        v_new, k_new = jnp.where(accept, v4, v), jnp.where(accept, k4, k1)
+        ref, stuck = stalled(v_new, k_new, steps + 1, ref)
+        status = jnp.where((status == FLOW_RUNNING) & stuck, FLOW_STALLED, status)
+        return (z_new, v_new, k_new, h_new, t + jnp.where(accept, h, 0.0), length + step_len, steps + 1, status, ref)
 
-    z, v, f, _, t, length, steps, status = jax.lax.while_loop(cond, body, state)
+    z, v, f, _, t, length, steps, status, _ = jax.lax.while_loop(cond, body, state)
     gn = jnp.sqrt(jnp.sum(f * f))
     status = jnp.where(status != FLOW_RUNNING, status, jnp.where(gn <= g_stop, FLOW_CONVERGED, FLOW_MAX_STEPS))
     return z, v, gn, steps, status, length, t
