@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from contrastive_bounds.numerics.landscapes.network.serial import STATE_FILE
 from contrastive_bounds.numerics.landscapes.network.constants import HESSFREE_THRESHOLD
@@ -33,11 +31,11 @@ from contrastive_bounds.theory._domains import MAX_SEED, check_int, check_real
 from contrastive_bounds.properties.cli._common import (
     CLIError,
     command,
-    console,
     emit_json,
     err_console,
 )
 from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, check_basin_margin, parse_basin_margin
+from contrastive_bounds.properties.cli._landscape_print import print_network
 
 #: the registry's landscapes (for the help; kept equal to ``numerics.landscapes.registry.list_landscapes`` by a
 #: test, so listing them needs no JAX)
@@ -60,16 +58,6 @@ ITERATIONS_PER_START = 200
 #: (32 MiB here) and its eigendecomposition (``O((N·d)³)``), thousands of times a search; ``auto`` goes Hessian-free
 #: from ``N·d = HESSFREE_THRESHOLD`` on.
 DENSE_MAX_COORDINATES = 2048
-
-
-def _via(res: Any, energy: float) -> str:
-    """Words for a descent continued from near a lower critical point at ``energy`` (the path's end before the polish):
-    the label of a recorded saddle within 1e-7 relative of it, else that none is that close (an index >= 2 point met
-    on the way down, or a recorded one the unpolished end is farther from)."""
-    near = [t.label for t in (*res.transition_states, *res.unverified)
-            if abs(t.energy - energy) <= 1e-7 * max(1.0, abs(energy))]
-    return (f"continued at V = {energy:.6g} from the lower saddle {near[0]}" if near else
-            f"continued at V = {energy:.6g} from a lower critical point (no recorded saddle within 1e-7 of it)")
 
 
 def check_dense_size(curvature: str, num_points: int, dim: int, yes: bool) -> None:
@@ -149,75 +137,6 @@ def check_out(text: str | Path) -> Path:
         raise CLIError(f"--out={str(out)!r}: its parent folder {str(out.parent)!r} does not exist (create it first; "
                        "--out creates only the last folder of the path)")
     return out
-
-
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float):
-        return "inf" if math.isinf(x) else f"{x:.10g}"
-    return str(x)
-
-
-def _per_trap_once(text: str, per_trap: str | None) -> str:
-    """``text`` (a status, closure or stop reason) without the per-trap sentence that the row "explored (per trap)"
-    states: a search that is not closed ends its closure text with ``; per-trap exploration: <that sentence>``."""
-    return text.replace(f"; per-trap exploration: {per_trap}", "; per-trap exploration: see \"explored (per trap)\"") \
-        if per_trap else text
-
-
-def _print(res: Any) -> None:
-    a = res.analysis
-    per_trap = res.exploration.get("per_trap")
-    head = Table(title=f"transition network of {res.landscape['name']}: {res.landscape.get('description', '')}")
-    head.add_column("quantity")
-    head.add_column("value")
-    found = res.found_by_counts()
-    structured = res.effort.structured.get("note") if res.effort.structured else None
-    rows = [("critical height H*", f"unknown ({res.critical_height_note})" if res.critical_height_note else
-             _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
-            ("status", _per_trap_once(res.status, per_trap)), ("closure", _per_trap_once(res.closure, per_trap) or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
-            ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
-            ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
-            ("transition states found by", ", ".join(f"{k}: {v}" for k, v in found["transition_states"].items()) or "—"),
-            ("H* is over", res.exploration.get("critical_height_over", "—")),
-            ("explored (per trap)", res.exploration.get("per_trap", "—")),
-            ("not explored", ", ".join(f"m{i}" for i in res.exploration.get("unexplored", [])) or "—"),
-            ("closed-form minimum", res.closed_form["text"] if res.closed_form else "none known for this landscape"),
-            ("curvature", res.curvature),
-            ("structured starts", structured or "—"), ("search effort", res.effort_text()),
-            ("stop rule (budget)", res.effort.stop_rule),
-            ("stopped", _per_trap_once("; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items()), per_trap)),
-            ("disconnectivity graph", _fmt(res.disconnectivity_png))]
-    if res.agreement is not None:
-        rows.append(("two seeds", res.agreement["text"]))
-    for k, v in rows:
-        head.add_row(k, v)
-    console.print(head)
-    mins = Table(title=f"minima ({len(res.minima)}, up to symmetry)")
-    for col in ("id", "V", "multiplicity", "barrier", "lowest eigenvalue", "verified", "found by"):
-        mins.add_column(col)
-    for m in res.minima[:60]:
-        bar = "global" if m.id in a.global_minima else _fmt(a.barriers.get(m.id, {}).get("barrier", "unconnected"))
-        mins.add_row(f"m{m.id}", _fmt(m.energy), str(m.multiplicity) if m.multiplicity else "multiplicity not computed", bar, _fmt(m.eigenvalues[0] if m.eigenvalues else None),
-                     "yes" if m.verified else f"no ({m.note})", m.found_by)
-    console.print(mins)
-    if len(res.minima) > 60:
-        console.print(f"(the first 60 of {len(res.minima)} minima shown; --json has them all)", highlight=False)
-    tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
-    for col in ("id", "V", "joins", "negative eigenvalue", "|grad V|", "found by", "connected by"):
-        tss.add_column(col)
-    for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
-        via = [d.get("via") for d in t.descents if d.get("via") is not None]
-        how = (t.descents[0]["method"] if t.descents else "—") + (f", {_via(res, via[0])}" if via else "")
-        tss.add_row(t.label, _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
-                    f"{t.gradient_norm:.2e}", t.found_by, how)
-    console.print(tss)
-    if len(res.transition_states) > 60:
-        console.print(f"(the 60 lowest of {len(res.transition_states)} verified transition states shown; --json has "
-                      "them all)", highlight=False)
-    for note in res.notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
 
 
 def landscape(
@@ -389,7 +308,7 @@ def landscape(
     if as_json:
         emit_json(res.to_dict() | {"saved_in": str(folder)})
     else:
-        _print(res)
+        print_network(res)
     err_console.print(where, markup=False, highlight=False)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-import contrastive_bounds.properties.cli.landscape as landscape_cli
+import contrastive_bounds.properties.cli._landscape_print as landscape_cli
 from contrastive_bounds.numerics.landscapes.network.graph import analyse_network
 from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
 
@@ -19,7 +19,7 @@ SAVED = Path(__file__).parents[1] / "numerics" / "landscapes" / "network" / "dat
 def _text(res, monkeypatch) -> str:
     out = Console(record=True, width=400)
     monkeypatch.setattr(landscape_cli, "console", out)
-    landscape_cli._print(res)
+    landscape_cli.print_network(res)
     return out.export_text()
 
 
@@ -35,3 +35,19 @@ def test_the_text_names_what_was_not_computed(monkeypatch):
     assert "multiplicity not computed" in text
     row = next(line for line in text.splitlines() if "Catoni's D" in line)
     assert "undefined: every minimum is global" in row and not any(ch.isdigit() for ch in row.split("D", 1)[1])
+
+
+def test_the_closure_text_is_printed_once_and_pointed_to_from_the_status_and_stop_rows(monkeypatch):
+    """A search that is not closed gives its closure text as the status's and the stop's reason: the "closure" row
+    prints it, the "status" and "stopped" rows say 'see "closure"' in its place (once, not three times)."""
+    res = load_saved_search(SAVED).result()
+    closure = "not closed: the budget of max_explored = 1 explored minima was used (1 of 2 minima left unexplored)"
+    effort = dataclasses.replace(res.effort, closed=False, closure=closure,
+                                 stopped_by={"minima": "round limit 0 reached", "transition_states": closure})
+    open_ = dataclasses.replace(res, status=f"open: closure not reached ({closure})", effort=effort)
+    text = _text(open_, monkeypatch)
+    assert text.count(closure) == 1, text
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line.count("│") >= 3}
+    assert rows["closure"] == closure
+    assert rows["status"] == 'open: closure not reached (see "closure")'
+    assert rows["stopped"] == 'minima: round limit 0 reached; transition_states: see "closure"'

@@ -130,7 +130,7 @@ def test_a_continued_descent_names_the_recorded_saddle_it_passed_or_says_none_is
     and otherwise says no recorded saddle is there, instead of "via the saddle at …" for a point in neither table."""
     from types import SimpleNamespace
 
-    from contrastive_bounds.properties.cli.landscape import _via
+    from contrastive_bounds.properties.cli._landscape_print import _via
 
     res = SimpleNamespace(transition_states=[SimpleNamespace(label="ts3", energy=5.346570000)],
                           unverified=[SimpleNamespace(label="ts7", energy=-2.0)])
