@@ -13,7 +13,9 @@ inside a compiled loop) at that size — what one start at a time would cost wit
 ``vmapped/serial`` above 1 means one start at a time is faster.
 
 Then the search's own workload: the descents from the verified saddles that eigenvector following reaches from the
-cross-polytope trap at τ = 0.01 (paths of very different lengths: the lanes wait for the slowest).
+cross-polytope trap at τ = 0.01 (paths of very different lengths: the lanes wait for the slowest), and the same
+descents one at a time with the stall stop switched off (``stall_steps=0``: the paths held at the explicit method's
+stiff limit run to ``max_steps``), the ratio against the default last.
 
 Run: ``python benchmarks/landscape_lanes.py [--reps 3] [--sizes 6x3,...] [--saddle-sizes 16x8,32x16,64x32]``.
 """
@@ -99,13 +101,17 @@ def saddle_descents(points: int, dim: int, tau: float, reps: int) -> dict:
     z = np.concatenate([[retract(c.z, s * DESCENT_EPSILON * c.mode) for c in saddles] for s in (1.0, -1.0)])
     z = np.concatenate([z, z[: 8 - len(z)]]) if len(z) < 8 else z[:8]
     f8, f1 = flow_kernel(spec, 8, ()), flow_kernel(spec, 1, ())
+    off = flow_kernel(spec, 1, (("stall_steps", 0),))  # the stall stop switched off: paths run to max_steps
     res = f8(jnp.asarray(z))
     jax.block_until_ready(res)
     jax.block_until_ready(f1(jnp.asarray(z[:1])))
     steps = np.asarray(res[3])
+    steps_off = np.array([int(off(jnp.asarray(z[k:k + 1]))[3][0]) for k in range(8)])
     return {"nd": points * dim, "steps": f"{int(steps.min())}-{int(steps.max())}",
+            "steps_off": f"{int(steps_off.min())}-{int(steps_off.max())}",
             "vmapped": _median_time(lambda: f8(jnp.asarray(z)), reps),
-            "serial": _median_time(lambda: [f1(jnp.asarray(z[k:k + 1])) for k in range(8)], reps)}
+            "serial": _median_time(lambda: [f1(jnp.asarray(z[k:k + 1])) for k in range(8)], reps),
+            "no_stall": _median_time(lambda: [off(jnp.asarray(z[k:k + 1])) for k in range(8)], reps)}
 
 
 def main() -> None:
@@ -115,7 +121,7 @@ def main() -> None:
     ap.add_argument("--saddle-sizes", default="16x8,32x16,64x32", help="N x d of the saddle-descent rows ('' for none)")
     args = ap.parse_args()
     enable_x64()
-    rows = [measure(*map(int, s.split("x")), args.reps) for s in args.sizes.split(",")]
+    rows = [measure(*map(int, s.split("x")), args.reps) for s in args.sizes.split(",") if s]
     saddles = [saddle_descents(*map(int, s.split("x")), 0.01, args.reps) for s in args.saddle_sizes.split(",") if s]
     print(f"backend: {jax.default_backend()}; 8 starts; medians of {args.reps}; seconds")
     print(f"{'N·d':>6} {'kernel':>8} {'iterations':>11} {'vmapped':>9} {'serial':>9} {'floor':>9}")
@@ -124,15 +130,18 @@ def main() -> None:
             print(f"{r['nd']:>6} {k:>8} {r[k + '_iterations']:>11} {r[k + '_vmapped']:>9.3f} {r[k + '_serial']:>9.3f} "
                   f"{r[k + '_floor']:>9.3f}")
     print("\ndescents from verified saddles of the cross-polytope trap, tau = 0.01 (the search's workload)")
+    print(f"{'N·d':>6}  {'steps':>17} {'vmapped':>9} {'serial':>9}   {'steps, no stall stop':>20} {'serial':>9}")
     for r in saddles:
-        print(f"{r['nd']:>6}  steps {r['steps']:>11} {r['vmapped']:>9.3f} {r['serial']:>9.3f}")
+        print(f"{r['nd']:>6}  {r['steps']:>17} {r['vmapped']:>9.3f} {r['serial']:>9.3f}   {r['steps_off']:>20} "
+              f"{r['no_stall']:>9.3f}")
     print("\nratios (vmapped/serial: above 1, one start at a time is faster; serial/floor: loop overhead)")
     for r in rows:
         print(f"{r['nd']:>6}  descent {r['descent_vmapped'] / r['descent_serial']:5.2f}x  "
               f"{r['descent_serial'] / r['descent_floor']:5.2f}x   lbfgs {r['lbfgs_vmapped'] / r['lbfgs_serial']:5.2f}x  "
               f"{r['lbfgs_serial'] / r['lbfgs_floor']:5.2f}x")
     for r in saddles:
-        print(f"{r['nd']:>6}  saddle descents {r['vmapped'] / r['serial']:5.2f}x")
+        print(f"{r['nd']:>6}  saddle descents {r['vmapped'] / r['serial']:5.2f}x   without the stall stop / with it "
+              f"(serial) {r['no_stall'] / r['serial']:5.2f}x")
 
 
 if __name__ == "__main__":
