@@ -486,6 +486,7 @@ EXEMPT: dict[str, str] = {
     "landscapes.network.disconnectivity.*": "matplotlib drawing of a finished network",
     "landscapes.network.symmetry.*": "numpy group elements and orbit comparisons (float64)",
     "landscapes.network.refinement.*": "numpy integer labels and colours (no JAX, no floating point)",
+    "landscapes.network.parallel.*": "schedules callers' work on devices (computes nothing; the work it runs checks x64)",
     "landscapes.network.symmetry_alignment.*": "numpy Kabsch rotations and Hungarian assignments (float64)",
     "landscapes.network.neb.band_maxima": "numpy on a finished band",
     "landscapes.network.optimize.padded_size": "integer arithmetic",

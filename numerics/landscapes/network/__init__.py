@@ -22,7 +22,7 @@ Modules (the package imports them on first use, so reading a saved search starts
   :mod:`.connect` (refinement, verification, descents: the connection), :mod:`.closure` (rounds to
   closure), :mod:`.search` (the phases, saving, resuming);
 * the numerics under the steps — :mod:`.curvature` (where Hessians come from: the interface, the dense
-  provider) and :mod:`.hessfree_curvature` (the Hessian-free provider, the default above N·d = 192), :mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.saddle`
+  provider) and :mod:`.hessfree_curvature` (the Hessian-free provider, the default above N·d = 192), :mod:`.optimize` (batched Riemannian L-BFGS), :mod:`.parallel` (one-at-a-time work spread over the CPU's devices), :mod:`.saddle`
   (eigenvector-following refinement), :mod:`.verify` (classification, Newton polish), :mod:`.descent`
   (steepest-descent paths), :mod:`.neb` (climbing-image bands), :mod:`.structured` and :mod:`.codes`
   (InfoNCE structured starts on spherical codes), :mod:`.families` (template families at scale, the closed-form

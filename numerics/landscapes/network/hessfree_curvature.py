@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from contrastive_bounds.numerics.landscapes.hessfree.batched import queue_searcher
+from contrastive_bounds.numerics.landscapes.network.parallel import on_devices
 from contrastive_bounds.numerics.landscapes.hessfree.certify import Certificate, verifier, verify_batch
 from contrastive_bounds.numerics.landscapes.hessfree.eigenvector_following import BELOW_FLOOR, HEFSettings
 from contrastive_bounds.numerics.landscapes.hessfree.spectrum import deflated_hessian, softest_modes
@@ -231,18 +232,24 @@ class HessianFreeCurvature:
         base = jax.random.key(self.seed + 7919)
         data = jnp.asarray([zlib.crc32(z[k].tobytes() + modes[k].tobytes()) & 0x7FFFFFFF for k in range(b)], jnp.uint32)
         keys = jax.vmap(jax.random.fold_in, in_axes=(None, 0))(base, data)
-        # queues of one padded length (one compilation; padding rows are inactive): a Ctrl-C waits for one queue of
-        # searches at most, not for the whole block
+        # queues of one padded length (one compilation per device; padding rows are inactive), one per CPU device at a
+        # time, concurrently (:mod:`.parallel`): a Ctrl-C waits for one round of queues at most, not for the whole
+        # block; a search's end does not depend on its queue or device
         size = padded_size(b, max(int(chunk), _lanes()))
         out = np.empty_like(z)
-        for lo in range(0, b, size):
+        starts = list(range(0, b, size))
+
+        def queue(i: int, device: Any) -> tuple[np.ndarray, np.ndarray]:
+            lo = starts[i]
             n = min(size, b - lo)
             pad = lambda a: np.concatenate([a[lo:lo + n], np.repeat(a[lo:lo + 1], size - n, axis=0)])  # noqa: E731
-            active = jnp.arange(size) < n
-            ks = jnp.concatenate([keys[lo:lo + n], jnp.repeat(keys[lo:lo + 1], size - n, axis=0)])
-            res = fn(jnp.asarray(pad(z)), jnp.asarray(pad(modes)), ks, active, jnp.asarray(pad(floors)))
-            out[lo:lo + n] = np.asarray(res.z, dtype=np.float64)[:n]
-            ended_below[lo:lo + n] = np.asarray(res.status)[:n] == BELOW_FLOOR
+            args = (pad(z), pad(modes), jnp.concatenate([keys[lo:lo + n], jnp.repeat(keys[lo:lo + 1], size - n, axis=0)]),
+                    np.arange(size) < n, pad(floors))
+            res = fn(*(jax.device_put(args, device) if device is not None else tuple(jnp.asarray(a) for a in args)))
+            return np.asarray(res.z, dtype=np.float64)[:n], np.asarray(res.status)[:n] == BELOW_FLOOR
+
+        for lo, (zs, low) in zip(starts, on_devices(queue, len(starts))):
+            out[lo:lo + len(zs)], ended_below[lo:lo + len(zs)] = zs, low
         if below is not None:
             below[:] = ended_below.tolist()
         return out

@@ -31,6 +31,7 @@ import numpy as np
 
 from contrastive_bounds.numerics._precision import require_x64
 from contrastive_bounds.numerics._sphere import project_tangent, retract
+from contrastive_bounds.numerics.landscapes.network.parallel import on_devices
 
 __all__ = ["LBFGSResult", "lbfgs_single", "minimizer", "minimize_batch", "padded_size", "batch_size",
            "run_in_padded_chunks", "SERIAL_COORDINATES",
@@ -201,18 +202,24 @@ def run_in_padded_chunks(fn: Any, arrays: tuple[np.ndarray, ...], size: int) -> 
     """``fn(*chunk)`` over the leading axis of ``arrays`` in chunks of exactly ``size`` rows.
 
     The last chunk is padded by repeating its first row (those results are dropped), so ``fn`` — compiled
-    for ``size`` rows — compiles once. Returns the concatenated outputs of ``fn`` as numpy arrays, one per
+    for ``size`` rows — compiles once (per device: with ``size == 1``, the large sizes, the chunks run concurrently
+    on the CPU's devices, :func:`~.parallel.on_devices`). Returns the concatenated outputs of ``fn`` as numpy arrays, one per
     output, each with ``len(arrays[0])`` rows.
     """
     b = arrays[0].shape[0]
-    outs = []
-    for lo in range(0, b, size):
+    starts = list(range(0, b, size))
+
+    def chunk(i: int, device: Any) -> list[np.ndarray]:
+        lo = starts[i]
         parts = [a[lo:lo + size] for a in arrays]
         pad = size - parts[0].shape[0]
         if pad:
             parts = [np.concatenate([p, np.repeat(p[:1], pad, axis=0)]) for p in parts]
-        res = fn(*(jnp.asarray(p) for p in parts))
-        outs.append([np.asarray(x)[: size - pad] for x in res])
+        res = fn(*(jax.device_put(tuple(parts), device) if device is not None else (jnp.asarray(p) for p in parts)))
+        return [np.asarray(x)[: size - pad] for x in res]
+
+    # one start at a time (the large sizes, batch_size 1): the chunks spread over the CPU's devices (.parallel)
+    outs = on_devices(chunk, len(starts)) if size == 1 else [chunk(i, None) for i in range(len(starts))]
     return tuple(np.concatenate([o[i] for o in outs]) for i in range(len(outs[0])))
 
 

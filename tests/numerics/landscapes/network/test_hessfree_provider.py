@@ -208,3 +208,51 @@ def test_refinement_in_padded_queues_gives_the_searches_of_one_queue():
     else:
         np.testing.assert_allclose(a, b, atol=1e-6)
     np.testing.assert_allclose(np.linalg.norm(a, axis=-1), 1.0, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_work_spread_over_two_cpu_devices_ends_where_one_device_does():
+    """With two CPU devices (the command line makes one per core) the refinement's queues and the one-at-a-time
+    descents run on both at once (:mod:`~contrastive_bounds.numerics.landscapes.network.parallel`); each ends bit
+    for bit where it ends with everything on one device: 20 searches at N = 4, d = 3, τ = 0.1 in three queues of 8,
+    with their floor flags, and 3 steepest-descent paths at N = 32, d = 16 (N·d = 512: one start at a time). Run in
+    a fresh process: the device count is fixed when JAX starts."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import jax, numpy as np
+        jax.config.update("jax_enable_x64", True)
+        from contrastive_bounds.numerics.landscapes.network import infonce_spec, parallel
+        from contrastive_bounds.numerics.landscapes.network.hessfree_curvature import HESSFREE
+        from contrastive_bounds.numerics.landscapes.network.descent import descend_batch
+        from contrastive_bounds.numerics._sphere import uniform
+        assert len(parallel.cpu_devices()) == 2
+        spec = infonce_spec(4, 3, 0.1)
+        z = np.stack([np.asarray(uniform(jax.random.key(k), (4, 3), jax.numpy.float64)) for k in range(20)])
+        modes = np.random.default_rng(3).normal(size=z.shape)
+        modes -= np.sum(modes * z, axis=-1, keepdims=True) * z
+        energies = np.array([float(spec.potential(jax.numpy.asarray(x))) for x in z])
+        floors = np.where(np.arange(20) < 10, -np.inf, energies - 0.01)  # the second half: just below their starts
+        big = infonce_spec(32, 16, 0.1)
+        starts = np.stack([np.asarray(uniform(jax.random.key(50 + k), (32, 16), jax.numpy.float64)) for k in range(3)])
+
+        def run():
+            below = [False] * 20
+            ends = HESSFREE.refine(spec, z, modes, index=1, chunk=8, max_iter=60, floors=floors, below=below)
+            return ends, below, descend_batch(big, starts, chunk=8, max_steps=300)
+
+        two = run()
+        parallel.cpu_devices = lambda: [jax.local_devices()[0]]
+        one = run()
+        assert np.all(np.isfinite(two[0])) and np.array_equal(two[0], one[0]) and two[1] == one[1]
+        assert all(np.array_equal(a, b) for a, b in zip(two[2], one[2])) and np.all(two[2].steps > 0)
+        assert 0 < sum(two[1]) < 20 and not any(two[1][:10])  # some searches stopped at their floor, none without one
+        print("same", sum(two[1]))
+    """)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    env.pop("JAX_NUM_CPU_DEVICES", None)
+    res = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0 and res.stdout.strip().startswith("same"), res.stderr[-2000:]
