@@ -131,7 +131,7 @@ def main() -> None:
     ap.add_argument("--closure", action="store_true", help="also per-trap closure at N = 32, d = 16, tau = 0.01 "
                     "(every mode of the cross-polytope trap, ~10 min)")
     ap.add_argument("--closure-64", action="store_true", help="also per-trap closure at N = 64, d = 32, tau = 0.01 "
-                    "(8 928 searches, about an hour on 2 cores)")
+                    "(8 928 searches, about 11 min on 2 cores)")
     ap.add_argument("--out", type=Path, default=None, help="keep the searches' folders here (default: a temp folder)")
     args = ap.parse_args()
     root = args.out or Path(tempfile.mkdtemp(prefix="landscape-scale-"))
