@@ -149,14 +149,24 @@ def _root() -> None:
     """Theorems of contrastive-learning theory as executable, cited objects, checked against simulation."""
 
 
+#: set once SIGTERM arrived: the command then exits 143 (128 + SIGTERM), not Ctrl-C's 130, after saving alike
+_TERMINATED = [False]
+
+
+def _interrupted_code() -> int:
+    """The exit status of a command stopped by a signal: 143 after SIGTERM, else 130 (Ctrl-C)."""
+    return 143 if _TERMINATED[0] else 130
+
+
 def _terminate_like_interrupt() -> None:
     """Make SIGTERM (``kill``, a batch scheduler's stop, a background job whose SIGINT the shell ignores) do what
-    Ctrl-C does: the handler in place for SIGINT when the signal arrives runs (the long commands' deferred handlers
+    Ctrl-C does (the exit status is then 143, 128 + SIGTERM, instead of 130): the handler in place for SIGINT when the signal arrives runs (the long commands' deferred handlers
     then stop at the next block boundary, save and print the resume command; a second signal stops at once), or a
     ``KeyboardInterrupt`` is raised where SIGINT has Python's default handler or is ignored. Main thread only."""
     import signal
 
     def handler(signum: int, frame: object) -> None:
+        _TERMINATED[0] = True
         current = signal.getsignal(signal.SIGINT)
         if callable(current):
             current(signal.SIGINT, frame)
@@ -181,8 +191,8 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C before a command started (while it was loading)
-        print("interrupted (Ctrl-C)", file=sys.stderr)
-        sys.exit(130)
+        print("interrupted (Ctrl-C)" if not _TERMINATED[0] else "terminated (SIGTERM)", file=sys.stderr)
+        sys.exit(_interrupted_code())
     except Exception as err:
         # click's usage errors (bad option value, unknown option or command) as ONE line, with their
         # exit code (2), instead of a boxed usage panel; typer may vendor click, so test the interface.
@@ -197,7 +207,7 @@ def main() -> None:
         if code == 130:  # interrupted, the state saved and the resume command printed: leave at once
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(130)  # JAX's teardown of its CPU client takes seconds on a loaded machine
+            os._exit(_interrupted_code())  # JAX's teardown of its CPU client takes seconds on a loaded machine
         sys.exit(code)
 
 

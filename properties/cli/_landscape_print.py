@@ -48,6 +48,20 @@ def _closure_once(text: str, closure: str) -> str:
     return text.replace(closure, 'see "closure"') if closure and len(closure) > 40 and text != closure else text
 
 
+def _critical_height(res: Any) -> str:
+    """The H* cell: the value with what it is over — unknown (with the note), that of a complete network, or one over
+    what was found (no non-global minimum found at all says so: 0 is then no measurement of a barrier)."""
+    a = res.analysis
+    if res.critical_height_note:
+        return f"unknown ({res.critical_height_note})"
+    if res.complete:
+        return _fmt(a.critical_height)
+    if not a.barriers:
+        return (f"{_fmt(a.critical_height)} (no non-global minimum with a path to a lower one was found; the network "
+                "is not complete, so a trap may exist that no start reached)")
+    return _fmt(a.critical_height) + " (not from a complete network)"
+
+
 def print_network(res: Any) -> None:
     """Print ``res`` (a :class:`~contrastive_bounds.numerics.landscapes.network.NetworkResult`) as the command's
     tables on the console."""
@@ -59,8 +73,7 @@ def print_network(res: Any) -> None:
     found = res.found_by_counts()
     structured = res.effort.structured.get("note") if res.effort.structured else None
     closure = _per_trap_once(res.closure, per_trap)
-    rows = [("critical height H*", f"unknown ({res.critical_height_note})" if res.critical_height_note else
-             _fmt(a.critical_height) + ("" if res.complete else " (not from a complete network)")),
+    rows = [("critical height H*", _critical_height(res)),
             ("status", _closure_once(_per_trap_once(res.status, per_trap), closure)), ("closure", closure or "—"), ("Catoni's D", _fmt(a.catoni_difficulty) if a.catoni_difficulty is not None else a.catoni_note),
             ("V_min", _fmt(a.v_min)), ("global minima", ", ".join(f"m{i}" for i in a.global_minima)),
             ("minima found by", ", ".join(f"{k}: {v}" for k, v in found["minima"].items())),
@@ -102,5 +115,7 @@ def print_network(res: Any) -> None:
     if len(res.transition_states) > 60:
         console.print(f"(the 60 lowest of {len(res.transition_states)} verified transition states shown; --json has "
                       "them all)", highlight=False)
+    shown = {str(v) for _, v in rows}
     for note in res.notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
+        if note not in shown:  # a note the table states already (the closed-form minimum) is not printed twice
+            console.print(f"note: {note}", markup=False, highlight=False)

@@ -268,8 +268,6 @@ def landscape(
         verb = "reporting the finished" if _finished(folder) else "continuing the"
         err_console.print(f"{verb} search saved in {folder} (same landscape and settings; delete that folder to search "
                           "afresh)", markup=False, highlight=False)
-    elif resume and saved:
-        err_console.print(f"resuming the search saved in {folder / STATE_FILE}", markup=False, highlight=False)
     if spec == "infonce" and pairs is None and n % 2:
         err_console.print(f"note: --points={n} is odd: the default pairs are "
                           f"{', '.join(f'{i}-{j}' for i, j in land.params['pairs'])}; point {n - 1} is a negative only "
@@ -280,7 +278,12 @@ def landscape(
                   TimeElapsedColumn(), console=err_console, transient=True) as bar:
         task = bar.add_task("search", total=None, info="")
 
+        announce = [explicit and resume and saved]  # said once the saved search was accepted (its first progress)
+
         def progress(phase: str, done: int, total: int | None, info: str) -> None:
+            if announce[0]:
+                announce[0] = False
+                bar.console.print(f"resuming the search saved in {folder / STATE_FILE}", markup=False, highlight=False)
             bar.update(task, description=phase, completed=done, total=total, info=info)
 
         try:

@@ -56,7 +56,10 @@ def parse_basin_margin(text: str) -> float | None:
     CLIError naming the option and its range otherwise (``SearchSettings.basin_margin``)."""
     if text.strip().lower() == "none":
         return None
-    value = parse_number("--basin-margin", text.strip())
+    try:
+        value = parse_number("--basin-margin", text.strip())
+    except CLIError:
+        value = math.nan
     if not (math.isfinite(value) and value >= 0):
         raise CLIError(f"--basin-margin={text!r} must be a finite number >= 0 (units of V) or 'none'")
     return float(value)

@@ -93,3 +93,27 @@ def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
     out = json.loads(res.stdout)
     assert {m["energy"] for m in saved["minima"]} <= {m["energy"] for m in out["minima"]}
     assert out["effort"]["starts"] == 8
+
+
+@pytest.mark.slow
+def test_a_resume_says_so_only_once_the_saved_search_is_accepted(tmp_path, monkeypatch):
+    """``--out DIR --resume`` of a search stopped early says "resuming the search saved in DIR/network.json" once
+    the search runs; a resume refused for other settings says nothing of the kind before its one-line refusal."""
+    from contrastive_bounds.numerics.landscapes.network import search as search_module
+
+    real = search_module.landscape_network
+
+    def interrupted(*args, **kwargs):
+        def progress(phase, done, total, info):
+            if phase == "hops":
+                raise KeyboardInterrupt
+        return real(*args, **{**kwargs, "progress": progress})
+
+    monkeypatch.setattr(search_module, "landscape_network", interrupted)
+    assert runner.invoke(app, [*INFONCE, "--out", str(tmp_path), *SMALL]).exit_code == 130
+    monkeypatch.setattr(search_module, "landscape_network", real)
+    other = [*SMALL[:1], "3", *SMALL[2:]]  # --starts 3
+    res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *other])
+    assert res.exit_code == 2 and "resume refused" in res.output and "resuming" not in res.output, res.output
+    res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *SMALL])
+    assert res.exit_code == 0 and f"resuming the search saved in {tmp_path / 'network.json'}" in res.output, res.output

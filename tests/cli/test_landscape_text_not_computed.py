@@ -51,3 +51,15 @@ def test_the_closure_text_is_printed_once_and_pointed_to_from_the_status_and_sto
     assert rows["closure"] == closure
     assert rows["status"] == 'open: closure not reached (see "closure")'
     assert rows["stopped"] == 'minima: round limit 0 reached; transition_states: see "closure"'
+
+
+def test_a_zero_critical_height_without_any_trap_found_says_why_it_is_zero(monkeypatch):
+    """An open search that found no non-global minimum prints H* = 0 with the reason (no trap found, the network not
+    complete), not a bare 0 that reads as a measured barrier-free landscape."""
+    res = load_saved_search(SAVED).result()
+    lone = [res.minima[0]]
+    effort = dataclasses.replace(res.effort, closed=False, closure="not closed: stopped early")
+    alone = dataclasses.replace(res, minima=lone, transition_states=[], analysis=analyse_network(lone, []),
+                                status="open: closure not reached", effort=effort)
+    row = next(line for line in _text(alone, monkeypatch).splitlines() if "critical height H*" in line)
+    assert "0 (no non-global minimum with a path to a lower one was found; the network is not complete" in row

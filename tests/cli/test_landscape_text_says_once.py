@@ -10,15 +10,15 @@ from pathlib import Path
 
 from rich.console import Console
 
-import contrastive_bounds.properties.cli.landscape as landscape_cli
+import contrastive_bounds.properties.cli._landscape_print as landscape_cli
 from contrastive_bounds.numerics.landscapes.network.saved import load_saved_search
 
 SAVED = Path(__file__).parents[1] / "numerics" / "landscapes" / "network" / "data" / "saved" / "v2-infonce-n4-d2-tau0.1-done"
 
 
 def test_the_per_trap_sentence_is_printed_once(monkeypatch):
-    """The closure, status and "stopped" rows of a search that is not closed point to "explored (per trap)" instead
-    of repeating its sentence; the rest of their text is kept."""
+    """The closure row of a search that is not closed points to "explored (per trap)" instead of repeating its
+    sentence, the rest of its text kept; the status and "stopped" rows point to the closure row."""
     res = load_saved_search(SAVED).result()
     per_trap = ("m0 along its 1 softest of 2 modes, both signs (2 searches: 2 ended at a verified saddle, 2 joined to "
                 "m0; per-trap closure partial); m1 along its 1 softest of 2 modes, both signs (2 searches: 1 ended at a "
@@ -31,10 +31,10 @@ def test_the_per_trap_sentence_is_printed_once(monkeypatch):
                                   exploration={**res.exploration, "per_trap": per_trap})
     out = Console(record=True, width=1000)
     monkeypatch.setattr(landscape_cli, "console", out)
-    landscape_cli._print(stopped)
+    landscape_cli.print_network(stopped)
     text = out.export_text()
     rows = {cells[1].strip(): cells[2] for cells in (line.split("│") for line in text.splitlines()) if len(cells) > 3}
     assert text.count(per_trap) == 1 and per_trap in rows["explored (per trap)"]
-    for row in ("status", "closure", "stopped"):
-        line = rows[row]
-        assert ("each of the 2 minima followed; per-trap exploration: see \"explored (per trap)\"" in line), line
+    assert ("each of the 2 minima followed; per-trap exploration: see \"explored (per trap)\"" in rows["closure"])
+    for row in ("status", "stopped"):  # and the closure text itself once: these rows point to it
+        assert 'see "closure"' in rows[row] and "trap_modes" not in rows[row], rows[row]
