@@ -327,4 +327,5 @@ def _finished(folder: Path) -> bool:
 
 def register(app: typer.Typer) -> None:
     """Add ``landscape`` to ``app``."""
-    app.command("landscape")(command(landscape))
+    # a resume refusal names the search's settings; these two are spelled as the options
+    app.command("landscape")(command(landscape, aliases={"max_hop_rounds": "hop_rounds", "max_ts_rounds": "ts_rounds"}))

@@ -115,5 +115,8 @@ def test_a_resume_says_so_only_once_the_saved_search_is_accepted(tmp_path, monke
     other = [*SMALL[:1], "3", *SMALL[2:]]  # --starts 3
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *other])
     assert res.exit_code == 2 and "resume refused" in res.output and "resuming" not in res.output, res.output
+    res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *SMALL[:2], "--hop-rounds", "2",
+                              *SMALL[4:]])
+    assert res.exit_code == 2 and "differs in --hop-rounds: saved 1, now 2" in res.output, res.output
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *SMALL])
     assert res.exit_code == 0 and f"resuming the search saved in {tmp_path / 'network.json'}" in res.output, res.output
