@@ -68,10 +68,9 @@ def test_resume_with_nothing_saved_exits_2(tmp_path):
     assert res.exit_code == 2 and "nothing to resume" in res.output
 
 
-@pytest.mark.slow
-def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
-    """Ctrl-C during basin hopping: exit 130 with a line saying what to rerun; the saved state holds the
-    minima found; --resume continues from it (starts not redone) and reports them."""
+def _stopped_while_hopping(folder, monkeypatch):
+    """The small InfoNCE search into ``folder``, stopped by a Ctrl-C (``KeyboardInterrupt``) at its first basin-hopping
+    progress report; the search's own function is restored afterwards. Returns the CliRunner result."""
     from contrastive_bounds.numerics.landscapes.network import search as search_module
 
     real = search_module.landscape_network  # the command imports it when it runs (no JAX before its options pass)
@@ -83,11 +82,20 @@ def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
         return real(*args, **{**kwargs, "progress": progress})
 
     monkeypatch.setattr(search_module, "landscape_network", interrupted)
-    res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), *SMALL])
+    try:
+        return runner.invoke(app, [*INFONCE, "--out", str(folder), *SMALL])
+    finally:
+        monkeypatch.setattr(search_module, "landscape_network", real)
+
+
+@pytest.mark.slow
+def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
+    """Ctrl-C during basin hopping: exit 130 with a line saying what to rerun; the saved state holds the
+    minima found; --resume continues from it (starts not redone) and reports them."""
+    res = _stopped_while_hopping(tmp_path, monkeypatch)
     assert res.exit_code == 130 and "--resume" in res.output
     saved = json.loads((tmp_path / "network.json").read_text())
     assert saved["minima"] and saved["effort"]["starts"] == 8
-    monkeypatch.setattr(search_module, "landscape_network", real)
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", "--json", *SMALL])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
@@ -99,19 +107,7 @@ def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
 def test_a_resume_says_so_only_once_the_saved_search_is_accepted(tmp_path, monkeypatch):
     """``--out DIR --resume`` of a search stopped early says "resuming the search saved in DIR/network.json" once
     the search runs; a resume refused for other settings says nothing of the kind before its one-line refusal."""
-    from contrastive_bounds.numerics.landscapes.network import search as search_module
-
-    real = search_module.landscape_network
-
-    def interrupted(*args, **kwargs):
-        def progress(phase, done, total, info):
-            if phase == "hops":
-                raise KeyboardInterrupt
-        return real(*args, **{**kwargs, "progress": progress})
-
-    monkeypatch.setattr(search_module, "landscape_network", interrupted)
-    assert runner.invoke(app, [*INFONCE, "--out", str(tmp_path), *SMALL]).exit_code == 130
-    monkeypatch.setattr(search_module, "landscape_network", real)
+    assert _stopped_while_hopping(tmp_path, monkeypatch).exit_code == 130
     other = [*SMALL[:1], "3", *SMALL[2:]]  # --starts 3
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *other])
     assert res.exit_code == 2 and "resume refused" in res.output and "resuming" not in res.output, res.output
