@@ -109,10 +109,16 @@ def sampled_traps(store: NetworkStore) -> list[int]:
     return sorted(i for i, (reps, _) in store.tally.modulo_symmetry.items() if reps > 0)
 
 
-def _ended_text(store: NetworkStore, i: int, dirs: int) -> str:
-    """``"26 searches: 14 ended at a verified saddle, 12 joined to m3, 2 of 13 directions with none"``."""
+def _ended_text(store: NetworkStore, i: int, dirs: int, modes: int | None = None) -> str:
+    """``"26 searches: 14 ended at a verified saddle, 12 joined to m3, 2 of 13 directions with none"``; where the
+    directions outnumber the ``modes`` followed, what the others are (pair combinations inside degenerate
+    eigenspaces: ``"36 searches along 18 directions (the 9 modes and 9 pair combinations inside their degenerate
+    eigenspaces): …"``)."""
     ended, joined, stalled = store.tally.outcomes.get(i, (-1, -1, -1))
     text = count_text(dirs, "search", "searches")
+    if modes is not None and 0 < modes < dirs // 2:
+        text += (f" along {dirs // 2} directions (the {count_text(modes, 'mode', 'modes')} and {dirs // 2 - modes} "
+                 "pair combinations inside their degenerate eigenspaces)")
     if ended < 0:
         return text
     text += f": {ended} ended at a verified saddle, {joined} joined to m{i}"
@@ -129,7 +135,8 @@ def per_trap_text(store: NetworkStore) -> str:
     parts, sym = [], store.tally.modulo_symmetry
     for i in sorted(store.tally.followed):
         k, of, dirs = store.tally.followed[i]
-        searches = _ended_text(store, i, dirs)
+        plain = not (i in sym and sym[i][0] > 0) and k >= 0 and of >= 0
+        searches = _ended_text(store, i, dirs, min(k, of) if plain else None)
         if (k < 0 or of < 0) and not (store.settings.closure and dirs > 0):
             parts.append(f"m{i} not followed along its modes ({searches})")
         elif k < 0 or of < 0:  # a log before state version 4: a closure search followed every mode

@@ -141,8 +141,9 @@ def test_per_trap_closure_reads_how_the_searches_ended():
     store = NetworkStore({}, SearchSettings())
     store.log(Followed(0, 18, 9, 9, 0, "", 10, 10, 4), Followed(1, 18, 9, 9, 0, "", 0, 0, 9),
               Followed(2, 6, 9, 9, 1, "8 automorphisms", 5, 4, 1), Followed(3, 18, 9, 9),
-              Followed(4, 8, 4, 9, 0, "", 8, 8, 0), Followed(5, 6, 3, 3, 0, "", 6, 6, 0, 10))
-    assert [trap_closed(store, i) for i in range(6)] == [True, True, False, True, False, False]
+              Followed(4, 8, 4, 9, 0, "", 8, 8, 0), Followed(5, 6, 3, 3, 0, "", 6, 6, 0, 10),
+              Followed(6, 36, 9, 9, 0, "", 20, 20, 5))
+    assert [trap_closed(store, i) for i in range(7)] == [True, True, False, True, False, False, True]
     assert partial_traps(store) == [4, 5] and sampled_traps(store) == [2]
     text = per_trap_text(store)
     assert "m0 along all 9 modes, both signs (18 searches: 10 ended at a verified saddle, 10 joined to m0, 4 of 9 " \
@@ -158,6 +159,9 @@ def test_per_trap_closure_reads_how_the_searches_ended():
     assert "m5 along all 3 modes, both signs, but not their combinations inside degenerate eigenspaces (6 searches: 6 " \
            "ended at a verified saddle, 6 joined to m5; its directions call for 10: max_searches ran out; " \
            "per-trap closure partial)" in text
+    assert "m6 along all 9 modes, both signs (36 searches along 18 directions (the 9 modes and 9 pair combinations " \
+           "inside their degenerate eigenspaces): 20 ended at a verified saddle, 20 joined to m6, 5 of 18 directions " \
+           "with none; per-trap closed)" in text
 
 
 @pytest.mark.slow
