@@ -57,8 +57,9 @@ def _critical_height(res: Any) -> str:
     if res.complete:
         return _fmt(a.critical_height)
     if not a.barriers:
-        return (f"{_fmt(a.critical_height)} (no non-global minimum with a path to a lower one was found; the network "
-                "is not complete, so a trap may exist that no start reached)")
+        return (f"{_fmt(a.critical_height)} over the minima found (open: no non-global minimum with a path to a lower "
+                "one was found; the network is not complete, so a trap that no start, hop or followed mode reached "
+                "may exist)")
     return _fmt(a.critical_height) + " (not from a complete network)"
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -32,7 +33,9 @@ from contrastive_bounds.properties.cli._common import (
     CLIError,
     command,
     emit_json,
+    current_context,
     err_console,
+    option_names,
 )
 from contrastive_bounds.properties.cli.landscape_options import LandscapeOptions, check_basin_margin, parse_basin_margin
 from contrastive_bounds.properties.cli._landscape_print import print_network
@@ -47,6 +50,8 @@ _S = SearchSettings.at_scale()  # ... and above N·d = HESSFREE_THRESHOLD the bu
 _SMALL_KEYS = ("starts", "seed", "structured_starts", "max_hop_rounds", "patience", "closure", "pair_distance",
                "max_ts_rounds", "max_minima", "max_searches")
 CURVATURES = ("auto", "dense", "hessfree")
+#: the search's settings named otherwise than the command's options (a resume refusal names the settings)
+_ALIASES = {"max_hop_rounds": "hop_rounds", "max_ts_rounds": "ts_rounds"}
 EXIT_INTERRUPTED = 130
 #: Refusal threshold of :func:`search_cost` (about an hour of one core at 3e7 pair terms a second).
 MAX_SEARCH_COST = 1e11
@@ -298,6 +303,10 @@ def landscape(
                 from contrastive_bounds.numerics.landscapes.network.agreement import seed_agreement
 
                 res.agreement = seed_agreement(res, res2, land.symmetry, gram_tol=res2.settings["gram_tol"])
+        except ValueError as exc:
+            if str(exc).startswith("resume refused"):
+                raise ValueError(_refusal_in_options(str(exc))) from None
+            raise
         except KeyboardInterrupt:
             bar.stop()
             if (folder / STATE_FILE).exists():
@@ -315,6 +324,18 @@ def landscape(
     err_console.print(where, markup=False, highlight=False)
 
 
+def _refusal_in_options(text: str) -> str:
+    """A resume refusal (``network.serial.check_resume``) with each differing setting or landscape field named as this
+    command's option (``starts: saved 8`` -> ``--starts: saved 8``; settings without an option keep their names) and
+    what to do about it."""
+    names = {**option_names(current_context(), _ALIASES), "num_points": "--points",
+             "landscape num_points": "--points", "landscape dim": "--dim", "landscape radius": "--radius"}
+    text = re.sub(r"(in |; )([a-z][a-z_ ]*): saved", lambda m: f"{m.group(1)}{names.get(m.group(2), m.group(2))}: saved",
+                  text)
+    return text + ("; rerun with the saved values to continue it, or give another --out (or delete that folder) to "
+                   "search afresh")
+
+
 def _finished(folder: Path) -> bool:
     """The search saved in ``folder`` ran to its end (an unreadable one is left to the search to refuse)."""
     from contrastive_bounds.numerics.landscapes.network.serial import read_state
@@ -327,5 +348,4 @@ def _finished(folder: Path) -> bool:
 
 def register(app: typer.Typer) -> None:
     """Add ``landscape`` to ``app``."""
-    # a resume refusal names the search's settings; these two are spelled as the options
-    app.command("landscape")(command(landscape, aliases={"max_hop_rounds": "hop_rounds", "max_ts_rounds": "ts_rounds"}))
+    app.command("landscape")(command(landscape, aliases=_ALIASES))

@@ -106,11 +106,16 @@ def test_ctrl_c_then_resume_keeps_every_minimum(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_a_resume_says_so_only_once_the_saved_search_is_accepted(tmp_path, monkeypatch):
     """``--out DIR --resume`` of a search stopped early says "resuming the search saved in DIR/network.json" once
-    the search runs; a resume refused for other settings says nothing of the kind before its one-line refusal."""
+    the search runs; a resume refused for other settings says nothing of the kind before its one-line refusal, which
+    names each differing setting or landscape parameter as its option, and what to do."""
     assert _stopped_while_hopping(tmp_path, monkeypatch).exit_code == 130
     other = [*SMALL[:1], "3", *SMALL[2:]]  # --starts 3
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *other])
     assert res.exit_code == 2 and "resume refused" in res.output and "resuming" not in res.output, res.output
+    assert "differs in --starts: saved 8, now 3; rerun with the saved values" in res.output, res.output
+    res = runner.invoke(app, [*INFONCE[:-1], "0.2", "--out", str(tmp_path), "--resume", *SMALL])
+    assert res.exit_code == 2 and "differs in --tau: saved 0.1, now 0.2;" in res.output, res.output
+    assert "probe" not in res.output and "{" not in res.output, res.output  # the parameter, not the dict and hash
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *SMALL[:2], "--hop-rounds", "2",
                               *SMALL[4:]])
     assert res.exit_code == 2 and "differs in --hop-rounds: saved 1, now 2" in res.output, res.output

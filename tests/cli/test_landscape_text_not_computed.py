@@ -62,4 +62,5 @@ def test_a_zero_critical_height_without_any_trap_found_says_why_it_is_zero(monke
     alone = dataclasses.replace(res, minima=lone, transition_states=[], analysis=analyse_network(lone, []),
                                 status="open: closure not reached", effort=effort)
     row = next(line for line in _text(alone, monkeypatch).splitlines() if "critical height H*" in line)
-    assert "0 (no non-global minimum with a path to a lower one was found; the network is not complete" in row
+    assert "0 over the minima found (open: no non-global minimum with a path to a lower one was found; the network is " \
+           "not complete" in row

@@ -351,8 +351,14 @@ def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: Sea
     diffs = []
     old_fp, new_fp = canonical_fingerprint(store.fingerprint), canonical_fingerprint(fingerprint)
     for key in sorted(set(old_fp) | set(new_fp)):
-        if key != "description" and old_fp.get(key) != new_fp.get(key):
-            diffs.append(f"landscape {key}: saved {old_fp.get(key)!r}, now {new_fp.get(key)!r}")
+        old, new = old_fp.get(key), new_fp.get(key)
+        if key == "description" or old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):  # the landscape's parameters (or symmetry): those differing
+            diffs.extend(text for name in sorted(set(old) | set(new)) if old.get(name) != new.get(name)
+                         and (text := f"{name}: saved {_shown(old.get(name))}, now {_shown(new.get(name))}") not in diffs)
+        elif key != "probe" or len(diffs) == 0:  # the probe (V at fixed points) differs whenever a parameter does
+            diffs.append(f"landscape {key}: saved {old!r}, now {new!r}")
     old_set, new_set = store.settings.to_dict(), settings.to_dict()
     for key in sorted(set(old_set) | set(new_set)):
         if old_set.get(key) != new_set.get(key):
