@@ -12,7 +12,7 @@ Modules (the package imports them on first use, so reading a saved search starts
 * what is searched — :mod:`.spec` (specs and their probes), :mod:`.arguments` (the builders' ranges and
   defaults, JAX-free), :mod:`.rebuild` (a landscape again from its fingerprint), :mod:`.symmetry`
   (equivalence, multiplicity), :mod:`.symmetry_alignment` (alignment modulo it), :mod:`.refinement` (the
-  isomorphisms equivalence verifies), :mod:`.orbits` (the O(d) orbit directions);
+  isomorphisms equivalence verifies), :mod:`.automorphisms` (stabiliser orders by bliss, for multiplicities), :mod:`.orbits` (the O(d) orbit directions);
 * the one store — :mod:`.store` (:class:`NetworkStore`: records and the event log), :mod:`.events` (what the
   steps return), :mod:`.tally` (their fold: the effort and what each trap's searches covered), :mod:`.records` (minima, transition states, candidates),
   :mod:`.serial` (the one versioned serialiser and reader of ``network.json``), :mod:`.catalog`

@@ -66,7 +66,7 @@ def match_minimum(minima: Sequence[NetworkMinimum], symmetry: Symmetry, z: Any, 
 
 def _multiplicity(store: NetworkStore, spec: LandscapeSpec, z: Any) -> int | None:
     """The multiplicity of ``z`` (:func:`~.symmetry.multiplicity`), or None ("not computed") when the search's
-    ``multiplicities`` setting is off (the orbit–stabiliser chain takes minutes at N = 64)."""
+    ``multiplicities`` setting is off."""
     if not store.settings.multiplicities:
         return None
     return multiplicity(z, spec.symmetry, tol=store.settings.gram_tol)

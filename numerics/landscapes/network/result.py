@@ -163,8 +163,7 @@ def network_result(store: NetworkStore, landscape: dict[str, Any], *, seconds: f
         notes.append(f"sphere radius {radius:g}: energies are those of the radius-R landscape; Hessian eigenvalues "
                      f"are in the unit-sphere metric (divide by R² = {radius ** 2:g} for the radius-R metric)")
     if not store.settings.multiplicities:
-        notes.append("multiplicity not computed (multiplicities=False: the orbit-stabiliser count takes minutes at "
-                     "this size); recorded as null")
+        notes.append("multiplicity not computed (multiplicities=False); recorded as null")
     exploration = exploration_summary(store, analysis)
     closed_form = closed_form_check(landscape, store)
     if closed_form is not None:

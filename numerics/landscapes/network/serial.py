@@ -345,6 +345,10 @@ def _shown(value: Any) -> str:
 def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: SearchSettings, curvature: str) -> None:
     """Refuse to resume a store written for another landscape, other settings or another curvature provider.
 
+    ``multiplicities`` is not compared: it decides only whether records carry a count, not which critical points the
+    search finds, so a resumed search keeps its saved value (an at-scale search saved when ``at_scale()`` did not
+    compute multiplicities resumes under today's defaults, and its records stay alike).
+
     Raises:
       ValueError: naming every differing landscape field or setting with both values.
     """
@@ -360,7 +364,7 @@ def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: Sea
         elif key != "probe" or len(diffs) == 0:  # the probe (V at fixed points) differs whenever a parameter does
             diffs.append(f"landscape {key}: saved {old!r}, now {new!r}")
     old_set, new_set = store.settings.to_dict(), settings.to_dict()
-    for key in sorted(set(old_set) | set(new_set)):
+    for key in sorted((set(old_set) | set(new_set)) - {"multiplicities"}):
         if old_set.get(key) != new_set.get(key):
             diffs.append(f"{key}: saved {_shown(old_set.get(key))}, now {_shown(new_set.get(key))}")
     if store.curvature != curvature:

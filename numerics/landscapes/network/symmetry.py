@@ -17,9 +17,10 @@ Equivalence is decided exactly (not by a hash): Gram entries of both configurati
 into labels with a tolerance, a labelled graph isomorphism is searched with networkx's VF2
 (Cordella et al. 2004), and each candidate permutation is verified entry by entry
 (``max |P G Pᵀ − G'| <= tol``). The multiplicity of a critical point is the number of distinct
-configurations modulo ``O(d)`` in its orbit, ``|Π| / |Stab_Π(G)|``; both group orders are computed
-exactly by the orbit–stabiliser chain (individualise one point at a time; each orbit by isomorphism
-tests). Alignment (:func:`~.symmetry_alignment.align`, in :mod:`.symmetry_alignment`) picks the
+configurations modulo ``O(d)`` in its orbit, ``|Π| / |Stab_Π(G)|``; both group orders are exact, from bliss's
+generators of the labelled Gram graph's automorphism group (:mod:`.automorphisms`), at every N (the
+orbit–stabiliser chain of VF2 isomorphism tests is the tests' reference, ``group_order(..., method=
+"isomorphisms")``). Alignment (:func:`~.symmetry_alignment.align`, in :mod:`.symmetry_alignment`) picks the
 representative of an orbit nearest to a reference configuration — a heuristic used only to start
 paths; it never decides equivalence.
 """
@@ -232,12 +233,25 @@ def equivalent(z1: Any, z2: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL
     return False
 
 
-def group_order(labels: np.ndarray, colors: np.ndarray | None = None) -> int:
+def group_order(labels: np.ndarray, colors: np.ndarray | None = None, *, method: str = "bliss") -> int:
     """Order of the automorphism group of a complete graph with integer edge labels (exact).
 
-    Orbit–stabiliser chain: ``|Aut| = Π_k |orbit of x_k in Stab(x_1..x_{k−1})|``; each orbit is found by
-    isomorphism tests between the graph with ``x_k`` individualised and with a candidate individualised.
+    Args:
+      labels: ``(N, N)`` symmetric integer edge labels (diagonal: node labels). colors: ``(N,)`` integer node
+        colours, optional. method: ``"bliss"`` (default; :func:`~.automorphisms.automorphism_order`: bliss's
+        generators, checked, and their Schreier–Sims order — milliseconds to ~0.2 s at N = 64) or
+        ``"isomorphisms"`` (the orbit–stabiliser chain ``|Aut| = Π_k |orbit of x_k in Stab(x_1..x_{k−1})|``,
+        each orbit by networkx VF2 isomorphism tests with ``x_k`` and a candidate individualised: the independent
+        reference, minutes at N = 64).
+    Raises:
+      ValueError: ``method`` not one of those two, or ``labels``/``colors`` malformed (bliss path).
     """
+    if method == "bliss":
+        from contrastive_bounds.numerics.landscapes.network.automorphisms import automorphism_order
+
+        return automorphism_order(labels, colors)
+    if method != "isomorphisms":
+        raise ValueError(f"method={method!r} must be 'bliss' or 'isomorphisms'")
     n = labels.shape[0]
     col = np.zeros(n, dtype=np.int64) if colors is None else np.asarray(colors, dtype=np.int64).copy()
     order = 1
@@ -275,7 +289,9 @@ def multiplicity(z: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL) -> int
 
     ``|Π| / |Stab_Π(z)|`` with ``Π`` the permutation part of ``sym`` and ``Stab_Π(z)`` the allowed
     permutations that fix the Gram matrix (with ``O(d)``) or the coordinates (without) within ``tol``.
-    1 for ``Symmetry.none()``. E.g. the Thomson icosahedron (N = 12): ``12!/120`` (``I_h`` has order 120).
+    1 for ``Symmetry.none()``. E.g. the Thomson icosahedron (N = 12): ``12!/120`` (``I_h`` has order 120); InfoNCE's
+    collapsed pairs on the cross-polytope of ``S^15`` (N = 64): ``31!! = 191898783962510625``. Both orders are exact
+    at every N (:func:`group_order` by bliss: ~0.2 s at N = 64, d = 32).
     """
     a = np.asarray(z, dtype=np.float64)
     n = a.shape[0]

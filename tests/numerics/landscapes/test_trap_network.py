@@ -66,23 +66,29 @@ def test_saved_exploration_reads_back_open_and_says_what_it_is(explored):
     assert abs(plan.trap.saddles[0].log_prefactor - trap.saddles[0].log_prefactor) <= 1e-9
 
 
-def test_multiplicity_at_scale_equals_the_exact_count_on_small_configurations(monkeypatch):
-    """The colour-refinement count equals the exact orbit–stabiliser count of network.symmetry.multiplicity on
-    generic configurations (trivial stabiliser: P!·2^P) and on collapsed pairs (each swap stabilises: P!), with the
-    exact path switched off by lowering its threshold; a configuration with another symmetry (two coincident pairs)
-    is "not computed" (None)."""
-    import contrastive_bounds.numerics.landscapes.trap_tools as tn
-    from contrastive_bounds.numerics.landscapes.network.symmetry import multiplicity
+def test_multiplicity_at_scale_equals_the_exact_count_and_the_closed_forms():
+    """multiplicity_at_scale equals the orbit–stabiliser count by VF2 isomorphism tests (group_order's reference
+    method) on generic configurations (trivial stabiliser: 4!·2^4), collapsed pairs (each swap stabilises: 4!) and two
+    pairs on one site (the swap of those pairs stabilises too: 4!·2^4/2^5 = 12), and at N = 64 the closed forms of
+    collapsed pairs on the cross-polytope of S^15 (31!! pairings of the 32 pairs into antipodes) and of a generic
+    configuration (32!·2^32)."""
+    from contrastive_bounds.numerics.landscapes.network.symmetry import _gram, group_order, label_matrices
 
     rng = np.random.default_rng(0)
     spec = infonce_spec(8, 3, 0.1)
     z = rng.normal(size=(8, 3))
     z /= np.linalg.norm(z, axis=1, keepdims=True)
     zc = np.repeat(z[::2], 2, axis=0)  # collapsed pairs
-    exact = [multiplicity(z, spec.symmetry), multiplicity(zc, spec.symmetry)]
-    assert exact == [math.factorial(4) * 2 ** 4, math.factorial(4)]
-    monkeypatch.setattr(tn, "EXACT_MULTIPLICITY_MAX_POINTS", 4)
-    assert [multiplicity_at_scale(spec, z), multiplicity_at_scale(spec, zc)] == exact
     zd = zc.copy()
-    zd[2:4] = zd[0:2]  # pairs 0 and 1 on one site: swapping the pairs also stabilises
-    assert multiplicity_at_scale(spec, zd) is None
+    zd[2:4] = zd[0:2]  # pairs 0 and 1 on one site
+    full = group_order(label_matrices([np.eye(8)], spec.symmetry, 1e-8)[0], method="isomorphisms")
+    assert full == math.factorial(4) * 2 ** 4
+    for c, want in ((z, 384), (zc, 24), (zd, 12)):
+        (lab,) = label_matrices([_gram(c)], spec.symmetry, 1e-8)
+        assert multiplicity_at_scale(spec, c) == want == full // group_order(lab, method="isomorphisms")
+    spec64 = infonce_spec(64, 16, 0.1)
+    axes = np.concatenate([np.eye(16), -np.eye(16)])  # ±e_k: 32 sites, each holding one collapsed pair
+    cross = np.repeat(axes[rng.permutation(32)], 2, axis=0)
+    assert multiplicity_at_scale(spec64, cross) == math.prod(range(1, 32, 2)) == 191898783962510625
+    g = rng.normal(size=(64, 16))
+    assert multiplicity_at_scale(spec64, g / np.linalg.norm(g, axis=1, keepdims=True)) == math.factorial(32) * 2 ** 32

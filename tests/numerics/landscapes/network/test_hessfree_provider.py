@@ -40,7 +40,7 @@ def test_the_provider_is_registered_and_chosen_above_the_threshold():
     assert default_curvature(HESSFREE_THRESHOLD + 1, 1) == "hessfree" and default_curvature(64, 32) == "hessfree"
     assert SearchSettings.for_size(6, 3) == SearchSettings()
     big = SearchSettings.for_size(64, 32)
-    assert big.structured_rule == "families" and big.trap_modes > 0 and big.max_explored > 0 and not big.multiplicities
+    assert big.structured_rule == "families" and big.trap_modes > 0 and big.max_explored > 0 and big.multiplicities
     with pytest.raises(ValueError, match="trap_modes"):
         SearchSettings(trap_modes=-1)
     with pytest.raises(ValueError, match="structured_rule"):
@@ -151,7 +151,8 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_sampled_mod
     verified transition states join it to the lower minimum, so it has a barrier; the exploration is stated as
     "sampled modulo symmetry, not per-trap closed (...)", H* is "open" (the global minimum is not explored:
     max_explored = 1),
-    and multiplicities are not computed."""
+    and both minima have multiplicity 1 (the whole pair-preserving group of order 32!·2^32 keeps the simplex's and
+    the cross-polytope's Gram patterns)."""
     n, d, tau = 64, 32, 0.01
     res = landscape_network(infonce_spec(n, d, tau), SearchSettings.at_scale(starts=1, max_hop_rounds=0, max_explored=1,
                                                                                 symmetric_modes=True),
@@ -160,7 +161,7 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_sampled_mod
     assert res.curvature == "hessfree" and res.closed_form["found"] is not None
     assert res.analysis.v_min == pytest.approx(v_star, abs=1e-9) and res.closed_form["below"] == []
     trap = [m for m in res.minima if abs(m.energy - (1 / tau + np.log(62))) <= 1e-9]
-    assert len(trap) == 1 and trap[0].verified and trap[0].multiplicity is None
+    assert len(trap) == 1 and trap[0].verified and trap[0].multiplicity == 1
     (row,) = res.exploration["explored"]
     assert row["minimum"] == trap[0].id and row["modes"] == row["of"] == 1488 and not row["per_trap_closed"]
     sym = row["modulo_symmetry"]
@@ -169,7 +170,8 @@ def test_the_n64_d32_search_finds_the_closed_form_minimum_and_a_trap_sampled_mod
     assert row["barrier"] is not None and row["barrier"] > 0
     assert all(t.verified for t in res.transition_states) and res.transition_states
     assert res.status.startswith("open:") and "not per-trap closed (32 automorphisms" in res.status
-    assert "multiplicity not computed" in " ".join(res.notes)
+    assert [m.multiplicity for m in res.minima if abs(m.energy - v_star) <= 1e-9] == [1]
+    assert "multiplicity not computed" not in " ".join(res.notes)
 
 
 @pytest.mark.slow

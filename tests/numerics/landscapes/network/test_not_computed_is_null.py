@@ -87,3 +87,21 @@ def test_a_resume_refusal_spells_an_unset_setting_as_the_command_line_does():
     with pytest.raises(ValueError) as err:
         check_resume(store, store.fingerprint, store.settings.updated(basin_margin=1.0), store.curvature)
     assert "basin_margin: saved none, now 1.0" in str(err.value) and "None" not in str(err.value)
+
+
+def test_a_search_saved_without_multiplicities_resumes_and_keeps_its_setting(tmp_path):
+    """``multiplicities`` does not block a resume (it decides only whether records carry a count): a search saved
+    with ``multiplicities=False`` resumes under the default settings, keeps False, and its minima stay null; any
+    other differing setting still refuses."""
+    from contrastive_bounds.numerics.landscapes.network import infonce_spec, landscape_network
+
+    spec = infonce_spec(4, 2, 0.1)
+    small = dict(starts=4, structured_starts=0, max_hop_rounds=0, draw=False, transition_states=False)
+    first = landscape_network(spec, out=tmp_path, multiplicities=False, **small)
+    assert [m.multiplicity for m in first.minima] == [None] * len(first.minima)
+    again = landscape_network(spec, out=tmp_path, resume=True, **small)
+    assert again.settings["multiplicities"] is False and [m.multiplicity for m in again.minima] == [None] * len(first.minima)
+    store = store_from_dict(json.loads((tmp_path / "network.json").read_text()))
+    check_resume(store, store.fingerprint, store.settings.updated(multiplicities=True), store.curvature)
+    with pytest.raises(ValueError, match="resume refused: the saved search differs in starts: saved 4, now 5"):
+        check_resume(store, store.fingerprint, store.settings.updated(multiplicities=True, starts=5), store.curvature)
