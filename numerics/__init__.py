@@ -77,7 +77,7 @@ _HOME = {
     "sphere_angle": "_sphere",
     "tangent_basis": "_sphere",
     "uniform": "_sphere",
-    "usable_cores": "_devices",
+    "usable_cores": "_devices", "cgroup_cpu_limit": "_devices",
     "use_host_devices": "_devices",
     "user_chose_host_devices": "_devices",
     "wilson": "_stats",
@@ -95,7 +95,7 @@ __all__ = ["arrhenius_fit", "ArrheniusFit", "clopper_pearson", "current_umask", 
            "MeanCI", "NetworkAnnealResult", "normalize", "NPY_MAGIC", "on_sphere_error", "probe_writable_folder",
            "product_distance", "project_tangent", "project_to_sphere", "proportion_ci", "ProportionCI", "publish_mode",
            "read_array", "read_arrays", "request_x64", "require_x64", "retract", "riemannian_hessian", "rsqrt",
-           "sphere_angle", "tangent_basis", "uniform", "usable_cores", "use_host_devices", "user_chose_host_devices",
+           "sphere_angle", "tangent_basis", "uniform", "usable_cores", "cgroup_cpu_limit", "use_host_devices", "user_chose_host_devices",
            "wilson", "write_atomically", "x64_enabled", "X64DisabledError", "alignment", "landscapes", "langevin",
            "network_experiment"]
 

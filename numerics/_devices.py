@@ -5,7 +5,8 @@ can only be chosen before the backend starts (the first JAX operation of the pro
 simulator splits its chains over the local devices (:func:`.langevin.defaults.default_shards`),
 one thread per device, which on CPU is what uses the other cores for its elementwise loops.
 
-:func:`use_host_devices` asks for one CPU device per usable core, unless the user has chosen
+:func:`use_host_devices` asks for one CPU device per usable core (the affinity, capped by a container's CPU quota),
+unless the user has chosen
 already (``XLA_FLAGS=--xla_force_host_platform_device_count=N`` or ``JAX_NUM_CPU_DEVICES=N`` in the
 environment) or the backend has started. The command line calls it first thing; Python users call
 it before their first JAX operation, or set one of those variables before starting Python::
@@ -22,17 +23,69 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["usable_cores", "use_host_devices", "user_chose_host_devices"]
+__all__ = ["usable_cores", "cgroup_cpu_limit", "use_host_devices", "user_chose_host_devices"]
 
 _XLA_FLAG = "xla_force_host_platform_device_count"
 
 
-def usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the OS reports it, else ``os.cpu_count()``), ≥ 1."""
+def cgroup_cpu_limit(root: str = "/sys/fs/cgroup") -> int | None:
+    """The CPU quota of this process's control group, in whole cores rounded up, or None when there is none.
+
+    A container limited to ``k`` cores by a quota (``docker --cpus k``, a CI runner, Kubernetes' CPU limit) still
+    shows every core of its host in its CPU affinity; one JAX device (and one busy thread) per visible core would then
+    time-slice ``k`` cores among dozens of threads. Read from cgroup v2 (``cpu.max``: ``"<quota> <period>"`` or
+    ``"max <period>"``, in the process's own group named by ``/proc/self/cgroup``, else at ``root``) or v1
+    (``cpu/cpu.cfs_quota_us`` and ``cpu/cpu.cfs_period_us``; quota ``-1``: none).
+
+    Args:
+      root: where the cgroup file system is mounted (tests point it at a folder of their own).
+    Returns:
+      ``ceil(quota / period)`` ≥ 1, or None (no quota, or nothing readable).
+    """
+    import math
+    from pathlib import Path
+
+    base = Path(root)
+    own = ""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                own = line[3:].strip().lstrip("/")
+    except OSError:
+        pass
+    pairs: list[tuple[str, str]] = []
+    for folder in dict.fromkeys([base / own, base]):
+        try:
+            quota, period = (folder / "cpu.max").read_text().split()[:2]
+            pairs.append((quota, period))
+            break
+        except (OSError, ValueError):
+            continue
+    if not pairs:
+        try:
+            pairs.append(((base / "cpu" / "cpu.cfs_quota_us").read_text().strip(),
+                          (base / "cpu" / "cpu.cfs_period_us").read_text().strip()))
+        except OSError:
+            return None
+    quota, period = pairs[0]
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:  # "max": no quota
+        return None
+    if q <= 0 or p <= 0:
+        return None
+    return max(1, math.ceil(q / p))
+
+
+def usable_cores() -> int:
+    """Cores this process may run on, ≥ 1: its CPU affinity where the OS reports it (else ``os.cpu_count()``), capped
+    by its control group's CPU quota (:func:`cgroup_cpu_limit`) where one is set."""
+    try:
+        cores = max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    limit = cgroup_cpu_limit()
+    return min(cores, limit) if limit is not None else cores
 
 
 def user_chose_host_devices() -> bool:
