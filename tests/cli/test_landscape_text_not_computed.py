@@ -43,14 +43,14 @@ def test_the_closure_text_is_printed_once_and_pointed_to_from_the_status_and_sto
     res = load_saved_search(SAVED).result()
     closure = "not closed: the budget of max_explored = 1 explored minima was used (1 of 2 minima left unexplored)"
     effort = dataclasses.replace(res.effort, closed=False, closure=closure,
-                                 stopped_by={"minima": "round limit 0 reached", "transition_states": closure})
+                                 stopped_by={"minima": "no basin hopping (max_hop_rounds = 0)", "transition_states": closure})
     open_ = dataclasses.replace(res, status=f"open: closure not reached ({closure})", effort=effort)
     text = _text(open_, monkeypatch)
     assert text.count(closure) == 1, text
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line.count("│") >= 3}
     assert rows["closure"] == closure
     assert rows["status"] == 'open: closure not reached (see "closure")'
-    assert rows["stopped"] == 'minima: round limit 0 reached; transition_states: see "closure"'
+    assert rows["stopped"] == 'minima: no basin hopping (max_hop_rounds = 0); transition_states: see "closure"'
 
 
 def test_a_zero_critical_height_without_any_trap_found_says_why_it_is_zero(monkeypatch):

@@ -55,6 +55,18 @@ __all__ = ["landscape_network", "run_search", "PNG_FILE"]
 PNG_FILE = "disconnectivity.png"
 
 
+def _hops_ended(without_new: int, patience: int, max_rounds: int) -> str:
+    """Why basin hopping stopped, in words: ``"1 round without a new minimum (patience 1)"``, ``"3 consecutive
+    rounds without ..."``, ``"the round limit max_hop_rounds = 2 was reached"``, or ``"no basin hopping
+    (max_hop_rounds = 0)"``."""
+    if max_rounds == 0:
+        return "no basin hopping (max_hop_rounds = 0)"
+    if without_new >= patience:
+        rounds = "1 round" if without_new == 1 else f"{without_new} consecutive rounds"
+        return f"{rounds} without a new minimum (patience {patience})"
+    return f"the round limit max_hop_rounds = {max_rounds} was reached"
+
+
 def _settings(settings: SearchSettings | None, overrides: dict[str, Any]) -> SearchSettings:
     base = settings or SearchSettings()
     if not isinstance(base, SearchSettings):
@@ -92,9 +104,7 @@ def run_search(spec: LandscapeSpec, store: NetworkStore, *, curvature: Curvature
             hop_round(spec, s, store, rng, curvature=curvature)
             report("hops", c["hop_rounds"], s.max_hop_rounds, f"{len(store.minima)} minima")
             save()
-        store.log(PhaseEnded("hops", f"{t.rounds_without_new} consecutive rounds without a new minimum (patience "
-                                     f"{s.patience})" if t.rounds_without_new >= s.patience
-                             else f"round limit {s.max_hop_rounds} reached"))
+        store.log(PhaseEnded("hops", _hops_ended(t.rounds_without_new, s.patience, s.max_hop_rounds)))
         save()
     if store.phase == "ts" and transition_states:
         def checkpoint(info: str | None) -> None:
