@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -222,6 +223,9 @@ def simulate(kernel: LangevinKernel, positions: Any, config: SimulationConfig,
     if ckpt is not None and options.resume and ckpt.exists():
         carry, trace = ckpt_io.load_checkpoint(ckpt, fingerprint)
         trace_parts.append(trace)
+        if options.progress:  # said once the checkpoint was accepted (its fingerprint matched), beside the bar
+            print(f"resuming the run saved in {ckpt} at step {int(carry.step):,} of {num_steps:,}", file=sys.stderr,
+                  flush=True)
     if carry is None:
         carry = initial_carry(kernel, jnp.asarray(pos), target, basins, t_start)
         trace_parts.append(np.zeros((0, chains), pos.dtype))

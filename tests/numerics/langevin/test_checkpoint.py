@@ -237,3 +237,15 @@ def test_a_checkpoint_write_that_fails_midway_keeps_the_previous_file(tmp_path, 
         ckpt_io.save_checkpoint(ck, carry, trace, fingerprint)
     assert written == [ck]
     assert ck.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["ck.npz"]
+
+
+def test_a_resumed_run_with_progress_says_where_it_resumes(tmp_path, capsys):
+    """With progress on, a run continued from its checkpoint says so on stderr once the checkpoint was accepted:
+    the file and the step it resumes at (100 of 200); a fresh run and a run without progress say nothing of it."""
+    ck = _valid_checkpoint(tmp_path)
+    capsys.readouterr()
+    res = simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=ck, resume=True, progress=True))
+    assert res.complete
+    assert f"resuming the run saved in {ck} at step 100 of 200" in capsys.readouterr().err
+    simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=tmp_path / "fresh.npz", progress=True))
+    assert "resuming" not in capsys.readouterr().err
