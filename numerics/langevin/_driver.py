@@ -224,7 +224,9 @@ def simulate(kernel: LangevinKernel, positions: Any, config: SimulationConfig,
         carry, trace = ckpt_io.load_checkpoint(ckpt, fingerprint)
         trace_parts.append(trace)
         if options.progress:  # said once the checkpoint was accepted (its fingerprint matched), beside the bar
-            print(f"resuming the run saved in {ckpt} at step {int(carry.step):,} of {num_steps:,}", file=sys.stderr,
+            k = int(carry.step)
+            print(f"resuming the run saved in {ckpt} at step {k:,} of {num_steps:,}" if k < num_steps else
+                  f"the run saved in {ckpt} had finished (step {k:,} of {num_steps:,}): reporting it", file=sys.stderr,
                   flush=True)
     if carry is None:
         carry = initial_carry(kernel, jnp.asarray(pos), target, basins, t_start)

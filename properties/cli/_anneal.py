@@ -80,8 +80,8 @@ def anneal(
                                  "fixed, ...)"),
     landscape_params: Optional[list[str]] = typer.Option(None, "--param", help="landscape parameter key=value "
                                                          "(repeatable), e.g. H=5"),
-    points: Optional[int] = typer.Option(None, "--points", help="N: infonce (>= 3, default 8), thomson (>= 2, default 12)"),
-    dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d >= 2 of infonce, thomson (default 3)"),
+    points: Optional[int] = typer.Option(None, "--points", help="N: infonce (in [3, 1000000], default 8), thomson (in [2, 1000000], default 12)"),
+    dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d in [2, 16384] of infonce, thomson (default 3)"),
     tau: Optional[float] = typer.Option(None, "--tau", help="InfoNCE temperature in [1e-4, 1e4] (default 0.5)"),
     pairs: Optional[str] = typer.Option(None, "--pairs", help="InfoNCE positive pairs i-j,k-l (default 0-1,2-3,...)"),
     coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),

@@ -185,7 +185,10 @@ def command(fn: Callable[..., Any] | None = None, *, aliases: Mapping[str, str] 
         except OverflowError as exc:  # a size beyond what an int32/float64 index can hold
             fail(f"a size is too large ({exc}); choose smaller sizes")
         except KeyboardInterrupt:  # commands that save progress catch it themselves and say what to rerun
-            err_console.print("interrupted (Ctrl-C)", markup=False, highlight=False)
+            from contrastive_bounds.properties.cli._app import _TERMINATED  # set by the SIGTERM handler
+
+            err_console.print("terminated (SIGTERM)" if _TERMINATED[0] else "interrupted (Ctrl-C)", markup=False,
+                              highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED)
         except Exception as exc:
             if not _out_of_memory(exc):

@@ -147,8 +147,8 @@ def check_out(text: str | Path) -> Path:
 def landscape(
     spec: str = typer.Argument(..., help=f"infonce, thomson, another built-in ({', '.join(BUILTIN_LANDSCAPES)}) or a Fourier file"),
     params: Optional[list[str]] = typer.Argument(None, help="parameters of a built-in landscape, key=value"),
-    points: Optional[int] = typer.Option(None, "--points", help="N: infonce (>= 3, default 8), thomson (>= 2, default 12)"),
-    dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d >= 2 (points on S^{d-1}; default 3)"),
+    points: Optional[int] = typer.Option(None, "--points", help="N: infonce (in [3, 1000000], default 8), thomson (in [2, 1000000], default 12)"),
+    dim: Optional[int] = typer.Option(None, "--dim", help="ambient dimension d in [2, 16384] (points on S^{d-1}; default 3)"),
     tau: Optional[float] = typer.Option(None, "--tau", help="InfoNCE temperature in [1e-4, 1e4] (default 0.5)"),
     pairs: Optional[str] = typer.Option(None, "--pairs", help="positive pairs i-j,k-l (default 0-1,2-3,...)"),
     coupled: bool = typer.Option(False, "--coupled", help="InfoNCE with the positive in the denominator"),

@@ -29,6 +29,18 @@ def test_too_large_a_search_is_refused_naming_the_sizes_and_yes():
     assert many.exit_code == 2 and "--starts=100000000" in many.output
 
 
+@pytest.mark.parametrize("argv, words", [
+    (["--points", "99999999999"], "--points=99999999999 is outside its domain: integers in [3, 1000000]"),
+    (["--dim", "100000"], "--dim=100000 is outside its domain: integers in [2, 16384]"),
+])
+def test_sizes_past_the_bounds_are_refused_before_anything_is_built(argv, words):
+    """N past 10^6 (its pairs were listed before any check: 5·10^10 tuples, gigabytes in seconds) and d past 16 384
+    (the search's (d, d) float64 arrays; it reached an allocation of 74.5 GiB) are refused at once, exit 2, naming the
+    option and its range."""
+    res = runner.invoke(app, ["landscape", "infonce", *argv])
+    assert res.exit_code == 2 and words in res.output, res.output
+
+
 def test_a_finished_search_is_not_replaced_without_resume(tmp_path):
     """A second run into the same --out without --resume exits 2 and leaves network.json as it was."""
     first = runner.invoke(app, ["landscape", "infonce", "--points", "4", "--dim", "2", "--tau", "0.1", "--out",

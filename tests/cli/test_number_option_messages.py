@@ -28,7 +28,8 @@ def _main(monkeypatch, capsys, *argv: str) -> tuple[int, str]:
     (["landscape", "infonce", "--seed", "1.5"], ["--seed", "'1.5' is not an integer", "integers in [0, 2^32 - 1]"]),
     (["landscape", "infonce", "--radius", "q"], ["--radius", "'q' is not a number", "numbers > 0"]),
     (["landscape", "infonce", "--pair-distance", "z"], ["'z' is not a number", "--pair-distance takes numbers in [0, 2]"]),
-    (["landscape", "infonce", "--points", "x"], ["'x' is not an integer", "infonce (>= 3", "thomson (>= 2"]),
+    (["landscape", "infonce", "--points", "x"], ["'x' is not an integer", "infonce (in [3, 1000000]", "thomson (in [2, 1000000]"]),
+    (["landscape", "infonce", "--dim", "y"], ["'y' is not an integer", "--dim takes integers in [2, 16384]"]),
 ])
 def test_a_number_option_that_does_not_parse_names_its_range(monkeypatch, capsys, argv, words):
     """One line "error: ...", exit 2, the value, what kind of number and the option's range (both ranges of an
@@ -46,7 +47,7 @@ def test_the_range_is_read_from_the_help():
     assert help_range("random starts K >= 1 (default 64; 8 above N·d = 192)") == ">= 1"
     assert help_range("sphere radius R > 0 (InfoNCE: tau -> tau/R^2)") == "> 0"
     assert help_range("number of independent chains") is None
-    assert help_range("N: infonce (>= 3, default 8), thomson (>= 2, default 12)") is None
+    assert help_range("N: infonce (in [3, 1000000], default 8), thomson (in [2, 1000000], default 12)") is None
 
 
 def test_an_empty_checkpoint_says_what_a_checkpoint_is():

@@ -81,3 +81,23 @@ def test_sigterm_stops_a_landscape_search_with_its_state_saved_and_it_resumes(tm
     assert res.returncode == 0, res.stderr
     assert f"resuming the search saved in {out / 'network.json'}" in res.stderr, res.stderr
     assert saved <= {m["energy"] for m in json.loads(res.stdout)["minima"]}
+
+
+@pytest.mark.parametrize("terminated, said", [(True, "terminated (SIGTERM)"), (False, "interrupted (Ctrl-C)")])
+def test_a_command_stopped_before_it_saves_anything_names_the_signal(monkeypatch, capsys, terminated, said):
+    """A command that has nothing to save (stopped before its work began) says which signal stopped it: SIGTERM is
+    not reported as a Ctrl-C; exit status 130 inside, 143 from the entry point after SIGTERM."""
+    import typer
+
+    from contrastive_bounds.properties.cli import _app
+    from contrastive_bounds.properties.cli._common import command
+
+    monkeypatch.setattr(_app, "_TERMINATED", [terminated])
+
+    @command
+    def stopped() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(typer.Exit) as code:
+        stopped()
+    assert code.value.exit_code == 130 and said in capsys.readouterr().err

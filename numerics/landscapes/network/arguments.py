@@ -20,7 +20,7 @@ from typing import Any
 
 from contrastive_bounds.theory._domains import check_int, check_real
 
-__all__ = ["TAU_RANGE", "INFONCE_DEFAULTS", "THOMSON_DEFAULTS", "InfonceArguments", "ThomsonArguments",
+__all__ = ["TAU_RANGE", "INFONCE_DEFAULTS", "THOMSON_DEFAULTS", "MAX_POINTS", "MAX_DIM", "InfonceArguments", "ThomsonArguments",
            "infonce_arguments", "thomson_arguments", "check_pairs", "default_pairs", "canonical_pairs", "check_radius",
            "check_tau"]
 
@@ -31,6 +31,11 @@ INFONCE_DEFAULTS = {"num_points": 8, "dim": 3, "tau": 0.5}
 #: defaults of :func:`thomson_arguments`
 THOMSON_DEFAULTS = {"num_points": 12, "dim": 3}
 _MIN_POINTS = {"infonce": 3, "thomson": 2}
+#: the largest N a landscape is built for (its pairs are listed before any cost estimate; the command's cost guard
+#: refuses far smaller searches unless told --yes)
+MAX_POINTS = 1_000_000
+#: the largest d: the search's structured starts and rotations hold (d, d) float64 arrays (2 GiB at d = 16 384)
+MAX_DIM = 16_384
 
 
 def check_tau(tau: Any) -> float:
@@ -117,12 +122,13 @@ def infonce_arguments(num_points: Any = None, dim: Any = None, tau: Any = None, 
     :func:`default_pairs`).
 
     Raises:
-      ValueError: ``num_points`` not an integer >= 3 (every anchor needs a negative), ``dim`` < 2, ``tau``
+      ValueError: ``num_points`` not an integer in [3, MAX_POINTS] (every anchor needs a negative), ``dim`` not in
+        [2, MAX_DIM], ``tau``
         outside :data:`TAU_RANGE`, bad ``pairs`` (:func:`check_pairs`), ``radius`` <= 0 — each named.
     """
     n = check_int("num_points", INFONCE_DEFAULTS["num_points"] if num_points is None else num_points,
-                  _MIN_POINTS["infonce"], None)
-    d = check_int("dim", INFONCE_DEFAULTS["dim"] if dim is None else dim, 2, None)
+                  _MIN_POINTS["infonce"], MAX_POINTS)
+    d = check_int("dim", INFONCE_DEFAULTS["dim"] if dim is None else dim, 2, MAX_DIM)
     t = check_tau(INFONCE_DEFAULTS["tau"] if tau is None else tau)
     prs = default_pairs(n) if pairs is None else canonical_pairs(pairs, n)
     if not isinstance(coupled, bool):
@@ -142,8 +148,8 @@ def thomson_arguments(num_points: Any = None, dim: Any = None) -> ThomsonArgumen
     """The checked arguments of a Thomson landscape (None: the default of :data:`THOMSON_DEFAULTS`).
 
     Raises:
-      ValueError: ``num_points`` < 2 or ``dim`` < 2 (named).
+      ValueError: ``num_points`` not in [2, MAX_POINTS] or ``dim`` not in [2, MAX_DIM] (named).
     """
     return ThomsonArguments(check_int("num_points", THOMSON_DEFAULTS["num_points"] if num_points is None else num_points,
-                                      _MIN_POINTS["thomson"], None),
-                            check_int("dim", THOMSON_DEFAULTS["dim"] if dim is None else dim, 2, None))
+                                      _MIN_POINTS["thomson"], MAX_POINTS),
+                            check_int("dim", THOMSON_DEFAULTS["dim"] if dim is None else dim, 2, MAX_DIM))

@@ -26,10 +26,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["automorphism_generators", "automorphism_order"]
+__all__ = ["automorphism_generators", "automorphism_order", "check_labels"]
 
 
-def _check(labels: np.ndarray, colors: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def check_labels(labels: np.ndarray, colors: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, colors)`` as int64 after checking them: ``labels`` a square ``(N, N)`` symmetric integer array with
+    ``N >= 1``, ``colors`` None (all 0) or ``(N,)`` integers.
+
+    Raises:
+      ValueError: naming ``labels`` or ``colors`` and what is wrong (shape, dtype, symmetry).
+    """
     lab = np.asarray(labels)
     if lab.ndim != 2 or lab.shape[0] != lab.shape[1] or lab.shape[0] < 1:
         raise ValueError(f"labels must be a square (N, N) integer array with N >= 1, got shape {lab.shape}")
@@ -40,7 +46,7 @@ def _check(labels: np.ndarray, colors: np.ndarray | None) -> tuple[np.ndarray, n
     n = lab.shape[0]
     col = np.zeros(n, dtype=np.int64) if colors is None else np.asarray(colors)
     if col.shape != (n,) or not np.issubdtype(col.dtype, np.integer):
-        raise ValueError(f"colors must be an integer array of shape ({n},), got {getattr(col, 'shape', None)}")
+        raise ValueError(f"colors must be an integer array of shape ({n},), got shape {col.shape} and dtype {col.dtype}")
     return lab.astype(np.int64), col.astype(np.int64)
 
 
@@ -62,7 +68,7 @@ def automorphism_generators(labels: np.ndarray, colors: np.ndarray | None = None
     """
     import igraph
 
-    lab, col = _check(labels, colors)
+    lab, col = check_labels(labels, colors)
     n = lab.shape[0]
     if n == 1:
         return np.zeros((0, 1), dtype=np.int64)

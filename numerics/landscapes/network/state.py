@@ -209,7 +209,9 @@ class SearchSettings:
                   + (f"at most {_count(self.max_explored, 'minimum', 'minima')} (non-global ones first, lowest first)"
                      if self.max_explored
                      else "every minimum")
-                  + " along " + (f"its {self.trap_modes} softest Hessian modes" if self.trap_modes else "every Hessian mode")
+                  + " along " + ((f"its {self.trap_modes} softest Hessian modes" if self.max_explored == 1 else
+                                  f"each one's {self.trap_modes} softest Hessian modes") if self.trap_modes
+                                 else "every Hessian mode")
                   + (" (every mode modulo the minimum's stabiliser where that takes fewer searches)"
                      if self.symmetric_modes else "")
                   + f" off the symmetry (both signs); saddles connected by {self.descent} descents; budget "

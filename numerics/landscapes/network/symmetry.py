@@ -243,17 +243,21 @@ def group_order(labels: np.ndarray, colors: np.ndarray | None = None, *, method:
         ``"isomorphisms"`` (the orbit–stabiliser chain ``|Aut| = Π_k |orbit of x_k in Stab(x_1..x_{k−1})|``,
         each orbit by networkx VF2 isomorphism tests with ``x_k`` and a candidate individualised: the independent
         reference, minutes at N = 64).
+    Returns:
+      ``|Aut|``, an exact Python int (e.g. ``P!·2^P`` for ``P`` disjoint pairs).
     Raises:
-      ValueError: ``method`` not one of those two, or ``labels``/``colors`` malformed (bliss path).
+      ValueError: ``method`` not one of those two; ``labels`` not a square symmetric integer array, or ``colors``
+        not ``(N,)`` integers (:func:`~.automorphisms.check_labels`).
     """
-    if method == "bliss":
-        from contrastive_bounds.numerics.landscapes.network.automorphisms import automorphism_order
+    from contrastive_bounds.numerics.landscapes.network.automorphisms import automorphism_order, check_labels
 
-        return automorphism_order(labels, colors)
-    if method != "isomorphisms":
+    if method not in ("bliss", "isomorphisms"):
         raise ValueError(f"method={method!r} must be 'bliss' or 'isomorphisms'")
+    labels, col = check_labels(labels, colors)
+    if method == "bliss":
+        return automorphism_order(labels, col)
     n = labels.shape[0]
-    col = np.zeros(n, dtype=np.int64) if colors is None else np.asarray(colors, dtype=np.int64).copy()
+    col = col.copy()
     order = 1
     next_color = int(col.max()) + 1
     for x in range(n):
@@ -287,13 +291,26 @@ def _permutation_group_order(sym: Symmetry, n: int) -> int:
 def multiplicity(z: Any, sym: Symmetry, *, tol: float = DEFAULT_GRAM_TOL) -> int:
     """Number of distinct configurations modulo ``O(d)`` in the orbit of ``z`` under ``sym``.
 
-    ``|Π| / |Stab_Π(z)|`` with ``Π`` the permutation part of ``sym`` and ``Stab_Π(z)`` the allowed
-    permutations that fix the Gram matrix (with ``O(d)``) or the coordinates (without) within ``tol``.
+    Args:
+      z: ``(N, d)`` float64, unit rows, finite. sym: the landscape's :class:`Symmetry`. tol: > 0, the Gram (or, without
+        ``O(d)``, coordinate) tolerance within which entries count as equal.
+    Returns:
+      ``|Π| / |Stab_Π(z)|``, an exact Python int ≥ 1, with ``Π`` the permutation part of ``sym`` and ``Stab_Π(z)`` the
+      allowed permutations that fix the Gram matrix (with ``O(d)``) or the coordinates (without) within ``tol``.
+    Raises:
+      ValueError: ``z`` not a 2-D array of finite numbers with at least one point, or ``tol`` not > 0 (named).
+
     1 for ``Symmetry.none()``. E.g. the Thomson icosahedron (N = 12): ``12!/120`` (``I_h`` has order 120); InfoNCE's
     collapsed pairs on the cross-polytope of ``S^15`` (N = 64): ``31!! = 191898783962510625``. Both orders are exact
     at every N (:func:`group_order` by bliss: ~0.2 s at N = 64, d = 32).
     """
     a = np.asarray(z, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] < 1:
+        raise ValueError(f"z must be an (N, d) array of points, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("z has non-finite entries (NaN or inf); a multiplicity needs a configuration")
+    if not tol > 0:
+        raise ValueError(f"tol={tol!r} must be > 0")
     n = a.shape[0]
     if sym.permutations == "none":
         return 1

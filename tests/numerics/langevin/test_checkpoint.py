@@ -249,3 +249,5 @@ def test_a_resumed_run_with_progress_says_where_it_resumes(tmp_path, capsys):
     assert f"resuming the run saved in {ck} at step 100 of 200" in capsys.readouterr().err
     simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=tmp_path / "fresh.npz", progress=True))
     assert "resuming" not in capsys.readouterr().err
+    simulate(KERNEL, _start(), CONFIG, _opts(checkpoint=ck, resume=True, progress=True))  # finished: said so
+    assert f"the run saved in {ck} had finished (step 200 of 200): reporting it" in capsys.readouterr().err

@@ -78,5 +78,34 @@ def test_bad_input_is_refused_with_the_argument_named():
         automorphism_order(np.triu(np.ones((3, 3), dtype=np.int64)))
     with pytest.raises(ValueError, match=r"colors must be an integer array of shape \(3,\)"):
         automorphism_order(np.zeros((3, 3), dtype=np.int64), np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="shape \\(5,\\) and dtype float64"):
+        automorphism_order(np.zeros((5, 5), dtype=np.int64), np.zeros(5))
     with pytest.raises(ValueError, match="method='vf3' must be 'bliss' or 'isomorphisms'"):
         group_order(np.zeros((3, 3), dtype=np.int64), method="vf3")
+    for method in ("bliss", "isomorphisms"):  # the reference path refuses alike (it returned orders for such input)
+        with pytest.raises(ValueError, match="labels must be a square"):
+            group_order(np.zeros((3, 4), dtype=np.int64), method=method)
+        with pytest.raises(ValueError, match="labels must be a square"):
+            group_order(np.zeros((0, 0), dtype=np.int64), method=method)
+        with pytest.raises(ValueError, match="labels must be integers"):
+            group_order(np.full((3, 3), 0.5), method=method)
+        with pytest.raises(ValueError, match="symmetric"):
+            group_order(np.triu(np.ones((3, 3), dtype=np.int64)), method=method)
+        with pytest.raises(ValueError, match="colors must be"):
+            group_order(np.zeros((3, 3), dtype=np.int64), np.zeros(4, dtype=np.int64), method=method)
+
+
+def test_multiplicity_refuses_what_is_not_a_configuration():
+    """A 1-D z, NaN coordinates and a tolerance <= 0 are refused naming z or tol (NaN returned 1, a 1-D z raised an
+    IndexError, tol = -1 blamed the labels' symmetry)."""
+    from contrastive_bounds.numerics.landscapes.network.symmetry import multiplicity
+
+    sym = Symmetry.infonce([(0, 1), (2, 3)])
+    z = np.eye(4)
+    assert multiplicity(z, sym) == 1  # 4 orthogonal points: every pair-preserving permutation fixes G
+    with pytest.raises(ValueError, match=r"z must be an \(N, d\) array"):
+        multiplicity(np.ones(4), sym)
+    with pytest.raises(ValueError, match="non-finite"):
+        multiplicity(np.full((4, 4), np.nan), sym)
+    with pytest.raises(ValueError, match="tol=-1 must be > 0"):
+        multiplicity(z, sym, tol=-1)
