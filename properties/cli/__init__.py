@@ -32,6 +32,7 @@ modules):
 * :mod:`._common` — Shared plumbing for the command line: error handling, JSON output, key=value parsing.
 * :mod:`._self_test` — ``contrastive-bounds check --self-test``: the self-test run from the command line.
 * :mod:`._landscape_print` — The ``landscape`` command's tables: a network result in words.
+* :mod:`._stop_watch` — A second Ctrl-C or SIGTERM ends the command at once, even inside a compiled call.
 * :mod:`._sweep` — Command ``sweep``: run a grid of tasks (a spec) on dask.distributed, one Parquet row per
   task.
 * :mod:`._theory` — Commands ``list``, ``bound`` and ``claims``: the theorems as objects, from the shell.

@@ -153,6 +153,11 @@ def _root() -> None:
 _TERMINATED = [False]
 
 
+def stopped_by_sigterm() -> bool:
+    """Whether SIGTERM (not Ctrl-C) stopped the running command (its messages and exit status say which)."""
+    return _TERMINATED[0]
+
+
 def _interrupted_code() -> int:
     """The exit status of a command stopped by a signal: 143 after SIGTERM, else 130 (Ctrl-C)."""
     return 143 if _TERMINATED[0] else 130
@@ -188,6 +193,17 @@ def main() -> None:
     use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
     request_x64()
     _terminate_like_interrupt()
+    from contrastive_bounds.properties.cli._stop_watch import StopWatch
+
+    watch = StopWatch().start()  # a second Ctrl-C stops at once, even inside a compiled call
+    try:
+        _run_app()
+    finally:
+        watch.stop()
+
+
+def _run_app() -> None:
+    """Run the app; usage errors as one line (exit 2), an interrupted command's exit status (130 or 143)."""
     try:
         code = app(standalone_mode=False)
     except typer.Abort:  # Ctrl-C before a command started (while it was loading)

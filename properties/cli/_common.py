@@ -185,9 +185,9 @@ def command(fn: Callable[..., Any] | None = None, *, aliases: Mapping[str, str] 
         except OverflowError as exc:  # a size beyond what an int32/float64 index can hold
             fail(f"a size is too large ({exc}); choose smaller sizes")
         except KeyboardInterrupt:  # commands that save progress catch it themselves and say what to rerun
-            from contrastive_bounds.properties.cli._app import _TERMINATED  # set by the SIGTERM handler
+            from contrastive_bounds.properties.cli._app import stopped_by_sigterm
 
-            err_console.print("terminated (SIGTERM)" if _TERMINATED[0] else "interrupted (Ctrl-C)", markup=False,
+            err_console.print("terminated (SIGTERM)" if stopped_by_sigterm() else "interrupted (Ctrl-C)", markup=False,
                               highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED)
         except Exception as exc:
