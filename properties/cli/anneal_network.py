@@ -129,6 +129,7 @@ def anneal_network(given: LandscapeOptions | None, search: Path | None, sched: A
         if given is None:
             raise CLIError("LANDSCAPE is missing: give a landscape (double-well, infonce --points 4 ..., a Fourier "
                            "file) or --search FOLDER (a saved landscape search) to anneal its landscape")
+        given.recipe()  # its sizes and parameters first: the advice below must not repeat a refused value
         raise CLIError(f"--search FOLDER is needed for {given.name}: V_min (the global set), H* and the minima to start "
                        f"from come from a saved landscape search; run `contrastive-bounds landscape "
                        f"{given.command_line()} --out FOLDER` first")

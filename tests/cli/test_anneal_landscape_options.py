@@ -109,3 +109,18 @@ def test_bad_options_are_refused_naming_the_option(options, word):
     with pytest.raises(ValueError, match=word):
         landscape_spec_from_options(*options)
     assert parse_pairs("0-1, 2:3") == [(0, 1), (2, 3)]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--points", "99999999999"], "--points=99999999999 is outside its domain: integers in [3, 1000000]"),
+    (["--dim", "1"], "--dim=1 is outside its domain: integers in [2, 16384]"),
+])
+def test_anneal_without_a_search_refuses_bad_sizes_before_advising_a_search(argv, words):
+    """anneal LANDSCAPE without --search checks the landscape's sizes first: a refused --points is named with its
+    range, not repeated in the advice to run `landscape ... --out FOLDER` (a command that would itself be refused)."""
+    from typer.testing import CliRunner
+
+    from contrastive_bounds.properties.cli._app import app
+
+    res = CliRunner().invoke(app, ["anneal", "infonce", "--schedule", "temperature", "c=1", *argv])
+    assert res.exit_code == 2 and words in res.output and "--search FOLDER is needed" not in res.output, res.output
