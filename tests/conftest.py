@@ -1,18 +1,7 @@
-"""Test-suite set-up: single-threaded Eigen in XLA's CPU ops, float64 in JAX (our own entry point) and the
-hypothesis profile from the env."""
+"""Test-suite set-up: float64 in JAX (our own entry point) and the hypothesis profile from the env."""
 
-import os
-
-# Before JAX starts: XLA's CPU ops without Eigen's multithreaded pool (the tests check values, not speed). A suite
-# run on a 2-core runner stopped producing output inside one test for over an hour; XLA's multithreaded Eigen pool is
-# a known source of such stalls on CPU (a pool sized for the host's cores, not the runner's share, or a wedge while
-# a vmapped result is materialised), and the sweep workers already run with this flag. A user's own XLA_FLAGS
-# setting of it is kept.
-if "xla_cpu_multi_thread_eigen" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false").strip()
-
-from contrastive_bounds.numerics._precision import enable_x64  # noqa: E402
-from contrastive_bounds.properties.profiles import load_from_env  # noqa: E402
+from contrastive_bounds.numerics._precision import enable_x64
+from contrastive_bounds.properties.profiles import load_from_env
 
 enable_x64()
 load_from_env()

@@ -16,7 +16,8 @@ import pytest
 # a process that starts the console entry point's signal handling (SIGTERM like Ctrl-C, the stop watch) and then
 # blocks in one compiled loop of ~10^15 iterations; it prints "ready" first
 SCRIPT = """
-import sys
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal (a background CI job inherits SIG_IGN)
 import jax, jax.numpy as jnp
 from contrastive_bounds.properties.cli._app import _terminate_like_interrupt
 from contrastive_bounds.properties.cli._stop_watch import StopWatch
