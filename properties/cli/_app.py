@@ -195,7 +195,10 @@ def main() -> None:
     _terminate_like_interrupt()
     from contrastive_bounds.properties.cli._stop_watch import StopWatch
 
-    watch = StopWatch().start()  # a second Ctrl-C stops at once, even inside a compiled call
+    import signal
+
+    # a second Ctrl-C stops at once, even inside a compiled call; a first one dropped in a gc callback comes again
+    watch = StopWatch(signal_of_record=lambda: signal.SIGTERM if _TERMINATED[0] else signal.SIGINT).start()
     try:
         _run_app()
     finally:
