@@ -330,6 +330,10 @@ def _refusal_in_options(text: str) -> str:
     what to do about it."""
     names = {**option_names(current_context(), _ALIASES), "num_points": "--points",
              "landscape num_points": "--points", "landscape dim": "--dim", "landscape radius": "--radius"}
+    other = re.search(r"landscape name: saved '([^']*)'", text)
+    if other:  # another landscape altogether: its parameters are not this command's to match
+        return (text + f"; continue it with `contrastive-bounds landscape {other.group(1)} ... --out <that folder> "
+                "--resume` (its saved options), or give another --out to search this landscape")
     text = re.sub(r"(in |; )([a-z][a-z_ ]*): saved", lambda m: f"{m.group(1)}{names.get(m.group(2), m.group(2))}: saved",
                   text)
     return text + ("; rerun with the saved values to continue it, or give another --out (or delete that folder) to "

@@ -116,6 +116,12 @@ def test_a_resume_says_so_only_once_the_saved_search_is_accepted(tmp_path, monke
     res = runner.invoke(app, [*INFONCE[:-1], "0.2", "--out", str(tmp_path), "--resume", *SMALL])
     assert res.exit_code == 2 and "differs in --tau: saved 0.1, now 0.2;" in res.output, res.output
     assert "probe" not in res.output and "{" not in res.output, res.output  # the parameter, not the dict and hash
+    res = runner.invoke(app, ["landscape", "thomson", "--points", "4", "--dim", "3", "--out", str(tmp_path),
+                              "--resume"])
+    assert res.exit_code == 2, res.output
+    assert ("differs in landscape name: saved 'infonce', now 'thomson'; continue it with `contrastive-bounds "
+            "landscape infonce ... --out <that folder> --resume`") in res.output, res.output
+    assert "--pairs" not in res.output and "permutations" not in res.output, res.output  # not the name's consequences
     res = runner.invoke(app, [*INFONCE, "--out", str(tmp_path), "--resume", *SMALL[:2], "--hop-rounds", "2",
                               *SMALL[4:]])
     assert res.exit_code == 2 and "differs in --hop-rounds: saved 1, now 2" in res.output, res.output

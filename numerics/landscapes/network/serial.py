@@ -354,9 +354,13 @@ def check_resume(store: NetworkStore, fingerprint: dict[str, Any], settings: Sea
     """
     diffs = []
     old_fp, new_fp = canonical_fingerprint(store.fingerprint), canonical_fingerprint(fingerprint)
+    if old_fp.get("name") != new_fp.get("name"):  # another landscape: its parameters and symmetry differ with it
+        raise ValueError(f"resume refused: the saved search differs in landscape name: saved {old_fp.get('name')!r}, "
+                         f"now {new_fp.get('name')!r}")
+    derived = {"symmetry"} if old_fp.get("params") != new_fp.get("params") else set()  # set by the parameters
     for key in sorted(set(old_fp) | set(new_fp)):
         old, new = old_fp.get(key), new_fp.get(key)
-        if key == "description" or old == new:
+        if key == "description" or key in derived or old == new:
             continue
         if isinstance(old, dict) and isinstance(new, dict):  # the landscape's parameters (or symmetry): those differing
             diffs.extend(text for name in sorted(set(old) | set(new)) if old.get(name) != new.get(name)

@@ -50,8 +50,9 @@ def test_resume_refuses_other_settings_other_landscapes_and_missing_states(tmp_p
     landscape_network(quadratic_spec, out=tmp_path, transition_states=False, **SETTINGS)
     with pytest.raises(ValueError, match="starts: saved 16, now 32"):
         landscape_network(quadratic_spec, out=tmp_path, resume=True, **{**SETTINGS, "starts": 32})
-    with pytest.raises(ValueError, match="landscape name"):
+    with pytest.raises(ValueError, match="landscape name") as refused:
         landscape_network(infonce_spec(4, 3, 0.5), out=tmp_path, resume=True, **SETTINGS)
+    assert ";" not in str(refused.value), refused.value  # the name only: the parameters differ with it
     with pytest.raises(FileNotFoundError, match="nothing to resume"):
         landscape_network(quadratic_spec, out=tmp_path / "empty", resume=True, **SETTINGS)
     with pytest.raises(ValueError, match="needs out"):
