@@ -35,6 +35,19 @@ __all__ = ["run_fingerprint", "save_checkpoint", "load_checkpoint", "CHECKPOINT_
 CHECKPOINT_KEYS = ("fingerprint", "position", "potential", "grad", "step", "energy_trace") + CARRY_FIELDS
 
 
+#: the fingerprint's keys as a user of ``anneal`` knows them (what to change back to resume)
+FINGERPRINT_LABELS = {
+    "kernel": "the landscape, temperature and step (kernel)",
+    "shape": "chains × points × dimension",
+    "positions_sha256": "the starting positions (from LANDSCAPE, --start, --chains and --seed)",
+    "num_steps": "the number of steps (--time / --step-size)",
+    "record_every": "steps between records",
+    "prng_impl": "the random-number generator",
+    "shards": "devices the chains are split over",
+    "t_start": "the schedule's start time",
+}
+
+
 def run_fingerprint(*, kernel_description: str, positions: np.ndarray, num_steps: int, seed: int, t_start: float,
                     record_every: int, prng_impl: str, shards: int, target: Any, basins: tuple,
                     step_path: str | None = None) -> str:
@@ -174,7 +187,8 @@ def load_checkpoint(path: Path, fingerprint: str) -> tuple[Carry, np.ndarray]:
     if str(found) != fingerprint:
         raise ValueError(
             f"checkpoint={str(path)!r} belongs to a different run (its configuration differs: "
-            f"{fingerprint_difference(str(found), fingerprint)}); use another path, or delete the file to start over"
+            f"{fingerprint_difference(str(found), fingerprint, labels=FINGERPRINT_LABELS)}); use another path, or "
+            "delete the file to start over"
         )
     _validate_arrays(path, arrays, json.loads(fingerprint))
     state = LangevinState(jnp.asarray(arrays["position"]), jnp.asarray(arrays["potential"]), jnp.asarray(arrays["grad"]))

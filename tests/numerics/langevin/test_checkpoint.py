@@ -214,6 +214,23 @@ def test_fingerprint_difference_names_the_settings():
     assert fingerprint_difference("not json", a) == "unreadable fingerprint"
 
 
+def test_a_refused_langevin_resume_names_what_the_user_changed_not_the_fingerprint_keys():
+    """The Langevin checkpoint's refusal names its fields as a user of ``anneal`` knows them: the starting positions
+    "differ" (never their SHA-256 digests), the shape as chains × points × dimension, the steps with their options."""
+    import json
+
+    from contrastive_bounds.numerics._fingerprints import fingerprint_difference
+    from contrastive_bounds.numerics.langevin._checkpoint import FINGERPRINT_LABELS
+
+    old = {"positions_sha256": "a" * 64, "shape": [8, 1, 2], "num_steps": 100, "seed": 0}
+    new = {"positions_sha256": "b" * 64, "shape": [16, 1, 2], "num_steps": 150, "seed": 0}
+    text = fingerprint_difference(json.dumps(old), json.dumps(new), labels=FINGERPRINT_LABELS)
+    assert text == ("the number of steps (--time / --step-size): 100 in the checkpoint, 150 now; the starting positions "
+                    "(from LANDSCAPE, --start, --chains and --seed) differ; chains × points × dimension: [8, 1, 2] in "
+                    "the checkpoint, [16, 1, 2] now"), text
+    assert "aaaa" not in text and "sha256" not in text
+
+
 
 def test_a_checkpoint_write_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch):
     """Checkpoints go through the one atomic-write helper (filemode.write_atomically): a write that fails midway
