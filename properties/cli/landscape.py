@@ -158,7 +158,7 @@ def landscape(
     structured_starts: Optional[int] = typer.Option(None, "--structured-starts", help="InfoNCE: budget of structured templates "
                                                     f"(pair states on spherical codes; default {_D.structured_starts}; above "
                                                     f"N·d = {HESSFREE_THRESHOLD} template families, default "
-                                                    f"{_S.structured_starts}) >= 0; 0 switches them off"),
+                                                    f"{_S.structured_starts}) in [0, 1000000]; 0 switches them off"),
     seed: int = typer.Option(0, "--seed", help="random seed, in [0, 2^32 - 1]"),
     hop_rounds: Optional[int] = typer.Option(None, "--hop-rounds", help=f"basin-hopping rounds at most (>= 0; default "
                                              f"{_D.max_hop_rounds}, {_S.max_hop_rounds} at scale)"),
