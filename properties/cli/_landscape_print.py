@@ -86,7 +86,8 @@ def print_network(res: Any) -> None:
             ("curvature", res.curvature),
             ("structured starts", structured or "—"), ("search effort", res.effort_text()),
             ("stop rule (budget)", res.effort.stop_rule),
-            ("stopped", _closure_once(_per_trap_once("; ".join(f"{k}: {v}" for k, v in res.effort.stopped_by.items()),
+            ("stopped", _closure_once(_per_trap_once("; ".join(f"{k.replace('_', ' ')}: {v}"  # the phase in words
+                                                               for k, v in res.effort.stopped_by.items()),
                                                      per_trap), closure)),
             ("disconnectivity graph", _fmt(res.disconnectivity_png))]
     if res.agreement is not None:

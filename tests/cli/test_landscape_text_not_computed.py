@@ -50,7 +50,7 @@ def test_the_closure_text_is_printed_once_and_pointed_to_from_the_status_and_sto
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line.count("│") >= 3}
     assert rows["closure"] == closure
     assert rows["status"] == 'open: closure not reached (see "closure")'
-    assert rows["stopped"] == 'minima: no basin hopping (max_hop_rounds = 0); transition_states: see "closure"'
+    assert rows["stopped"] == 'minima: no basin hopping (max_hop_rounds = 0); transition states: see "closure"'
 
 
 def test_a_zero_critical_height_without_any_trap_found_says_why_it_is_zero(monkeypatch):
