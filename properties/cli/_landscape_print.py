@@ -106,12 +106,13 @@ def print_network(res: Any) -> None:
     if len(res.minima) > 60:
         console.print(f"(the first 60 of {len(res.minima)} minima shown; --json has them all)", highlight=False)
     tss = Table(title=f"verified transition states ({len(res.transition_states)}); rejected candidates: {len(res.unverified)}")
-    for col in ("id", "V", "joins", "negative eigenvalue", "|grad V|", "found by", "connected by"):
+    for col in ("id", "V", "joins", "multiplicity", "negative eigenvalue", "|grad V|", "found by", "connected by"):
         tss.add_column(col)
     for t in sorted(res.transition_states, key=lambda t: t.energy)[:60]:
         via = [d.get("via") for d in t.descents if d.get("via") is not None]
         how = (t.descents[0]["method"] if t.descents else "—") + (f", {_via(res, via[0])}" if via else "")
-        tss.add_row(t.label, _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima), _fmt(t.eigenvalue),
+        tss.add_row(t.label, _fmt(t.energy), " – ".join(f"m{i}" for i in t.minima),
+                    str(t.multiplicity) if t.multiplicity else "not computed", _fmt(t.eigenvalue),
                     f"{t.gradient_norm:.2e}", t.found_by, how)
     console.print(tss)
     if len(res.transition_states) > 60:

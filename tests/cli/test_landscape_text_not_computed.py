@@ -1,5 +1,5 @@
 """The ``landscape`` text says what was not computed: a multiplicity the search skipped is "multiplicity not
-computed" (not a number), and Catoni's D of a network with no non-global minimum is "undefined" with the reason
+computed" (not a number; a transition state's "not computed" in its row's multiplicity column), and Catoni's D of a network with no non-global minimum is "undefined" with the reason
 (not 0). The result printed is a saved search (tests/numerics/landscapes/network/data/saved) read back."""
 
 from __future__ import annotations
@@ -29,12 +29,20 @@ def test_the_text_names_what_was_not_computed(monkeypatch):
     res = load_saved_search(SAVED).result()
     text = _text(res, monkeypatch)
     assert "not computed" not in text and f"{res.catoni_difficulty:.10g}" in text
+    for t in res.transition_states:  # each saddle's multiplicity in its row, beside the minima it joins
+        row = next(line for line in text.splitlines() if line.startswith(f"│ {t.label} "))
+        cells = [c.strip() for c in row.split("│")]
+        assert cells[3] == " – ".join(f"m{i}" for i in t.minima) and cells[4] == str(t.multiplicity), row
     lone = [dataclasses.replace(res.minima[0], multiplicity=None)]
     alone = dataclasses.replace(res, minima=lone, transition_states=[], analysis=analyse_network(lone, []))
     text = _text(alone, monkeypatch)
     assert "multiplicity not computed" in text
     row = next(line for line in text.splitlines() if "Catoni's D" in line)
     assert "undefined: every minimum is global" in row and not any(ch.isdigit() for ch in row.split("D", 1)[1])
+    lone_ts = [dataclasses.replace(res.transition_states[0], multiplicity=None)]
+    text = _text(dataclasses.replace(res, transition_states=lone_ts), monkeypatch)
+    row = next(line for line in text.splitlines() if line.startswith("│ ts0 "))
+    assert "not computed" in row, row
 
 
 def test_the_closure_text_is_printed_once_and_pointed_to_from_the_status_and_stop_rows(monkeypatch):
