@@ -1,7 +1,12 @@
-"""Test-suite set-up: float64 in JAX (our own entry point) and the hypothesis profile from the env."""
+"""Test-suite set-up: XLA's CPU configuration of the command line (single-threaded Eigen, before JAX starts), float64
+in JAX (our own entry point) and the hypothesis profile from the env."""
 
-from contrastive_bounds.numerics._precision import enable_x64
-from contrastive_bounds.properties.profiles import load_from_env
+from contrastive_bounds.numerics._devices import avoid_eigen_pool_stall
+
+avoid_eigen_pool_stall()  # as the command line does; multithreaded Eigen stalled a log-determinant test for hours
+
+from contrastive_bounds.numerics._precision import enable_x64  # noqa: E402
+from contrastive_bounds.properties.profiles import load_from_env  # noqa: E402
 
 enable_x64()
 load_from_env()

@@ -1,0 +1,131 @@
+"""Annealing from a per-trap-closed trap at N·d = 2 048 against its Eyring–Kramers prediction (issue: Paper A at scale).
+
+Run (after the per-trap-closed search of docs/landscape-findings.md, which saves FOLDER/network.json):
+
+    contrastive-bounds landscape infonce --points 64 --dim 32 --tau 0.01 --starts 1 --hop-rounds 0 \\
+        --max-explored 1 --trap-modes 0 --out FOLDER
+    python benchmarks/anneal_at_scale.py --search FOLDER --out docs/data/anneal-closed-trap.json
+
+What it does, with the library calls ``contrastive-bounds anneal --search`` makes
+(:mod:`contrastive_bounds.numerics.network_experiment`):
+
+1. one plan (:func:`plan_anneal`): the saved energies re-verified, the trap's Eyring–Kramers data — every verified
+   escape saddle of the start minimum with its multiplicity ratio, negative eigenvalue, orbit-volume ratio and
+   Hessian-free log-determinant difference (paired Rademacher probes, their stated error in the band) — and the
+   step size (``STEP_SCALE/λ_max`` at the trap unless ``--step-size``);
+2. the constants ``c`` of ``T(t) = c/log(t + 2)``: ``2·ΔV`` (above the trap's barrier ΔV) and, below it, the ``c``
+   whose predicted probability of never escaping by ``--time`` is ``--targets`` (found by bisection on the
+   prediction, which costs nothing once the plan exists) — so that the runs below the barrier are informative
+   (neither 0 nor 1 predicted);
+3. for each ``c`` the same ``--chains`` chains (float64, Euler–Maruyama, compiled chunks) from the trap rotated at
+   random, each final state quenched to its network basin; trapped fraction (never reached ``V < V_min + δ``) and
+   the fraction quenching back to the trap, with Clopper–Pearson 95 % intervals, beside the prediction and its band.
+
+The JSON written holds everything printed plus the plan's seconds. Ctrl-C stops it (the runs done are written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+
+def _prediction(plan, c: float):
+    from contrastive_bounds.numerics.langevin.network_anneal import KRAMERS_ERROR_PER_T_OVER_H, MIN_BARRIER_OVER_T, \
+        trap_prediction
+    from contrastive_bounds.theory import make_schedule
+
+    return trap_prediction(plan.trap, make_schedule("temperature", c=c, t0=2.0), t_end=plan.t_end,
+                           step_size=plan.step_size, radius=plan.spec.radius, spec=None,
+                           error_per_t_over_h=KRAMERS_ERROR_PER_T_OVER_H, min_barrier_over_t=MIN_BARRIER_OVER_T)
+
+
+def constant_for(plan, target: float, lo: float, hi: float) -> float:
+    """The ``c`` in ``[lo, hi]`` whose predicted never-escape probability is ``target`` (it falls as c grows)."""
+    a, b = math.log(lo), math.log(hi)
+    for _ in range(60):
+        mid = 0.5 * (a + b)
+        p = _prediction(plan, math.exp(mid)).predicted
+        a, b = (mid, b) if p > target else (a, mid)
+    return math.exp(0.5 * (a + b))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--search", type=Path, required=True, help="the per-trap-closed search's --out folder")
+    ap.add_argument("--out", type=Path, required=True, help="the JSON file written")
+    ap.add_argument("--chains", type=int, default=128)
+    ap.add_argument("--time", type=float, default=10.0, help="t_end of every run")
+    ap.add_argument("--step-size", type=float, default=None)
+    ap.add_argument("--targets", type=float, nargs="*", default=[0.8, 0.3],
+                    help="predicted never-escape probabilities of the runs below the barrier")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    from contrastive_bounds.numerics import clopper_pearson, enable_x64
+
+    enable_x64()
+    from contrastive_bounds.numerics.landscapes.network import load_saved_search
+    from contrastive_bounds.numerics.network_experiment import plan_anneal, run_anneal
+    from contrastive_bounds.theory import make_schedule
+
+    saved = load_saved_search(args.search)
+    began = time.perf_counter()
+    plan = plan_anneal(saved, make_schedule("temperature", c=1.0, t0=2.0), chains=args.chains, t_end=args.time,
+                       step_size=args.step_size, seed=args.seed, start="trap")
+    plan_seconds = time.perf_counter() - began
+    trap = plan.trap
+    if trap is None or not trap.non_degenerate:
+        print(f"no Eyring-Kramers prediction: {None if trap is None else trap.prefactor_reason}", file=sys.stderr)
+        return 1
+    barrier = min(trap.barriers)
+    print(f"plan: {plan_seconds:.0f} s; trap {plan.first.label} V = {trap.energy:.10g}, lowest barrier {barrier:.10g}, "
+          f"{len(trap.saddles)} escape saddles, h = {plan.step_size:.4g} (h·λ_max = {plan.step_size * plan.stiffest:.3g}), "
+          f"{plan.num_steps} steps, {plan.chains} chains", flush=True)
+    constants = [("above", 2.0 * barrier)] + [
+        (f"below, predicted {t:g}", constant_for(plan, t, barrier * 1e-4, barrier)) for t in args.targets]
+    rows = []
+    record = {"search": str(args.search), "trap": plan.first.label, "trap_energy": trap.energy, "barrier": barrier,
+              "escape_saddles": len(trap.saddles), "log_prefactors": list(trap.log_prefactors),
+              "barriers": list(trap.barriers), "step_size": plan.step_size, "lambda_max": plan.stiffest,
+              "num_steps": plan.num_steps, "chains": plan.chains, "t_end": plan.t_end, "seed": args.seed,
+              "plan_seconds": plan_seconds, "notes": list(plan.notes), "runs": rows}
+    try:
+        for label, c in constants:
+            schedule = make_schedule("temperature", c=c, t0=2.0)
+            t0 = time.perf_counter()
+            res = run_anneal(dataclasses.replace(plan, schedule=schedule)).to_dict()
+            seconds = time.perf_counter() - t0
+            kr = res["theory"]["kramers"] or {}
+            trapped = res["trapped"]["count"]
+            back = (res["in_start_basin"] or {}).get("count")
+            row = {"c": c, "relation": label, "c_over_barrier": c / barrier,
+                   "barrier_over_T0": barrier / schedule.temperature(0.0),
+                   "trapped": trapped, "trapped_ci95": [(ci := clopper_pearson(trapped, plan.chains, 0.95)).lo, ci.hi],
+                   "in_trap_basin": back, "predicted": res["theory"]["kramers_trap_probability"],
+                   "band": res["theory"]["kramers_trap_band"], "band_reason": kr.get("reason"),
+                   "final_basins": res["final_basins"], "seconds": seconds}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    except KeyboardInterrupt:
+        print("interrupted: the runs done are written", file=sys.stderr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.replace(args.out)
+    print("\n| c | c/ΔV | ΔV/T(0) | trapped (95% CI) | Eyring–Kramers | band |")
+    for r in rows:
+        lo, hi = r["trapped_ci95"]
+        band = "none" if r["band"] is None else f"{r['band'][0]:.3g}–{r['band'][1]:.3g}"
+        print(f"| {r['c']:.4g} | {r['c_over_barrier']:.3g} | {r['barrier_over_T0']:.3g} | "
+              f"{r['trapped'] / plan.chains:.3f} [{lo:.3f}, {hi:.3f}] | {r['predicted']:.3g} | {band} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
