@@ -17,7 +17,10 @@ What it does, with the library calls ``contrastive-bounds anneal --search`` make
    whose predicted probability of never escaping by ``--time`` is ``--targets`` (found by bisection on the
    prediction, which costs nothing once the plan exists) — so that the runs below the barrier are informative
    (neither 0 nor 1 predicted);
-3. for each ``c`` the same ``--chains`` chains (float64, Euler–Maruyama, compiled chunks) from the trap rotated at
+3. a scan of ``--scan`` multiples of the ``c`` predicted to leave half the chains trapped, and the ``c`` at which
+   the observed trapped fraction crosses 1/2 against it (the prediction's sensitivity: at N·d = 2 048 the summed
+   prefactor is ~e^{100+}, so the whole band of c in which the prediction goes from 1 to 0 is a few per cent wide);
+4. for each ``c`` the same ``--chains`` chains (float64, Euler–Maruyama, compiled chunks) from the trap rotated at
    random, each final state quenched to its network basin; trapped fraction (never reached ``V < V_min + δ``) and
    the fraction quenching back to the trap, with Clopper–Pearson 95 % intervals, beside the prediction and its band.
 
@@ -55,6 +58,43 @@ def constant_for(plan, target: float, lo: float, hi: float) -> float:
     return math.exp(0.5 * (a + b))
 
 
+def _use_trap_cache(cache: Path, search: Path) -> None:
+    """Plan with the trap kept in ``cache`` when it was computed from this very search file; else compute it (as
+    ``plan_anneal`` does) and keep it there. The trap depends only on the saved search (and the curvature path)."""
+    import hashlib
+    import pickle
+
+    import contrastive_bounds.numerics.langevin.network_anneal as network_anneal
+
+    state = search / "network.json" if search.is_dir() else search
+    digest = hashlib.sha256(state.read_bytes()).hexdigest()
+    compute = network_anneal.minimum_trap
+    if cache.is_file():
+        kept = pickle.loads(cache.read_bytes())
+        if kept.get("sha256") == digest:
+            network_anneal.minimum_trap = lambda saved, spec, minimum_id, analysis=None: (
+                kept["traps"][minimum_id] if minimum_id in kept["traps"] else compute(saved, spec, minimum_id, analysis))
+            return
+
+    def keep(saved, spec, minimum_id, analysis=None):  # noqa: ANN001, ANN202 - minimum_trap's signature
+        trap = compute(saved, spec, minimum_id, analysis)
+        cache.write_bytes(pickle.dumps({"sha256": digest, "traps": {minimum_id: trap}}))
+        return trap
+
+    network_anneal.minimum_trap = keep
+
+
+def _observed_half(rows: list, chains: int) -> float | None:
+    """The c at which the observed trapped fraction crosses 1/2 (log-linear between the two runs around it), None
+    where no pair of runs brackets it."""
+    pts = sorted((r["c"], r["trapped"] / chains) for r in rows)
+    for (c0, f0), (c1, f1) in zip(pts, pts[1:]):
+        if f0 >= 0.5 >= f1 and f0 > f1:
+            w = (f0 - 0.5) / (f0 - f1)
+            return math.exp(math.log(c0) + w * (math.log(c1) - math.log(c0)))
+    return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--search", type=Path, required=True, help="the per-trap-closed search's --out folder")
@@ -64,20 +104,37 @@ def main() -> int:
     ap.add_argument("--step-size", type=float, default=None)
     ap.add_argument("--targets", type=float, nargs="*", default=[0.8, 0.3],
                     help="predicted never-escape probabilities of the runs below the barrier")
+    ap.add_argument("--scan", type=float, nargs="*", default=[0.9, 0.95, 1.05, 1.1, 1.2, 1.35, 1.5, 2.0, 3.0],
+                    help="also runs at these multiples of the c predicted to leave half the chains trapped")
+    ap.add_argument("--trap-cache", type=Path, default=None,
+                    help="keep the planned trap (its Eyring-Kramers data, minutes to compute) in this pickle and reuse "
+                         "it on the next run of the same search (checked against the search file's SHA-256)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    from contrastive_bounds.numerics import clopper_pearson, enable_x64
+    from contrastive_bounds.numerics import avoid_eigen_pool_stall, clopper_pearson, enable_x64
 
+    avoid_eigen_pool_stall()
     enable_x64()
     from contrastive_bounds.numerics.landscapes.network import load_saved_search
     from contrastive_bounds.numerics.network_experiment import plan_anneal, run_anneal
     from contrastive_bounds.theory import make_schedule
 
-    saved = load_saved_search(args.search)
     began = time.perf_counter()
-    plan = plan_anneal(saved, make_schedule("temperature", c=1.0, t0=2.0), chains=args.chains, t_end=args.time,
-                       step_size=args.step_size, seed=args.seed, start="trap")
+    try:
+        saved = load_saved_search(args.search)
+        if args.trap_cache is not None:
+            _use_trap_cache(args.trap_cache, args.search)
+        plan = plan_anneal(saved, make_schedule("temperature", c=1.0, t0=2.0), chains=args.chains, t_end=args.time,
+                           step_size=args.step_size, seed=args.seed, start="trap")
+        if not all(0.0 < t < 1.0 for t in args.targets) or not all(k > 0 for k in args.scan):
+            raise ValueError("--targets must lie in (0, 1) and --scan multiples must be > 0")
+    except (ValueError, FileNotFoundError) as exc:  # the library's refusals name the argument
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted while planning: nothing was run or written", file=sys.stderr)
+        return 130
     plan_seconds = time.perf_counter() - began
     trap = plan.trap
     if trap is None or not trap.non_degenerate:
@@ -87,14 +144,16 @@ def main() -> int:
     print(f"plan: {plan_seconds:.0f} s; trap {plan.first.label} V = {trap.energy:.10g}, lowest barrier {barrier:.10g}, "
           f"{len(trap.saddles)} escape saddles, h = {plan.step_size:.4g} (h·λ_max = {plan.step_size * plan.stiffest:.3g}), "
           f"{plan.num_steps} steps, {plan.chains} chains", flush=True)
+    half = constant_for(plan, 0.5, barrier * 1e-4, barrier)
     constants = [("above", 2.0 * barrier)] + [
-        (f"below, predicted {t:g}", constant_for(plan, t, barrier * 1e-4, barrier)) for t in args.targets]
+        (f"below, predicted {t:g}", constant_for(plan, t, barrier * 1e-4, barrier)) for t in args.targets] + [
+        (f"{k:g} x the c predicted to trap half", k * half) for k in args.scan]
     rows = []
     record = {"search": str(args.search), "trap": plan.first.label, "trap_energy": trap.energy, "barrier": barrier,
               "escape_saddles": len(trap.saddles), "log_prefactors": list(trap.log_prefactors),
               "barriers": list(trap.barriers), "step_size": plan.step_size, "lambda_max": plan.stiffest,
               "num_steps": plan.num_steps, "chains": plan.chains, "t_end": plan.t_end, "seed": args.seed,
-              "plan_seconds": plan_seconds, "notes": list(plan.notes), "runs": rows}
+              "plan_seconds": plan_seconds, "notes": list(plan.notes), "c_predicted_half": half, "runs": rows}
     try:
         for label, c in constants:
             schedule = make_schedule("temperature", c=c, t0=2.0)
@@ -118,6 +177,12 @@ def main() -> int:
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, indent=1) + "\n")
     tmp.replace(args.out)
+    observed = _observed_half(rows, plan.chains)
+    record["c_observed_half"] = observed
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.replace(args.out)
+    print(f"\nc leaving half the chains trapped: predicted {half:.5g}, observed {observed if observed is None else f'{observed:.5g}'}"
+          + ("" if observed is None else f" (ratio {observed / half:.4g})"))
     print("\n| c | c/ΔV | ΔV/T(0) | trapped (95% CI) | Eyring–Kramers | band |")
     for r in rows:
         lo, hi = r["trapped_ci95"]

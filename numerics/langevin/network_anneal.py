@@ -263,6 +263,13 @@ def laplace_regime(spec: Any, trap: NetworkTrap, temperature: float, *,
             "saddles are not isolated at this temperature), whatever barrier/T is")
 
 
+def _laplace_checked_up_to() -> int:
+    """The largest N·d at which :func:`laplace_regime` checks the Laplace premise (the dense path)."""
+    from contrastive_bounds.numerics.landscapes.kramers_curvature import HESSIAN_FREE_ABOVE
+
+    return int(HESSIAN_FREE_ABOVE)
+
+
 def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size: float, radius: float,
                     error_per_t_over_h: float, min_barrier_over_t: float, integrator: str = "euler",
                     spec: Any = None) -> TrapPrediction:
@@ -277,7 +284,9 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
     at the unit-sphere step ``h/R²``) — the allowance of check ``A4.infonce_landscape`` — times ``F_q``, the stated error of Hessian-free
     log-determinants (1 on the dense path). No band where
     ``ΔV/T(0) < min_barrier_over_t`` (outside the regime the allowance was measured in), nor for another
-    integrator than ``"euler"``, nor where the Laplace premise fails at ``T(0)`` (:func:`laplace_regime`, with ``spec``:
+    integrator than ``"euler"``, nor above ``N·d = HESSIAN_FREE_ABOVE`` with ``spec`` (the Laplace premise is not
+    checked there; a per-trap-closed trap at N·d = 2 048 escaped at constants two to three times those predicted), nor
+    where the Laplace premise fails at ``T(0)`` (:func:`laplace_regime`, with ``spec``:
     the band's allowance was measured on traps whose saddles are harmonic over a thermal width); no prediction where the
     prefactor is undefined (degenerate modulo symmetry).
 
@@ -318,6 +327,10 @@ def trap_prediction(trap: NetworkTrap, schedule: Any, *, t_end: float, step_size
                   f"{barrier / t_hot:.3g} < {floor:g}): outside the regime of the stated allowance, no band")
     elif integrator != "euler":
         reason = f"the step factor is calibrated for the euler integrator, not {integrator!r}: no band"
+    elif spec is not None and np.asarray(trap.z).size > _laplace_checked_up_to():
+        reason = (f"the Laplace premise of the prefactor is not checked above N·d = {_laplace_checked_up_to()} (N·d = "
+                  f"{np.asarray(trap.z).size}; its check needs the dense Hessian), and at N·d = 2 048 the predicted escape rate "
+                  "was measured e^100 times too high or more (docs/landscape-findings.md): no band")
     elif spec is not None:
         regime = laplace_regime(spec, trap, t_hot)
         reason = f"{regime}; no band" if regime else ""

@@ -97,3 +97,28 @@ def test_the_calibrated_n4_d2_trap_stays_inside_the_regime():
     assert laplace_regime(spec, trap, t_hot) == ""
     worst = max(harmonic_departure(spec, z, t_hot).departure for z in [trap.z] + [s.z for s in trap.saddles])
     assert 0.1 < worst < 0.4
+
+
+@pytest.mark.slow
+def test_above_the_dense_sizes_the_prediction_has_no_band_and_says_why(octahedral_trap):
+    """Where the Laplace premise cannot be checked (N·d above HESSIAN_FREE_ABOVE = 400, the Hessian-free path) the
+    prediction keeps its value and gives no band, naming the size and the measured failure at N·d = 2 048 (a band there
+    excluded the observed trapped fraction by a factor e^100 in the rate). The trap of N = 6 with its coordinates
+    stood in by a (64, 32) array: only the size decides."""
+    import dataclasses
+
+    import numpy as np
+
+    spec, _, trap = octahedral_trap
+    big = dataclasses.replace(trap, z=np.zeros((64, 32)))
+    sched = make_schedule("temperature", c=0.03, t0=16.56)
+    kw = dict(t_end=20.0, step_size=20.0 / 3334, radius=1.0, error_per_t_over_h=KRAMERS_ERROR_PER_T_OVER_H,
+              min_barrier_over_t=MIN_BARRIER_OVER_T)
+    plain = trap_prediction(big, sched, **kw)
+    assert plain.lo is not None and plain.reason == ""  # without spec: the allowance alone, as documented
+    got = trap_prediction(big, sched, spec=spec, **kw)
+    assert got.predicted == plain.predicted and got.lo is None and got.hi is None
+    assert got.reason.startswith("the Laplace premise of the prefactor is not checked above N·d = 400 (N·d = 2048")
+    assert got.reason.endswith("no band")
+    small = trap_prediction(trap, sched, spec=spec, **kw)  # the same trap at its own size: checked, in the regime
+    assert small.lo is not None and small.reason == "", small.reason
