@@ -24,7 +24,8 @@ What it does, with the library calls ``contrastive-bounds anneal --search`` make
    random, each final state quenched to its network basin; trapped fraction (never reached ``V < V_min + δ``) and
    the fraction quenching back to the trap, with Clopper–Pearson 95 % intervals, beside the prediction and its band.
 
-The JSON written holds everything printed plus the plan's seconds. Ctrl-C stops it (the runs done are written).
+The JSON written holds everything printed plus the plan's seconds. Ctrl-C stops it: the runs done are written and it
+exits 130.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -130,7 +132,11 @@ def main() -> int:
         if not all(0.0 < t < 1.0 for t in args.targets) or not all(k > 0 for k in args.scan):
             raise ValueError("--targets must lie in (0, 1) and --scan multiples must be > 0")
     except (ValueError, FileNotFoundError) as exc:  # the library's refusals name the argument
-        print(f"error: {exc}", file=sys.stderr)
+        text = str(exc)
+        for name, option in (("chains=", "--chains="), ("t_end=", "--time="), ("step_size=", "--step-size="),
+                             ("seed=", "--seed=")):
+            text = text.replace(name, option) if text.startswith(name) else text
+        print(f"error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted while planning: nothing was run or written", file=sys.stderr)
@@ -167,12 +173,15 @@ def main() -> int:
                    "barrier_over_T0": barrier / schedule.temperature(0.0),
                    "trapped": trapped, "trapped_ci95": [(ci := clopper_pearson(trapped, plan.chains, 0.95)).lo, ci.hi],
                    "in_trap_basin": back, "predicted": res["theory"]["kramers_trap_probability"],
+                   "ln_expected_escapes": kr.get("log_expected_escapes"),
                    "band": res["theory"]["kramers_trap_band"], "band_reason": kr.get("reason"),
                    "final_basins": res["final_basins"], "seconds": seconds}
             rows.append(row)
             print(json.dumps(row), flush=True)
     except KeyboardInterrupt:
-        print("interrupted: the runs done are written", file=sys.stderr)
+        interrupted = True
+    else:
+        interrupted = False
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(record, indent=1) + "\n")
@@ -181,14 +190,21 @@ def main() -> int:
     record["c_observed_half"] = observed
     tmp.write_text(json.dumps(record, indent=1) + "\n")
     tmp.replace(args.out)
-    print(f"\nc leaving half the chains trapped: predicted {half:.5g}, observed {observed if observed is None else f'{observed:.5g}'}"
-          + ("" if observed is None else f" (ratio {observed / half:.4g})"))
-    print("\n| c | c/ΔV | ΔV/T(0) | trapped (95% CI) | Eyring–Kramers | band |")
-    for r in rows:
+    if interrupted:  # the runs done are in the file; leave at once (JAX's teardown after an interrupt can crash)
+        print(f"interrupted: the {len(rows)} run(s) done are written to {args.out}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(130)
+    print(f"\nc leaving half the chains trapped: predicted {half:.5g}, "
+          + ("observed: not bracketed by the runs (no two runs on either side of half trapped)" if observed is None
+             else f"observed {observed:.5g} (ratio {observed / half:.4g})"))
+    print("\n| c | run | c/ΔV | ΔV/T(0) | trapped (95% CI) | Eyring–Kramers | ln predicted escapes | band |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in sorted(rows, key=lambda r: r["c"]):
         lo, hi = r["trapped_ci95"]
         band = "none" if r["band"] is None else f"{r['band'][0]:.3g}–{r['band'][1]:.3g}"
-        print(f"| {r['c']:.4g} | {r['c_over_barrier']:.3g} | {r['barrier_over_T0']:.3g} | "
-              f"{r['trapped'] / plan.chains:.3f} [{lo:.3f}, {hi:.3f}] | {r['predicted']:.3g} | {band} |")
+        ln_n = "—" if r["ln_expected_escapes"] is None else f"{r['ln_expected_escapes']:.1f}"
+        print(f"| {r['c']:.4g} | {r['relation']} | {r['c_over_barrier']:.3g} | {r['barrier_over_T0']:.3g} | "
+              f"{r['trapped'] / plan.chains:.3f} [{lo:.3f}, {hi:.3f}] | {r['predicted']:.3g} | {ln_n} | {band} |")
     return 0
 
 
