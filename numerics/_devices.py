@@ -19,9 +19,10 @@ it before their first JAX operation, or set one of those variables before starti
 (``--xla_cpu_multi_thread_eigen=false``) before JAX starts: with it on, a vmapped computation (a batch of Lanczos
 log-determinant probes) could wait forever on a result no thread was computing — every XLA worker idle in its work
 loop, the main thread in ``BlockUntilReady`` — on 2-core runners whose cores other processes kept busy (a native
-stack of such a stall is described in docs/simulator.md, "Devices on CPU"). One device per core already uses the cores for the
-simulator's chains; intra-op threads on top of them oversubscribe the cores. The command line and the test suite call it
-first thing; Python users call it before their first JAX operation (or set the flag in ``XLA_FLAGS`` themselves).
+stack of such a stall is described in docs/simulator.md, "Devices on CPU"). It is not a proven cure: the same stall
+came back in a full test run with it on (the tests now also run JAX inline, ``jax_cpu_enable_async_dispatch`` off).
+One device per core already uses the cores for the simulator's chains. The command line and the test suite call it
+first thing; Python users call it before ``import jax`` (or set the flag in ``XLA_FLAGS`` themselves).
 
 This module imports nothing from JAX unless JAX is already imported (the CLI's start-up stays fast).
 """
