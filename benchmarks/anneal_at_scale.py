@@ -114,9 +114,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    from contrastive_bounds.numerics import avoid_eigen_pool_stall, clopper_pearson, enable_x64
+    from contrastive_bounds.numerics import clopper_pearson, enable_x64
 
-    avoid_eigen_pool_stall()
     enable_x64()
     from contrastive_bounds.numerics.landscapes.network import load_saved_search
     from contrastive_bounds.numerics.network_experiment import plan_anneal, run_anneal

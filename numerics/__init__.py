@@ -79,7 +79,6 @@ _HOME = {
     "uniform": "_sphere",
     "usable_cores": "_devices", "cgroup_cpu_limit": "_devices",
     "use_host_devices": "_devices",
-    "avoid_eigen_pool_stall": "_devices",
     "user_chose_host_devices": "_devices",
     "wilson": "_stats",
     "write_atomically": "_filemode",
@@ -97,7 +96,6 @@ __all__ = ["arrhenius_fit", "ArrheniusFit", "clopper_pearson", "current_umask", 
            "product_distance", "project_tangent", "project_to_sphere", "proportion_ci", "ProportionCI", "publish_mode",
            "read_array", "read_arrays", "request_x64", "require_x64", "retract", "riemannian_hessian", "rsqrt",
            "sphere_angle", "tangent_basis", "uniform", "usable_cores", "cgroup_cpu_limit", "use_host_devices", "user_chose_host_devices",
-           "avoid_eigen_pool_stall",
            "wilson", "write_atomically", "x64_enabled", "X64DisabledError", "alignment", "landscapes", "langevin",
            "network_experiment"]
 

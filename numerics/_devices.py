@@ -15,15 +15,6 @@ it before their first JAX operation, or set one of those variables before starti
     use_host_devices()            # before anything runs in JAX
     import jax; jax.devices()     # [CpuDevice(id=0), CpuDevice(id=1), ...]
 
-:func:`avoid_eigen_pool_stall` turns off XLA's multithreaded Eigen on CPU
-(``--xla_cpu_multi_thread_eigen=false``) before JAX starts: with it on, a vmapped computation (a batch of Lanczos
-log-determinant probes) could wait forever on a result no thread was computing — every XLA worker idle in its work
-loop, the main thread in ``BlockUntilReady`` — on 2-core runners whose cores other processes kept busy (a native
-stack of such a stall is described in docs/simulator.md, "Devices on CPU"). It is not a proven cure: the same stall
-came back in a full test run with it on (the tests now also run JAX inline, ``jax_cpu_enable_async_dispatch`` off).
-One device per core already uses the cores for the simulator's chains. The command line and the test suite call it
-first thing; Python users call it before ``import jax`` (or set the flag in ``XLA_FLAGS`` themselves).
-
 This module imports nothing from JAX unless JAX is already imported (the CLI's start-up stays fast).
 """
 
@@ -32,26 +23,9 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["usable_cores", "cgroup_cpu_limit", "use_host_devices", "user_chose_host_devices", "avoid_eigen_pool_stall"]
+__all__ = ["usable_cores", "cgroup_cpu_limit", "use_host_devices", "user_chose_host_devices"]
 
 _XLA_FLAG = "xla_force_host_platform_device_count"
-_EIGEN_FLAG = "xla_cpu_multi_thread_eigen"
-
-
-def avoid_eigen_pool_stall() -> bool:
-    """Ask XLA's CPU backend for single-threaded Eigen (``--xla_cpu_multi_thread_eigen=false`` in ``XLA_FLAGS``)
-    if JAX has not started and the user has not set that flag (module docstring).
-
-    Returns:
-      True when the flag was added now; False when JAX is already imported (too late for this process) or
-      ``XLA_FLAGS`` names the flag already (the user's choice stands). Raises nothing.
-    Source: XLA CPU runtime flag ``xla_cpu_multi_thread_eigen`` (``xla/debug_options_flags.cc``).
-    """
-    flags = os.environ.get("XLA_FLAGS", "")
-    if "jax" in sys.modules or _EIGEN_FLAG in flags:
-        return False
-    os.environ["XLA_FLAGS"] = (flags + " " if flags.strip() else "") + f"--{_EIGEN_FLAG}=false"
-    return True
 
 
 def cgroup_cpu_limit(root: str = "/sys/fs/cgroup") -> int | None:

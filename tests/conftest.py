@@ -1,12 +1,8 @@
-"""Test-suite set-up: XLA's CPU configuration of the command line (single-threaded Eigen, before JAX starts), float64
-in JAX (our own entry point) and the hypothesis profile from the env."""
+"""Test-suite set-up: float64 in JAX (our own entry point), JAX's CPU computations run inline, and the hypothesis
+profile from the env."""
 
-from contrastive_bounds.numerics._devices import avoid_eigen_pool_stall
-
-avoid_eigen_pool_stall()  # as the command line does; multithreaded Eigen stalled a log-determinant test for hours
-
-from contrastive_bounds.numerics._precision import enable_x64  # noqa: E402
-from contrastive_bounds.properties.profiles import load_from_env  # noqa: E402
+from contrastive_bounds.numerics._precision import enable_x64
+from contrastive_bounds.properties.profiles import load_from_env
 
 enable_x64()
 load_from_env()
@@ -15,7 +11,7 @@ import jax  # noqa: E402
 
 # Synchronous CPU execution in the tests: twice in full-suite runs the main thread waited forever for the result of a
 # cached, vmapped log-determinant kernel (np.asarray -> BlockUntilReady) while every XLA worker sat idle, in the same
-# test (test_trap_network's second network_trap), with multithreaded Eigen on and off; run inline, a computation
+# test (test_trap_network's second network_trap), with XLA's multithreaded Eigen on and off; run inline, a computation
 # has no completion notice to lose. The results are the same (dispatch is not arithmetic).
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 

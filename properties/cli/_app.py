@@ -187,11 +187,10 @@ def _terminate_like_interrupt() -> None:
 def main() -> None:
     """Console-script entry point: one JAX CPU device per core and float64 in JAX, both asked for without
     importing JAX (commands that never touch it start fast), then run the app."""
-    from contrastive_bounds.numerics._devices import avoid_eigen_pool_stall, use_host_devices
+    from contrastive_bounds.numerics._devices import use_host_devices
     from contrastive_bounds.numerics._precision import request_x64
 
     use_host_devices()  # before JAX starts: the simulator splits its chains over these devices
-    avoid_eigen_pool_stall()  # single-threaded Eigen: a vmapped computation could otherwise wait forever
     request_x64()
     _terminate_like_interrupt()
     from contrastive_bounds.properties.cli._stop_watch import StopWatch
