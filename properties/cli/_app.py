@@ -13,6 +13,7 @@ pay for it and those that do compute in float64.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import inspect
 import os
@@ -199,10 +200,30 @@ def main() -> None:
 
     # a second Ctrl-C stops at once, even inside a compiled call; a first one dropped in a gc callback comes again
     watch = StopWatch(signal_of_record=lambda: signal.SIGTERM if _TERMINATED[0] else signal.SIGINT).start()
+    finished = False
     try:
         _run_app()
+        finished = True
     finally:
+        # registered after the command (after JAX's own exit handler, so it runs before it): see _ignore_late_signals
+        atexit.register(_ignore_late_signals)
         watch.stop()
+    if finished and _TERMINATED[0]:
+        print("SIGTERM arrived as the command finished: its output is complete", file=sys.stderr)
+
+
+def _ignore_late_signals() -> None:
+    """At interpreter exit, after the command, SIGINT and SIGTERM have nothing left to stop: ignore them, so that one
+    arriving during teardown (JAX's exit handler takes up to a second on a loaded machine) is not printed as a
+    ``KeyboardInterrupt`` traceback from an exit handler while the process exits 0. Exit handlers run last-registered
+    first, so this one, registered when the command returned, runs before those that JAX registered as it started."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except (ValueError, OSError):  # not the main thread
+            pass
 
 
 def _run_app() -> None:
