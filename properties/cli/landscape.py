@@ -285,7 +285,10 @@ def landscape(
 
         announce = [explicit and resume and saved]  # said once the saved search was accepted (its first progress)
 
+        last = [""]  # where the search stood at its last progress report, for the interrupt message
+
         def progress(phase: str, done: int, total: int | None, info: str) -> None:
+            last[0] = f"{phase} {done}" + (f"/{total}" if total else "") + (f", {info}" if info else "")
             if announce[0]:
                 announce[0] = False
                 bar.console.print(f"resuming the search saved in {folder / STATE_FILE}", markup=False, highlight=False)
@@ -311,7 +314,9 @@ def landscape(
             bar.stop()
             if (folder / STATE_FILE).exists():
                 again = "rerun the same command" + (" with --resume" if explicit else "")
-                msg = f"interrupted: everything found so far is saved in {folder / STATE_FILE}; {again} to continue"
+                stood = f" ({last[0]})" if last[0] else ""
+                msg = (f"interrupted{stood}: everything found so far is saved in {folder / STATE_FILE}; {again} to "
+                       "continue")
             else:
                 msg = "interrupted before the first batch of minimisations finished: nothing was saved yet"
             err_console.print(msg, markup=False, highlight=False)

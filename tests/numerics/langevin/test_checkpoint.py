@@ -232,6 +232,29 @@ def test_a_refused_langevin_resume_names_what_the_user_changed_not_the_fingerpri
 
 
 
+
+def test_a_changed_constant_of_a_long_kernel_description_shows_with_its_clause():
+    """Two kernel descriptions that differ in a constant are shown by the clauses around the change (between "; "
+    and ", " separators, non-ASCII kept), not cut at 60 characters before reaching it."""
+    import json
+
+    from contrastive_bounds.numerics._fingerprints import fingerprint_difference
+
+    kernel = ("langevin(potential=infonce(N=4, d=2, tau=0.1), integrator=geodesic, step_size=0.01, temperature="
+              "temperature: T(t) = 0.5 / log(t + 2); HKS constant c_T = lim T(t)·log t = 0.5, anisotropy=None)")
+
+    def diff(other: str) -> str:
+        return fingerprint_difference(json.dumps({"kernel": kernel}), json.dumps({"kernel": other}))
+
+    assert diff(kernel.replace("0.5", "0.7")) == (
+        'kernel: "...temperature=temperature: T(t) = 0.5 / log(t + 2); HKS constant c_T = lim T(t)·log t = 0.5..." '
+        'in the checkpoint, "...temperature=temperature: T(t) = 0.7 / log(t + 2); HKS constant c_T = lim T(t)·log t '
+        '= 0.7..." now')
+    assert diff(kernel.replace("step_size=0.01", "step_size=0.02")) == \
+        'kernel: "...step_size=0.01..." in the checkpoint, "...step_size=0.02..." now'
+    assert diff(kernel.replace("infonce(", "thomson(", 1)) == \
+        'kernel: "langevin(potential=infonce(N=4..." in the checkpoint, "langevin(potential=thomson(N=4..." now'
+
 def test_a_checkpoint_write_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch):
     """Checkpoints go through the one atomic-write helper (filemode.write_atomically): a write that fails midway
     (a full disk) leaves the previous checkpoint intact and no temporary file beside it."""
