@@ -60,6 +60,7 @@ def test_outside_the_laws_regime_the_check_is_inconclusive_with_the_reason():
     potential is far from quadratic at T_hot (departure 4 > 1): the Eyring-Kramers band and calibration are reported
     but not judged (the measured rate is 2-3x below the law there, docs/annealing.md), so the verdict is inconclusive
     with the reason, never "violated" by the band nor "holds" on it."""
-    out = _run(num_points=6, dim=3, chains=128, calibration_chains=128, starts=64)
+    # few chains: outside the regime nothing measured is judged, so the verdict does not depend on their number
+    out = _run(num_points=6, dim=3, chains=32, calibration_chains=32, starts=64)
     assert out.verdict == "inconclusive", out.summary
     assert "outside the law's regime" in out.summary and "lambda = 0.193" in out.summary
