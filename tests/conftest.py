@@ -1,20 +1,10 @@
-"""Test-suite set-up: float64 in JAX (our own entry point), JAX's CPU computations run inline, and the hypothesis
-profile from the env."""
+"""Test-suite set-up: float64 in JAX (our own entry point) and the hypothesis profile from the env."""
 
 from contrastive_bounds.numerics._precision import enable_x64
 from contrastive_bounds.properties.profiles import load_from_env
 
 enable_x64()
 load_from_env()
-
-import jax  # noqa: E402
-
-# Synchronous CPU execution in the tests: twice in full-suite runs the main thread waited forever for the result of a
-# cached, vmapped log-determinant kernel (np.asarray -> BlockUntilReady) while every XLA worker sat idle, in the same
-# test (test_trap_network's second network_trap), with XLA's multithreaded Eigen on and off; run inline, a computation
-# has no completion notice to lose. The results are the same (dispatch is not arithmetic).
-jax.config.update("jax_cpu_enable_async_dispatch", False)
-
 
 import math
 import os

@@ -314,7 +314,7 @@ def landscape(
             bar.stop()
             if (folder / STATE_FILE).exists():
                 again = "rerun the same command" + (" with --resume" if explicit else "")
-                stood = f" ({last[0]})" if last[0] else ""
+                stood = f" (last progress: {last[0]})" if last[0] else ""
                 msg = (f"interrupted{stood}: everything found so far is saved in {folder / STATE_FILE}; {again} to "
                        "continue")
             else:

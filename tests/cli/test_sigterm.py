@@ -75,7 +75,7 @@ def test_sigterm_stops_a_landscape_search_with_its_state_saved_and_it_resumes(tm
     assert proc.returncode == 143, stderr  # 128 + SIGTERM, after saving as Ctrl-C does
     assert waited < 20.0, waited
     # where the search stood (its last progress report: phase, done/total, minima so far), then what was saved
-    assert re.search(r"interrupted \((starts|structured starts|hops|transition states) \d+(/\d+)?(, [^)]*)?\): "
+    assert re.search(r"interrupted \(last progress: (starts|structured starts|hops|transition states) \d+(/\d+)?(, [^)]*)?\): "
                      r"everything found so far is saved in", stderr) and "--resume" in stderr, stderr
     assert "Traceback" not in stderr, stderr
     saved = {m["energy"] for m in json.loads((out / "network.json").read_text())["minima"]}

@@ -104,8 +104,9 @@ class TransitionState:
     """A saddle candidate after refinement: verified (index 1, converged, connected) or not, with the reason.
 
     Attributes:
-      id: index. energy: V. z: ``(N, d)``. multiplicity: as for minima (None for a rejected candidate: not computed).
-      gradient_norm: ``|grad V|_2``. eigenvalue: the lowest Hessian eigenvalue off the symmetry modes
+      id: index. energy: V (not finite only for a rejected candidate, e.g. at coinciding Thomson points; written as
+        null). z: ``(N, d)``. multiplicity: as for minima (None for a rejected candidate: not computed).
+      gradient_norm: ``|grad V|_2`` (null in JSON where not finite). eigenvalue: the lowest Hessian eigenvalue off the symmetry modes
         (negative for a transition state). index: negative eigenvalues off the symmetry modes.
       minima: ids of the two minima reached by descent along ``±`` the negative eigenvector
         (``[]`` when not connected). verified: accepted (index 1 off the zero band, gradient below
@@ -140,6 +141,8 @@ class TransitionState:
         out = {k: v for k, v in asdict(self).items() if k != "z"}
         out["label"] = self.label
         out["eigenvalue"] = _f(self.eigenvalue)
+        # a rejected candidate can sit where V is infinite (Thomson points that coincide): null, as JSON has no inf
+        out["energy"], out["gradient_norm"] = _f(self.energy), _f(self.gradient_norm)
         if coordinates:
             out["z"] = np.asarray(self.z, dtype=np.float64).tolist()
         return out

@@ -199,11 +199,14 @@ def _transition_state(path: Path, rec: dict[str, Any], shape: tuple[int, int], m
         raise _fail(path, f"transition state {rec.get('id')!r} has no verified flag")
     if rec["verified"] and len(ends) != 2:
         raise _fail(path, f"verified transition state {rec.get('id')!r} joins {ends!r}, not two minima")
-    ev = rec.get("eigenvalue")
+    ev, gn = rec.get("eigenvalue"), rec.get("gradient_norm", math.nan)
+    # a rejected candidate where V is not finite is written with energy null (records.TransitionState.to_dict)
+    energy = math.inf if not rec["verified"] and rec.get("energy", 0) is None else \
+        _number(path, "transition state", rec, "energy")
     return TransitionState(
-        id=rec["id"], energy=_number(path, "transition state", rec, "energy"),
+        id=rec["id"], energy=energy,
         z=_coordinates(path, "transition state", rec, shape), multiplicity=_multiplicity(rec),
-        gradient_norm=float(rec.get("gradient_norm", math.nan)), eigenvalue=math.nan if ev is None else float(ev),
+        gradient_norm=math.nan if gn is None else float(gn), eigenvalue=math.nan if ev is None else float(ev),
         index=int(rec.get("index", 1)), minima=list(ends), verified=rec["verified"], reason=str(rec.get("reason", "")),
         found_by=str(rec.get("found_by", "double-ended")), descents=list(rec.get("descents", [])),
         degenerate=bool(rec.get("degenerate", False)))

@@ -33,3 +33,23 @@ def test_thomson_global_minimum_matches_the_published_table(n):
     if n in _POINT_GROUP_ORDER:
         assert best.multiplicity == math.factorial(n) // _POINT_GROUP_ORDER[n]
     assert res.status == "minima only (no transition-state search)"
+
+
+@pytest.mark.slow
+def test_two_points_search_with_transition_states_saves_and_reads_back(tmp_path):
+    """N = 2 with the transition-state phase on: following the antipodal minimum's modes uphill ends where the two
+    points coincide (V = +inf); those candidates are rejected, written with energy null (JSON has no inf; the save
+    failed with "Out of range float values" before), and the saved search reads back with them as +inf. The only
+    minimum is the global one, V = 1/2, and no transition state is verified."""
+    import json
+
+    from contrastive_bounds.numerics.landscapes.network import load_saved_search
+
+    res = landscape_network(thomson_spec(2), out=tmp_path / "s", starts=8, chunk=8)
+    assert [m.energy for m in res.minima] == [pytest.approx(0.5, rel=1e-12)]
+    assert not any(t.verified for t in res.transition_states)
+    saved = json.loads((tmp_path / "s" / "network.json").read_text())
+    rejected = [t for t in saved["transition_states"] if t["energy"] is None]
+    assert rejected and all(not t["verified"] for t in rejected)
+    back = load_saved_search(tmp_path / "s")
+    assert sum(t.energy == math.inf for t in back.transition_states) == len(rejected)
