@@ -231,8 +231,6 @@ def test_a_refused_langevin_resume_names_what_the_user_changed_not_the_fingerpri
     assert "aaaa" not in text and "sha256" not in text
 
 
-
-
 def test_a_changed_constant_of_a_long_kernel_description_shows_with_its_clause():
     """Two kernel descriptions that differ in a constant are shown by the clauses around the change (between "; "
     and ", " separators, non-ASCII kept), not cut at 60 characters before reaching it."""
@@ -254,6 +252,7 @@ def test_a_changed_constant_of_a_long_kernel_description_shows_with_its_clause()
         'kernel: "...step_size=0.01..." in the checkpoint, "...step_size=0.02..." now'
     assert diff(kernel.replace("infonce(", "thomson(", 1)) == \
         'kernel: "langevin(potential=infonce(N=4..." in the checkpoint, "langevin(potential=thomson(N=4..." now'
+
 
 def test_a_checkpoint_write_that_fails_midway_keeps_the_previous_file(tmp_path, monkeypatch):
     """Checkpoints go through the one atomic-write helper (filemode.write_atomically): a write that fails midway
